@@ -1,0 +1,318 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+	"unsafe"
+
+	mpirt "gmpi/runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+// Version of the MPI standard we implement (MPI_VERSION.MPI_SUBVERSION).
+const (
+	mpiVersion    = 4
+	mpiSubversion = 0
+	// Version is gmpi's own version.
+	Version = "0.1.0"
+)
+
+func MPI_Init(argc *int32, argv unsafe.Pointer) int32 {
+	return initialize("MPI_Init", threadSingle, nil)
+}
+
+func MPI_Init_thread(argc *int32, argv unsafe.Pointer, required int32, provided *int32) int32 {
+	if required < threadSingle || required > threadMultiple {
+		// The standard lets an implementation provide any level; a value
+		// outside the four is still an argument error worth reporting.
+		fmt.Fprintf(os.Stderr, "gmpi: MPI_Init_thread: invalid required level %d, providing MPI_THREAD_MULTIPLE\n", required)
+	}
+	return initialize("MPI_Init_thread", threadMultiple, provided)
+}
+
+func initialize(fn string, level int32, provided *int32) int32 {
+	initMu.Lock()
+	defer initMu.Unlock()
+	if initialized.Load() || finalized.Load() {
+		msg := fmt.Sprintf("gmpi: %s called twice (MPI may be initialized only once per process)", fn)
+		if world != nil {
+			return failf(fn, nil, mpirt.ErrOther, "%s", msg)
+		}
+		fmt.Fprintln(os.Stderr, msg)
+		os.Exit(1)
+	}
+	if err := initWorld(); err != nil {
+		var rank string
+		if pmiClient != nil {
+			rank = fmt.Sprintf("rank %d: ", pmiClient.Rank())
+		}
+		msg := fmt.Sprintf("gmpi: %sfatal error in %s: %v", rank, fn, err)
+		abortJob(1, msg)
+	}
+	// MPI_THREAD_MULTIPLE is always provided: every entry point is safe for
+	// concurrent use.
+	threadLevel = threadMultiple
+	if level < threadMultiple {
+		threadLevel = level
+	}
+	threadLevel = threadMultiple
+	mainThread = int64(unix.Gettid())
+	initialized.Store(true)
+	if provided != nil {
+		*provided = threadLevel
+	}
+	return 0
+}
+
+func MPI_Finalize() int32 {
+	if !active("MPI_Finalize") {
+		return int32(mpirt.ErrOther)
+	}
+	initMu.Lock()
+	defer initMu.Unlock()
+	if err := finalizeWorld(); err != nil {
+		return fail("MPI_Finalize", nil, err)
+	}
+	finalized.Store(true)
+	return 0
+}
+
+func MPI_Initialized(flag *int32) int32 {
+	if flag == nil {
+		return badPointer("MPI_Initialized", "flag")
+	}
+	*flag = b2i(initialized.Load())
+	return 0
+}
+
+func MPI_Finalized(flag *int32) int32 {
+	if flag == nil {
+		return badPointer("MPI_Finalized", "flag")
+	}
+	*flag = b2i(finalized.Load())
+	return 0
+}
+
+func MPI_Query_thread(provided *int32) int32 {
+	if !active("MPI_Query_thread") {
+		return int32(mpirt.ErrOther)
+	}
+	if provided == nil {
+		return badPointer("MPI_Query_thread", "provided")
+	}
+	*provided = threadLevel
+	return 0
+}
+
+func MPI_Is_thread_main(flag *int32) int32 {
+	if !active("MPI_Is_thread_main") {
+		return int32(mpirt.ErrOther)
+	}
+	if flag == nil {
+		return badPointer("MPI_Is_thread_main", "flag")
+	}
+	*flag = b2i(int64(unix.Gettid()) == mainThread)
+	return 0
+}
+
+func MPI_Abort(comm int32, errorcode int32) int32 {
+	if !active("MPI_Abort") {
+		return int32(mpirt.ErrOther)
+	}
+	c := commOrWorld(comm)
+	name := "MPI_COMM_WORLD"
+	if c != nil {
+		name = c.Name()
+	}
+	world.Abort(int(errorcode), fmt.Sprintf("gmpi: rank %d called MPI_Abort(%s, %d)", world.Rank(), name, errorcode))
+	return 0
+}
+
+func MPI_Wtime() float64 {
+	return time.Since(startTime).Seconds()
+}
+
+func MPI_Wtick() float64 {
+	var ts unix.Timespec
+	if unix.ClockGetres(unix.CLOCK_MONOTONIC, &ts) == nil && ts.Nano() > 0 {
+		return float64(ts.Nano()) * 1e-9
+	}
+	return 1e-9
+}
+
+func MPI_Get_processor_name(name *byte, resultlen *int32) int32 {
+	if name == nil || resultlen == nil {
+		return badPointer("MPI_Get_processor_name", "name")
+	}
+	host := os.Getenv("GMPI_HOSTNAME")
+	if world != nil {
+		host = world.Config().Hostname
+	}
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	*resultlen = cString(name, maxProcessorName, host)
+	return 0
+}
+
+func MPI_Get_version(version, subversion *int32) int32 {
+	if version == nil || subversion == nil {
+		return badPointer("MPI_Get_version", "version")
+	}
+	*version, *subversion = mpiVersion, mpiSubversion
+	return 0
+}
+
+func MPI_Get_library_version(version *byte, resultlen *int32) int32 {
+	if version == nil || resultlen == nil {
+		return badPointer("MPI_Get_library_version", "version")
+	}
+	*resultlen = cString(version, maxLibraryVersionString, "gmpi "+Version+" (MPICH ABI, MPI 4.0)")
+	return 0
+}
+
+func MPI_Comm_rank(commH int32, rank *int32) int32 {
+	c, rc := comm("MPI_Comm_rank", commH)
+	if rc != 0 {
+		return rc
+	}
+	if rank == nil {
+		return failf("MPI_Comm_rank", c, mpirt.ErrArg, "invalid argument rank: NULL pointer")
+	}
+	*rank = int32(c.Rank())
+	return 0
+}
+
+func MPI_Comm_size(commH int32, size *int32) int32 {
+	c, rc := comm("MPI_Comm_size", commH)
+	if rc != 0 {
+		return rc
+	}
+	if size == nil {
+		return failf("MPI_Comm_size", c, mpirt.ErrArg, "invalid argument size: NULL pointer")
+	}
+	*size = int32(c.Size())
+	return 0
+}
+
+func MPI_Error_string(errorcode int32, str *byte, resultlen *int32) int32 {
+	if str == nil || resultlen == nil {
+		return badPointer("MPI_Error_string", "string")
+	}
+	if _, ok := mpirt.ErrorClass(int(errorcode)); !ok {
+		return failf("MPI_Error_string", nil, mpirt.ErrArg, "invalid argument errorcode: %d is not an error code", errorcode)
+	}
+	*resultlen = cString(str, maxErrorString, mpirt.ErrorString(int(errorcode)))
+	return 0
+}
+
+func MPI_Error_class(errorcode int32, errorclass *int32) int32 {
+	if errorclass == nil {
+		return badPointer("MPI_Error_class", "errorclass")
+	}
+	cl, ok := mpirt.ErrorClass(int(errorcode))
+	if !ok {
+		return failf("MPI_Error_class", nil, mpirt.ErrArg, "invalid argument errorcode: %d is not an error code", errorcode)
+	}
+	*errorclass = int32(cl)
+	return 0
+}
+
+func MPI_Comm_set_errhandler(commH int32, errhandler int32) int32 {
+	c, rc := comm("MPI_Comm_set_errhandler", commH)
+	if rc != 0 {
+		return rc
+	}
+	switch h := mpirt.Handle(errhandler); h {
+	case mpirt.HandleErrorsAreFatal, mpirt.HandleErrorsReturn, mpirt.HandleErrorsAbort:
+		c.SetErrhandler(h)
+		return 0
+	case mpirt.HandleErrhandlerNull:
+		return failf("MPI_Comm_set_errhandler", c, mpirt.ErrArg, "invalid error handler argument errhandler: MPI_ERRHANDLER_NULL")
+	default:
+		return failf("MPI_Comm_set_errhandler", c, mpirt.ErrArg, "invalid error handler argument errhandler: 0x%08x is not an error handler", uint32(errhandler))
+	}
+}
+
+func MPI_Comm_get_errhandler(commH int32, errhandler *int32) int32 {
+	c, rc := comm("MPI_Comm_get_errhandler", commH)
+	if rc != 0 {
+		return rc
+	}
+	if errhandler == nil {
+		return failf("MPI_Comm_get_errhandler", c, mpirt.ErrArg, "invalid argument errhandler: NULL pointer")
+	}
+	*errhandler = int32(c.Errhandler())
+	return 0
+}
+
+func MPI_Errhandler_free(errhandler *int32) int32 {
+	if !active("MPI_Errhandler_free") {
+		return int32(mpirt.ErrOther)
+	}
+	if errhandler == nil {
+		return badPointer("MPI_Errhandler_free", "errhandler")
+	}
+	switch mpirt.Handle(*errhandler) {
+	case mpirt.HandleErrorsAreFatal, mpirt.HandleErrorsReturn, mpirt.HandleErrorsAbort:
+		// Predefined handlers are not freed; the handle the user held is
+		// set to null as the standard requires.
+		*errhandler = int32(mpirt.HandleErrhandlerNull)
+		return 0
+	}
+	return failf("MPI_Errhandler_free", nil, mpirt.ErrArg, "invalid error handler argument errhandler: 0x%08x", uint32(*errhandler))
+}
+
+func MPI_Comm_get_name(commH int32, name *byte, resultlen *int32) int32 {
+	c, rc := comm("MPI_Comm_get_name", commH)
+	if rc != 0 {
+		return rc
+	}
+	if name == nil || resultlen == nil {
+		return failf("MPI_Comm_get_name", c, mpirt.ErrArg, "invalid argument comm_name: NULL pointer")
+	}
+	*resultlen = cString(name, maxObjectName, c.Name())
+	return 0
+}
+
+func MPI_Comm_set_name(commH int32, name *byte) int32 {
+	c, rc := comm("MPI_Comm_set_name", commH)
+	if rc != 0 {
+		return rc
+	}
+	if name == nil {
+		return failf("MPI_Comm_set_name", c, mpirt.ErrArg, "invalid argument comm_name: NULL pointer")
+	}
+	c.SetName(goString(name, maxObjectName))
+	return 0
+}
+
+// Sizes of the C string buffers (MPI_MAX_*).
+const (
+	maxProcessorName        = 128
+	maxLibraryVersionString = 8192
+	maxErrorString          = 512
+	maxObjectName           = 128
+)
+
+func badPointer(fn, arg string) int32 {
+	return failf(fn, nil, mpirt.ErrArg, "invalid argument %s: NULL pointer", arg)
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// goString reads a NUL-terminated C string of at most max bytes.
+func goString(p *byte, max int) string {
+	n := 0
+	for n < max && *(*byte)(unsafe.Add(unsafe.Pointer(p), n)) != 0 {
+		n++
+	}
+	return string(unsafe.Slice(p, n))
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"unsafe"
+
+	mpirt "gmpi/runtime"
+)
+
+// Argument decoding shared by the entry points: each helper resolves or
+// checks one kind of argument and, when it is bad, raises the error (with
+// the function and argument named) and returns a non-zero code.
+
+// tagUB is the value of the MPI_TAG_UB attribute.
+const tagUB = 1<<31 - 1
+
+// active reports whether MPI is initialized and not finalized; otherwise
+// it reports the misuse.
+func active(fn string) bool {
+	if initialized.Load() && !finalized.Load() {
+		return true
+	}
+	notInitialized(fn)
+	return false
+}
+
+// comm resolves a communicator argument.
+func comm(fn string, h int32) (*mpirt.Comm, int32) {
+	if !active(fn) {
+		return nil, int32(mpirt.ErrOther)
+	}
+	c := world.Comm(mpirt.Handle(h))
+	if c == nil {
+		if h == int32(mpirt.HandleCommNull) {
+			return nil, failf(fn, nil, mpirt.ErrComm, "invalid communicator argument comm: MPI_COMM_NULL")
+		}
+		return nil, failf(fn, nil, mpirt.ErrComm, "invalid communicator argument comm: 0x%08x is not a communicator", uint32(h))
+	}
+	return c, 0
+}
+
+// datatype resolves a datatype argument.
+func datatype(fn string, c *mpirt.Comm, h int32, arg string) (*mpirt.Datatype, int32) {
+	if dt := world.Datatype(mpirt.Handle(h)); dt != nil {
+		return dt, 0
+	}
+	if h == int32(mpirt.HandleDatatypeNull) {
+		return nil, failf(fn, c, mpirt.ErrType, "invalid datatype argument %s: MPI_DATATYPE_NULL", arg)
+	}
+	return nil, failf(fn, c, mpirt.ErrType, "invalid datatype argument %s: 0x%08x is not a datatype", arg, uint32(h))
+}
+
+func checkCount(fn string, c *mpirt.Comm, count int64, arg string) int32 {
+	if count < 0 {
+		return failf(fn, c, mpirt.ErrCount, "invalid count argument %s: %d is negative", arg, count)
+	}
+	return 0
+}
+
+// checkRank checks a destination/source rank; wildcard allows
+// MPI_ANY_SOURCE.
+func checkRank(fn string, c *mpirt.Comm, r int32, arg string, wildcard bool) int32 {
+	if r == mpirt.ProcNull || wildcard && r == mpirt.AnySource || r >= 0 && int(r) < c.Size() {
+		return 0
+	}
+	return failf(fn, c, mpirt.ErrRank, "invalid rank argument %s: %d (communicator size %d)", arg, r, c.Size())
+}
+
+func checkRoot(fn string, c *mpirt.Comm, r int32) int32 {
+	if r >= 0 && int(r) < c.Size() {
+		return 0
+	}
+	return failf(fn, c, mpirt.ErrRoot, "invalid root argument root: %d (communicator size %d)", r, c.Size())
+}
+
+func checkTag(fn string, c *mpirt.Comm, t int32, wildcard bool) int32 {
+	if t >= 0 && t <= tagUB || wildcard && t == mpirt.AnyTag {
+		return 0
+	}
+	return failf(fn, c, mpirt.ErrTag, "invalid tag argument tag: %d (valid: 0..%d)", t, tagUB)
+}
+
+// checkBuf rejects a null buffer that would be read or written.
+func checkBuf(fn string, c *mpirt.Comm, p unsafe.Pointer, count int64, dt *mpirt.Datatype, arg string) int32 {
+	if p == nil && count > 0 && dt.Size() > 0 && dt.IsPredefined() {
+		return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument %s: NULL with count %d", arg, count)
+	}
+	return 0
+}
+
+// p2pArgs checks the common (buf, count, datatype, rank, tag, comm)
+// argument list of point-to-point calls.
+func p2pArgs(fn string, buf unsafe.Pointer, count, dtH, rank, tag, commH int32, recv bool) (*mpirt.Comm, *mpirt.Datatype, int32) {
+	c, rc := comm(fn, commH)
+	if rc != 0 {
+		return nil, nil, rc
+	}
+	if rc := checkCount(fn, c, int64(count), "count"); rc != 0 {
+		return nil, nil, rc
+	}
+	dt, rc := datatype(fn, c, dtH, "datatype")
+	if rc != 0 {
+		return nil, nil, rc
+	}
+	arg := "dest"
+	if recv {
+		arg = "source"
+	}
+	if rc := checkRank(fn, c, rank, arg, recv); rc != 0 {
+		return nil, nil, rc
+	}
+	if rc := checkTag(fn, c, tag, recv); rc != 0 {
+		return nil, nil, rc
+	}
+	if rc := checkBuf(fn, c, buf, int64(count), dt, "buf"); rc != 0 {
+		return nil, nil, rc
+	}
+	return c, dt, 0
+}
+
+// setStatus writes st to a C MPI_Status unless it is MPI_STATUS_IGNORE.
+func setStatus(s *Status, st *mpirt.Status, code int32) {
+	if s == nil || uintptr(unsafe.Pointer(s)) == 1 {
+		return
+	}
+	n := uint64(st.Count)
+	s.CountLo = int32(uint32(n))
+	hi := int32(n>>32) << 1
+	if st.Cancelled {
+		hi |= 1
+	}
+	s.CountHiAndCancelled = hi
+	s.Source = int32(st.Source)
+	s.Tag = int32(st.Tag)
+	s.Error = code
+}
+
+// statusCount reads the byte count back from a C MPI_Status.
+func statusCount(s *Status) int64 {
+	return int64(uint32(s.CountLo)) | int64(uint32(s.CountHiAndCancelled)>>1)<<32
+}
+
+// cString copies s into the C buffer p of capacity max (including the
+// terminating NUL) and returns the length written (without the NUL).
+func cString(p *byte, max int, s string) int32 {
+	if p == nil || max <= 0 {
+		return 0
+	}
+	if len(s) > max-1 {
+		s = s[:max-1]
+	}
+	b := unsafe.Slice(p, max)
+	copy(b, s)
+	b[len(s)] = 0
+	return int32(len(s))
+}

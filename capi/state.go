@@ -1,0 +1,162 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gmpi/coll"
+	"gmpi/coll/basic"
+	"gmpi/devices/shm"
+	mpirt "gmpi/runtime"
+	"gmpi/runtime/pmi"
+)
+
+// The process's single MPI instance: the only mutable package-level state
+// of gmpi (STYLE practice 3).
+var (
+	world       *mpirt.World
+	pmiClient   *pmi.Client
+	shmDevice   *shm.Device
+	initialized atomic.Bool
+	finalized   atomic.Bool
+	initMu      sync.Mutex
+	threadLevel int32
+	mainThread  int64 // OS thread id that called MPI_Init
+	startTime   = time.Now()
+)
+
+// Thread levels (MPI_THREAD_*).
+const (
+	threadSingle     = 0
+	threadFunneled   = 1
+	threadSerialized = 2
+	threadMultiple   = 3
+)
+
+// initWorld bootstraps through PMI (or as a singleton) and builds the
+// devices and the runtime. It returns a runtime error for the caller to
+// raise.
+func initWorld() error {
+	c, err := pmi.FromEnv()
+	if err != nil {
+		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "PMI bootstrap failed: %v", err)
+	}
+	pmiClient = c
+	cfg := mpirt.Config{Rank: 0, Size: 1, AppNum: 0, Universe: 1}
+	cfg.Hostname = os.Getenv("GMPI_HOSTNAME")
+	if cfg.Hostname == "" {
+		cfg.Hostname, _ = os.Hostname()
+	}
+	if os.Getenv("GMPI_DEBUG") != "" {
+		cfg.Log = func(f string, a ...any) { fmt.Fprintf(os.Stderr, "gmpi[%d]: "+f+"\n", append([]any{cfg.Rank}, a...)...) }
+	}
+	cfg.Abort = abortJob
+	var routes []mpirt.Route
+	var waker mpirt.Waker
+	if c != nil {
+		cfg.Rank, cfg.Size, cfg.AppNum, cfg.Universe = c.Rank(), c.Size(), c.AppNum(), c.UniverseSize()
+		hosts, err := exchangeHosts(c, cfg.Rank, cfg.Size, cfg.Hostname)
+		if err != nil {
+			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "exchanging host names: %v", err)
+		}
+		var peers []int
+		for r, h := range hosts {
+			if r == cfg.Rank {
+				continue
+			}
+			if h != cfg.Hostname {
+				return mpirt.Errorf(mpirt.ErrUnsupportedOperation, "MPI_Init",
+					"rank %d is on host %q and rank %d on %q: inter-host communication needs the tcp device, which is not implemented yet",
+					cfg.Rank, cfg.Hostname, r, h)
+			}
+			peers = append(peers, r)
+		}
+		d, err := shm.New(shm.Config{JobID: jobID(c), Rank: cfg.Rank, Peers: peers, KVS: c})
+		if err != nil {
+			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "shared memory device: %v", err)
+		}
+		shmDevice = d
+		waker = d.Waker()
+		for _, p := range peers {
+			routes = append(routes, mpirt.Route{Peer: p, Device: d})
+		}
+	}
+	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}))
+	if err != nil {
+		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "%v", err)
+	}
+	world = w
+	return nil
+}
+
+// jobID names this job in shared-memory segment names.
+func jobID(c *pmi.Client) string {
+	if id := os.Getenv("GMPI_JOBID"); id != "" {
+		return id
+	}
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, c.KVSName())
+}
+
+// exchangeHosts publishes this rank's host name and returns every rank's.
+func exchangeHosts(c *pmi.Client, rank, size int, host string) ([]string, error) {
+	if err := c.Put(fmt.Sprintf("gmpi-host-%d", rank), host); err != nil {
+		return nil, err
+	}
+	if err := c.Barrier(); err != nil {
+		return nil, err
+	}
+	hosts := make([]string, size)
+	for r := range hosts {
+		if r == rank {
+			hosts[r] = host
+			continue
+		}
+		h, err := c.Get(fmt.Sprintf("gmpi-host-%d", r))
+		if err != nil {
+			return nil, err
+		}
+		hosts[r] = h
+	}
+	return hosts, nil
+}
+
+// finalizeWorld is MPI_Finalize's work: a barrier so that no peer still
+// needs us, then the devices and PMI are shut down.
+func finalizeWorld() error {
+	w := world
+	cw := w.CommWorld()
+	if err := cw.Coll.Barrier(cw); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return mpirt.Errorf(mpirt.ErrOther, "MPI_Finalize", "%v", err)
+	}
+	if pmiClient != nil {
+		if err := pmiClient.Finalize(); err != nil {
+			return mpirt.Errorf(mpirt.ErrOther, "MPI_Finalize", "PMI finalize: %v", err)
+		}
+	}
+	return nil
+}
+
+// abortJob ends the whole job: through the launcher when there is one.
+func abortJob(code int, msg string) {
+	if msg != "" {
+		fmt.Fprintln(os.Stderr, msg)
+	}
+	if pmiClient != nil {
+		pmiClient.Abort(code, msg)
+		// The launcher kills us; do not linger if it does not.
+		time.Sleep(2 * time.Second)
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,182 @@
+// Package basic is the reference collective component: correct on any
+// intracommunicator, simple algorithms, lowest priority. Every other
+// component falls back to it.
+package basic
+
+import (
+	"unsafe"
+
+	"gmpi/coll"
+	mpirt "gmpi/runtime"
+)
+
+// Tags on the collective context. Collectives on one communicator are
+// issued in the same order on every rank, and the collective context is
+// separate from point-to-point, so a tag per operation suffices.
+const (
+	tagBarrier = 1 + iota
+	tagBcast
+	tagReduce
+	tagAllreduce
+)
+
+// Component is the basic component.
+type Component struct{}
+
+var _ coll.Component = Component{}
+
+func (Component) Name() string { return "basic" }
+
+func (Component) Query(c *mpirt.Comm) (int, coll.Module) { return 0, module{} }
+
+type module struct{}
+
+func (module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
+	t.Barrier = Barrier
+	t.Bcast = Bcast
+	t.Reduce = Reduce
+	t.Allreduce = Allreduce
+	return nil
+}
+
+// Barrier is the dissemination barrier: ceil(log2 p) rounds; in round k
+// rank r signals r+2^k and waits for r-2^k (mod p).
+func Barrier(c *mpirt.Comm) error {
+	n, me := c.Size(), c.Rank()
+	for k := 1; k < n; k <<= 1 {
+		r := c.CollIrecv(nil, (me-k+n)%n, tagBarrier)
+		if err := c.CollSend(nil, (me+k)%n, tagBarrier); err != nil {
+			return err
+		}
+		if err := c.World().Wait(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Bcast is a binomial tree rooted at root: ceil(log2 p) steps, each
+// process receives once and sends to its subtree.
+func Bcast(c *mpirt.Comm, buf unsafe.Pointer, count int, dt *mpirt.Datatype, root int) error {
+	data, done, err := mpirt.CollView(buf, count, dt, true)
+	if err != nil {
+		return err
+	}
+	if err := bcastBytes(c, data, root, tagBcast); err != nil {
+		return err
+	}
+	return done()
+}
+
+func bcastBytes(c *mpirt.Comm, data []byte, root, tag int) error {
+	n, me := c.Size(), c.Rank()
+	v := (me - root + n) % n
+	mask := 1
+	for ; mask < n; mask <<= 1 {
+		if v&mask != 0 {
+			if err := c.CollRecv(data, (v-mask+root)%n, tag); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	for mask >>= 1; mask > 0; mask >>= 1 {
+		if v+mask < n {
+			if err := c.CollSend(data, (v+mask+root)%n, tag); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Reduce combines in rank order over a binomial tree towards rank 0
+// (operands are always combined lower-ranks-first, so non-commutative
+// operators get the order MPI requires), then rank 0 hands the result to
+// root. ceil(log2 p) steps plus one hop when root != 0.
+func Reduce(c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, op mpirt.Handle, root int) error {
+	return reduce(c, sbuf, rbuf, count, dt, op, root, tagReduce)
+}
+
+func reduce(c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, op mpirt.Handle, root, tag int) error {
+	me := c.Rank()
+	src := sbuf
+	if mpirt.IsInPlace(sbuf) {
+		src = rbuf
+	}
+	in, _, err := mpirt.CollView(src, count, dt, false)
+	if err != nil {
+		return err
+	}
+	acc := append([]byte(nil), in...)
+	if err := reduceToZero(c, acc, count, dt, op, tag); err != nil {
+		return err
+	}
+	if me != root && me != 0 {
+		return nil
+	}
+	if root == 0 {
+		return storeResult(rbuf, count, dt, acc)
+	}
+	if me == 0 {
+		return c.CollSend(acc, root, tag)
+	}
+	if err := c.CollRecv(acc, 0, tag); err != nil {
+		return err
+	}
+	return storeResult(rbuf, count, dt, acc)
+}
+
+// reduceToZero leaves the reduction of every rank's acc in rank 0's acc.
+func reduceToZero(c *mpirt.Comm, acc []byte, count int, dt *mpirt.Datatype, op mpirt.Handle, tag int) error {
+	n, me := c.Size(), c.Rank()
+	var tmp []byte
+	for mask := 1; mask < n; mask <<= 1 {
+		if me&mask != 0 {
+			return c.CollSend(acc, me-mask, tag)
+		}
+		if me+mask < n {
+			if tmp == nil {
+				tmp = make([]byte, len(acc))
+			}
+			if err := c.CollRecv(tmp, me+mask, tag); err != nil {
+				return err
+			}
+			// acc covers lower ranks than tmp: tmp = acc op tmp.
+			if err := mpirt.ReduceLocal(op, dt, acc, tmp, count); err != nil {
+				return err
+			}
+			copy(acc, tmp)
+		}
+	}
+	return nil
+}
+
+func storeResult(rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, acc []byte) error {
+	out, done, err := mpirt.CollView(rbuf, count, dt, true)
+	if err != nil {
+		return err
+	}
+	copy(out, acc)
+	return done()
+}
+
+// Allreduce is Reduce to rank 0 followed by Bcast: 2 ceil(log2 p) steps.
+func Allreduce(c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, op mpirt.Handle) error {
+	src := sbuf
+	if mpirt.IsInPlace(sbuf) {
+		src = rbuf
+	}
+	in, _, err := mpirt.CollView(src, count, dt, false)
+	if err != nil {
+		return err
+	}
+	acc := append([]byte(nil), in...)
+	if err := reduceToZero(c, acc, count, dt, op, tagAllreduce); err != nil {
+		return err
+	}
+	if err := bcastBytes(c, acc, 0, tagAllreduce); err != nil {
+		return err
+	}
+	return storeResult(rbuf, count, dt, acc)
+}

@@ -1,0 +1,193 @@
+// Command mpicc compiles and links C programs against gmpi.
+//
+// It runs the C compiler named by GMPI_CC, else MPICH_CC, else "cc", with
+// the user's arguments followed by -I<prefix>/include and, when the
+// command links, -L<prefix>/lib -Wl,-rpath,<prefix>/lib -lmpi -lpthread.
+// The prefix is the directory above the one holding the mpicc binary
+// (symlinks resolved), so the same binary works from build/bin and from
+// an install prefix.
+//
+// Options of its own, as MPICH's mpicc has them:
+//
+//	-show            print the command instead of running it
+//	-compile-info    print the compile command (compiler and -I flags)
+//	-link-info       print the link command (compiler, -I, -L and -l flags)
+//	-cc=<compiler>   use this compiler for this call
+//	-v               print the gmpi version, then run the compiler with -v
+//
+// -c, -E, -S, -M and -MM mean no link step, so no link flags are added.
+// Everything else goes to the compiler unchanged. mpicc exits with the
+// compiler's exit status.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Version is gmpi's version, printed by -v. Release builds may set it
+// with -ldflags "-X main.Version=...".
+var Version = "0.1.0"
+
+func main() {
+	prefix, err := installPrefix()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mpicc: cannot find the gmpi prefix: %v\n", err)
+		os.Exit(1)
+	}
+	inv, err := parse(os.Args[1:], os.Getenv, prefix)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mpicc: %v\n", err)
+		os.Exit(1)
+	}
+	if inv.version {
+		fmt.Printf("mpicc for gmpi version %s\n", Version)
+	}
+	if inv.show {
+		fmt.Println(shellJoin(inv.argv))
+		return
+	}
+	os.Exit(run(inv.argv))
+}
+
+// installPrefix returns the directory above the one that holds this
+// binary, following symlinks.
+func installPrefix() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	exe, err = filepath.EvalSymlinks(exe)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Dir(filepath.Dir(exe)), nil
+}
+
+// run executes argv with the standard streams attached and returns the
+// exit status to report.
+func run(argv []string) int {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if code := ee.ExitCode(); code >= 0 {
+			return code
+		}
+		return 1 // killed by a signal
+	}
+	fmt.Fprintf(os.Stderr, "mpicc: %v\n", err)
+	return 127
+}
+
+// invocation is what one mpicc call does: print or run argv.
+type invocation struct {
+	argv    []string // the compiler command, compiler first
+	show    bool     // print argv instead of running it
+	version bool     // print gmpi's version first
+	linking bool     // argv links (and so carries the link flags)
+}
+
+// compiler returns the compiler command (possibly several words, such as
+// "ccache gcc") chosen by the environment.
+func compiler(getenv func(string) string) []string {
+	for _, v := range []string{"GMPI_CC", "MPICH_CC"} {
+		if f := strings.Fields(getenv(v)); len(f) > 0 {
+			return f
+		}
+	}
+	return []string{"cc"}
+}
+
+// parse turns mpicc's arguments into the command to run.
+func parse(args []string, getenv func(string) string, prefix string) (invocation, error) {
+	inv := invocation{linking: true}
+	cc := compiler(getenv)
+	var info string // "", "compile" or "link"
+	var user []string
+	for _, a := range args {
+		switch {
+		case a == "-show":
+			inv.show = true
+		case a == "-compile-info" || a == "-compile_info":
+			inv.show, info = true, "compile"
+		case a == "-link-info" || a == "-link_info":
+			inv.show, info = true, "link"
+		case strings.HasPrefix(a, "-cc="):
+			cc = strings.Fields(strings.TrimPrefix(a, "-cc="))
+			if len(cc) == 0 {
+				return inv, errors.New("-cc= needs a compiler")
+			}
+		case a == "-v":
+			inv.version = true
+			user = append(user, a)
+		default:
+			switch a {
+			case "-c", "-E", "-S", "-M", "-MM":
+				inv.linking = false
+			}
+			user = append(user, a)
+		}
+	}
+	// "mpicc -v" alone asks for versions, not for a link of nothing.
+	if inv.version && len(user) == 1 {
+		inv.linking = false
+	}
+	compileFlags := []string{"-I" + filepath.Join(prefix, "include")}
+	lib := filepath.Join(prefix, "lib")
+	linkFlags := []string{"-L" + lib, "-Wl,-rpath," + lib, "-lmpi", "-lpthread"}
+
+	inv.argv = append(inv.argv, cc...)
+	switch info {
+	case "compile":
+		inv.argv = append(inv.argv, compileFlags...)
+		inv.linking = false
+		return inv, nil
+	case "link":
+		inv.argv = append(inv.argv, compileFlags...)
+		inv.argv = append(inv.argv, linkFlags...)
+		inv.linking = true
+		return inv, nil
+	}
+	inv.argv = append(inv.argv, user...)
+	inv.argv = append(inv.argv, compileFlags...)
+	if inv.linking {
+		inv.argv = append(inv.argv, linkFlags...)
+	}
+	return inv, nil
+}
+
+// shellJoin renders argv so that a shell would split it back the same way.
+func shellJoin(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = shellQuote(a)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
+			strings.ContainsRune("-_./=,:+@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

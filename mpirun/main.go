@@ -1,0 +1,761 @@
+// Command mpirun (also installed as mpiexec) launches the processes of a
+// gmpi job on this host and is their PMI-1 server.
+//
+// Each rank is started in its own process group with:
+//
+//	fd 3                 one end of a socketpair to mpirun's PMI server
+//	PMI_FD=3             PMI-1 "simple" protocol over that fd
+//	PMI_RANK, PMI_SIZE   rank and job size
+//	GMPI_JOBID           <mpirun pid>-<16 hex random digits>; file-name safe;
+//	                     the library names its /dev/shm entries gmpi-<GMPI_JOBID>-*
+//	GMPI_HOSTNAME        the host the launch placed the rank on
+//	GMPI_LOCAL_RANK      rank among the job's processes on that host
+//	GMPI_LOCAL_SIZE      number of the job's processes on that host
+//	GMPI_UNIVERSE_SIZE   universe size
+//	GMPI_APPNUM          index of the rank's program in an MPMD launch
+//	MPI_LOCALRANKID, MPI_LOCALNRANKS  hydra's names for local rank and size
+//
+// Inherited PMI_* variables (PMI_PORT, PMI_ID, ...) are removed. The KVS
+// holds PMI_process_mapping (vector form, one node) for MPICH clients.
+//
+// stdout and stderr of the ranks go to mpirun's (tagged and line-atomic
+// with --tag-output); rank 0 reads mpirun's stdin, the others /dev/null.
+// If a rank fails (non-zero exit, signal, exit without PMI finalize after
+// PMI init) or calls abort, mpirun prints one line saying which and why,
+// sends SIGTERM to every rank's process group, then SIGKILL 2 s later.
+// SIGINT, SIGTERM and SIGHUP do the same; SIGUSR1/SIGUSR2 are forwarded.
+// mpirun is a child subreaper: when the job ends every remaining
+// descendant is killed and reaped, and every /dev/shm/gmpi-<jobid>-* entry
+// is removed.
+package main
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"gmpi/runtime/pmi/server"
+)
+
+// version is gmpi's version as printed by --version; release builds may
+// set it with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// Timing of the kill sequence.
+const (
+	termGrace   = 2 * time.Second        // SIGTERM -> SIGKILL
+	drainWait   = 500 * time.Millisecond // wait for a dead rank's PMI/output before judging it
+	reapTimeout = 3 * time.Second        // final sweep of left-over descendants
+)
+
+var progName = "mpirun"
+
+func main() {
+	// Pdeathsig is delivered when the thread that forked the child exits:
+	// keep the forking (main) goroutine on one thread for good.
+	runtime.LockOSThread()
+	progName = filepath.Base(os.Args[0])
+	if progName != "mpiexec" {
+		progName = "mpirun"
+	}
+	os.Exit(run(os.Args[1:]))
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, progName+": "+format+"\n", args...)
+}
+
+// rankProc is one launched rank.
+type rankProc struct {
+	rank    int
+	app     int
+	pid     int // 0 if not started
+	exited  bool
+	status  syscall.WaitStatus
+	pmiDone chan struct{} // closed when its PMI connection is closed
+	ioDone  sync.WaitGroup
+}
+
+// exitNote is the reaper's report of a rank's exit.
+type exitNote struct {
+	rank   int
+	status syscall.WaitStatus
+}
+
+// job is the running job.
+type job struct {
+	opts    *options
+	jobID   string
+	host    string
+	size    int
+	procs   []*rankProc
+	srv     *server.Server
+	verbose bool
+
+	outMu, errMu sync.Mutex // serialize tagged lines per destination
+	outBroken    bool       // mpirun's stdout is gone (EPIPE): drop output
+	errBroken    bool
+}
+
+func run(args []string) int {
+	opts, err := parseArgs(args)
+	if err != nil {
+		logf("%v", err)
+		return 2
+	}
+	if opts.help {
+		fmt.Printf(usage, progName)
+		return 0
+	}
+	if opts.version {
+		fmt.Printf("%s (gmpi) %s\nPMI-1 process manager, local launcher\n", progName, version)
+		return 0
+	}
+	if opts.timeout == 0 {
+		if v := os.Getenv("MPIEXEC_TIMEOUT"); v != "" {
+			if opts.timeout, err = parseTimeout(v); err != nil {
+				logf("MPIEXEC_TIMEOUT: %v", err)
+				return 2
+			}
+		}
+	}
+	j := &job{opts: opts, verbose: opts.verbose || os.Getenv("GMPI_MPIRUN_VERBOSE") == "1"}
+	if j.host, err = os.Hostname(); err != nil || j.host == "" {
+		j.host = "localhost"
+	}
+	if err := j.place(); err != nil {
+		logf("%v", err)
+		return 2
+	}
+	for a := range opts.apps {
+		if err := j.resolve(a); err != nil {
+			logf("%v", err)
+			return 2
+		}
+	}
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	j.jobID = strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:])
+	defer j.removeShm()
+	return j.run()
+}
+
+// place checks -H/--hostfile (only this host is supported for now) and
+// fills in default process counts.
+func (j *job) place() error {
+	slots := 0
+	for _, h := range j.opts.hosts {
+		if !isLocalHost(h.name, j.host) {
+			return fmt.Errorf("host %q: only placement on this host (%s) is supported for now", h.name, j.host)
+		}
+		if h.slots > 0 {
+			slots += h.slots
+		} else {
+			slots++
+		}
+	}
+	for i := range j.opts.apps {
+		a := &j.opts.apps[i]
+		if a.n == 0 {
+			if len(j.opts.apps) == 1 && slots > 0 {
+				a.n = slots
+			} else {
+				a.n = 1
+			}
+		}
+		j.size += a.n
+	}
+	return nil
+}
+
+func isLocalHost(name, self string) bool {
+	short, _, _ := strings.Cut(self, ".")
+	switch name {
+	case "localhost", "127.0.0.1", "::1", self, short:
+		return true
+	}
+	return false
+}
+
+// resolve finds the executable of app a (PATH search for bare names, as
+// execvp does; names with a '/' are relative to the working directory).
+func (j *job) resolve(a int) error {
+	ap := &j.opts.apps[a]
+	prog := ap.argv[0]
+	wdir := j.wdirOf(a)
+	if wdir != "" {
+		if st, err := os.Stat(wdir); err != nil || !st.IsDir() {
+			return fmt.Errorf("working directory %q: not a directory", wdir)
+		}
+	}
+	path := prog
+	if !strings.Contains(prog, "/") {
+		found := ""
+		for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+			if dir == "" {
+				dir = "."
+			}
+			p := filepath.Join(dir, prog)
+			if isExecutable(p) {
+				found = p
+				break
+			}
+		}
+		if found == "" {
+			return fmt.Errorf("%s: command not found", prog)
+		}
+		if abs, err := filepath.Abs(found); err == nil {
+			found = abs
+		}
+		path = found
+	} else if !filepath.IsAbs(prog) && wdir != "" {
+		path = filepath.Join(wdir, prog)
+	}
+	if !isExecutable(path) {
+		return fmt.Errorf("%s: not an executable file", prog)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	ap.argv = append([]string{path}, ap.argv[1:]...)
+	return nil
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && unix.Access(p, unix.X_OK) == nil
+}
+
+func (j *job) wdirOf(a int) string {
+	if w := j.opts.apps[a].wdir; w != "" {
+		return w
+	}
+	return j.opts.wdir
+}
+
+func (j *job) vlogf(format string, args ...any) {
+	if j.verbose {
+		logf(format, args...)
+	}
+}
+
+// env builds the environment of rank r of app a.
+func (j *job) env(r, a int) []string {
+	vals := map[string]string{}
+	var order []string
+	set := func(kv string) {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, ok := vals[k]; !ok {
+			order = append(order, k)
+		}
+		vals[k] = v
+	}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "PMI_") || strings.HasPrefix(k, "PMI2_") {
+			continue
+		}
+		set(kv)
+	}
+	for _, kv := range j.opts.genv {
+		set(kv)
+	}
+	for _, kv := range j.opts.apps[a].env {
+		set(kv)
+	}
+	itoa := strconv.Itoa
+	for _, kv := range []string{
+		"PMI_FD=3",
+		"PMI_RANK=" + itoa(r),
+		"PMI_SIZE=" + itoa(j.size),
+		"GMPI_JOBID=" + j.jobID,
+		"GMPI_HOSTNAME=" + j.host,
+		"GMPI_LOCAL_RANK=" + itoa(r),
+		"GMPI_LOCAL_SIZE=" + itoa(j.size),
+		"GMPI_UNIVERSE_SIZE=" + itoa(j.size),
+		"GMPI_APPNUM=" + itoa(a),
+		"MPI_LOCALRANKID=" + itoa(r),
+		"MPI_LOCALNRANKS=" + itoa(j.size),
+	} {
+		set(kv)
+	}
+	env := make([]string, 0, len(order))
+	for _, k := range order {
+		env = append(env, k+"="+vals[k])
+	}
+	return env
+}
+
+// run launches the job and supervises it until every process is gone. It
+// returns mpirun's exit status.
+func (j *job) run() int {
+	// Orphaned descendants of the ranks are re-parented to us, so we can
+	// kill and reap them at the end.
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		j.vlogf("cannot become a child subreaper: %v", err)
+	}
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2)
+	// Catch (not ignore) SIGPIPE so writes to a closed stdout fail with
+	// EPIPE instead of killing mpirun; caught signals revert to default in
+	// the ranks.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	defer signal.Stop(sigs)
+
+	events := make(chan server.Event, 4*j.size+64)
+	appOf := make([]int, 0, j.size)
+	for a, ap := range j.opts.apps {
+		for k := 0; k < ap.n; k++ {
+			appOf = append(appOf, a)
+		}
+	}
+	cfg := server.Config{
+		Size:    j.size,
+		KVSName: "kvs_" + strings.ReplaceAll(j.jobID, "-", "_"),
+		AppNum:  func(r int) int { return appOf[r] },
+		Preput:  map[string]string{"PMI_process_mapping": fmt.Sprintf("(vector,(0,1,%d))", j.size)},
+		OnEvent: func(ev server.Event) {
+			if ev.Kind == server.EventAbort || ev.Kind == server.EventPMI2 || ev.Kind == server.EventProtocolError {
+				events <- ev
+			}
+		},
+	}
+	if j.verbose {
+		cfg.Logf = func(format string, args ...any) { logf(format, args...) }
+	}
+	var err error
+	if j.srv, err = server.New(cfg); err != nil {
+		logf("%v", err)
+		return 1
+	}
+	j.vlogf("job %s: %d process(es) on %s, kvs %s", j.jobID, j.size, j.host, cfg.KVSName)
+
+	j.procs = make([]*rankProc, j.size)
+	for r := range j.procs {
+		j.procs[r] = &rankProc{rank: r, app: appOf[r], pmiDone: make(chan struct{})}
+	}
+	stdin, closeStdin := j.stdinForRank0()
+	defer closeStdin()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		logf("%v", err)
+		return 1
+	}
+	defer devnull.Close()
+
+	exits := make(chan exitNote, j.size)
+	reaped := make(chan struct{})
+	status := 0
+	failed := false
+	var killTimer <-chan time.Time
+	// fail records the first failure, prints its line and starts the
+	// kill sequence.
+	fail := func(code int, format string, args ...any) {
+		if failed {
+			return
+		}
+		failed, status = true, code
+		logf(format, args...)
+		j.signalAll(syscall.SIGTERM)
+		killTimer = time.After(termGrace)
+	}
+
+	started := 0
+	for r, p := range j.procs {
+		in := devnull
+		if r == 0 {
+			in = stdin
+		}
+		if err := j.start(p, in); err != nil {
+			fail(127, "cannot start rank %d (%s): %v; terminating the job", r, j.opts.apps[p.app].argv[0], err)
+			break
+		}
+		started++
+	}
+	go j.reap(exits, reaped)
+
+	var timeout <-chan time.Time
+	if j.opts.timeout > 0 {
+		timeout = time.After(j.opts.timeout)
+	}
+	for live := started; live > 0; {
+		select {
+		case ex := <-exits:
+			live--
+			p := j.procs[ex.rank]
+			p.exited, p.status = true, ex.status
+			j.vlogf("rank %d (pid %d) exited: %v", p.rank, p.pid, describeStatus(ex.status))
+			if failed {
+				continue
+			}
+			if code, why := j.judge(p); why != "" {
+				fail(code, "%s; terminating the job", why)
+			}
+		case ev := <-events:
+			switch ev.Kind {
+			case server.EventAbort:
+				pid := 0
+				if ev.Rank >= 0 && ev.Rank < len(j.procs) {
+					pid = j.procs[ev.Rank].pid
+				}
+				fail(abortStatus(ev.Code), "%s; terminating the job", abortLine(ev.Rank, pid, ev.Code, ev.Message))
+			case server.EventPMI2:
+				logf("rank %d tried PMI-2: %s", ev.Rank, ev.Message)
+			case server.EventProtocolError:
+				if !failed {
+					logf("rank %d: PMI: %s", ev.Rank, ev.Message)
+				}
+			}
+		case sig := <-sigs:
+			s := sig.(syscall.Signal)
+			switch s {
+			case syscall.SIGUSR1, syscall.SIGUSR2:
+				j.vlogf("forwarding signal %d (%s)", int(s), sigName(s))
+				j.signalAll(s)
+			default:
+				if failed {
+					// A second interrupt: stop waiting for a clean exit.
+					j.signalAll(syscall.SIGKILL)
+					continue
+				}
+				fail(128+int(s), "received signal %d (%s); terminating the job", int(s), sigName(s))
+			}
+		case <-timeout:
+			fail(124, "job timed out after %v; terminating the job", j.opts.timeout)
+		case <-killTimer:
+			killTimer = nil
+			j.vlogf("processes still alive %v after SIGTERM; sending SIGKILL", termGrace)
+			j.signalAll(syscall.SIGKILL)
+		}
+	}
+	j.sweep(reaped)
+	j.waitIO(time.Second)
+	return status
+}
+
+// judge decides, once rank p has exited, whether the job failed. It returns
+// mpirun's exit status and the reason line, or "" if the exit is normal.
+// Unless the rank already finalized and exited 0, it first lets the rank's
+// PMI connection drain (bounded by drainWait) so that an abort or finalize
+// sent just before exiting is seen; before reporting a failure it also
+// lets the rank's tagged output drain, so the reason comes after it.
+func (j *job) judge(p *rankProc) (int, string) {
+	ws := p.status
+	if ws.Exited() && ws.ExitStatus() == 0 && j.srv.State(p.rank).Finalized {
+		return 0, ""
+	}
+	deadline := time.After(drainWait)
+	select {
+	case <-p.pmiDone:
+	case <-deadline:
+	}
+	st := j.srv.State(p.rank)
+	var code int
+	var why string
+	switch {
+	case st.Aborted:
+		code, why = abortStatus(st.AbortCode), abortLine(p.rank, p.pid, st.AbortCode, st.AbortMsg)
+	case ws.Signaled():
+		code, why = 128+int(ws.Signal()), fmt.Sprintf("rank %d (pid %d) killed by signal %d (%s)", p.rank, p.pid, int(ws.Signal()), sigName(ws.Signal()))
+	case ws.Exited() && ws.ExitStatus() != 0:
+		code, why = ws.ExitStatus(), fmt.Sprintf("rank %d (pid %d) exited with code %d", p.rank, p.pid, ws.ExitStatus())
+	case st.Initialized && !st.Finalized:
+		code, why = 1, fmt.Sprintf("rank %d (pid %d) exited with code 0 without finalizing (MPI_Finalize not called)", p.rank, p.pid)
+	default:
+		return 0, ""
+	}
+	io := make(chan struct{})
+	go func() { p.ioDone.Wait(); close(io) }()
+	select {
+	case <-io:
+	case <-deadline:
+	}
+	return code, why
+}
+
+// abortStatus is mpirun's exit status for an abort with code: the code's
+// low 8 bits (what exit(code) would give), or 1 if those are 0 (an
+// aborted job did not succeed).
+func abortStatus(code int) int {
+	if code&0xff == 0 {
+		return 1
+	}
+	return code & 0xff
+}
+
+func abortLine(rank, pid, code int, msg string) string {
+	s := fmt.Sprintf("rank %d", rank)
+	if pid > 0 {
+		s += fmt.Sprintf(" (pid %d)", pid)
+	}
+	s += fmt.Sprintf(" called MPI_Abort with error code %d", code)
+	if msg = strings.TrimSpace(msg); msg != "" {
+		s += ": " + strings.ReplaceAll(msg, "\n", " ")
+	}
+	return s
+}
+
+// sigName is the capitalized description of a signal ("Killed").
+func sigName(s syscall.Signal) string {
+	d := s.String()
+	if d == "" {
+		return "signal " + strconv.Itoa(int(s))
+	}
+	return strings.ToUpper(d[:1]) + d[1:]
+}
+
+func describeStatus(ws syscall.WaitStatus) string {
+	if ws.Signaled() {
+		return fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), sigName(ws.Signal()))
+	}
+	return fmt.Sprintf("exit code %d", ws.ExitStatus())
+}
+
+// stdinForRank0 returns the file rank 0 reads as stdin. A terminal is not
+// handed over (rank 0 is in a background process group and would be
+// stopped by SIGTTIN): mpirun copies it through a pipe instead.
+func (j *job) stdinForRank0() (*os.File, func()) {
+	if _, err := unix.IoctlGetTermios(0, unix.TCGETS); err != nil {
+		return os.Stdin, func() {}
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return os.Stdin, func() {}
+	}
+	go func() {
+		io.Copy(pw, os.Stdin)
+		pw.Close()
+	}()
+	return pr, func() { pr.Close() }
+}
+
+// start launches rank p with stdin in.
+func (j *job) start(p *rankProc, in *os.File) error {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("socketpair: %w", err)
+	}
+	mine := os.NewFile(uintptr(fds[0]), "pmi")
+	theirs := os.NewFile(uintptr(fds[1]), "pmi-rank")
+	defer theirs.Close()
+	conn, err := net.FileConn(mine)
+	mine.Close()
+	if err != nil {
+		return fmt.Errorf("pmi socket: %w", err)
+	}
+	out, errw := os.Stdout, os.Stderr
+	var readers []*os.File
+	if j.opts.tagOutput {
+		var outR, errR *os.File
+		if outR, out, err = os.Pipe(); err != nil {
+			conn.Close()
+			return err
+		}
+		if errR, errw, err = os.Pipe(); err != nil {
+			conn.Close()
+			outR.Close()
+			out.Close()
+			return err
+		}
+		defer out.Close()
+		defer errw.Close()
+		readers = []*os.File{outR, errR}
+	}
+	a := &j.opts.apps[p.app]
+	attr := &syscall.ProcAttr{
+		Dir:   j.wdirOf(p.app),
+		Env:   j.env(p.rank, p.app),
+		Files: []uintptr{in.Fd(), out.Fd(), errw.Fd(), theirs.Fd()},
+		Sys: &syscall.SysProcAttr{
+			Setpgid:   true,
+			Pdeathsig: syscall.SIGKILL,
+		},
+	}
+	pid, err := syscall.ForkExec(a.argv[0], a.argv, attr)
+	if err != nil {
+		conn.Close()
+		for _, r := range readers {
+			r.Close()
+		}
+		return err
+	}
+	p.pid = pid
+	j.vlogf("rank %d: pid %d: %s", p.rank, pid, strings.Join(a.argv, " "))
+	go func() {
+		j.srv.Serve(p.rank, conn)
+		close(p.pmiDone)
+	}()
+	if len(readers) == 2 {
+		p.ioDone.Add(2)
+		go j.forward(p, readers[0], false)
+		go j.forward(p, readers[1], true)
+	}
+	return nil
+}
+
+// forward copies the lines of one rank's stdout or stderr pipe to
+// mpirun's, each prefixed with "[rank] " and written with one write under
+// the destination's lock, so lines of different ranks never mix. A last
+// line without newline gets one.
+func (j *job) forward(p *rankProc, r *os.File, stderr bool) {
+	defer p.ioDone.Done()
+	defer r.Close()
+	dst, mu, broken := os.Stdout, &j.outMu, &j.outBroken
+	if stderr {
+		dst, mu, broken = os.Stderr, &j.errMu, &j.errBroken
+	}
+	prefix := "[" + strconv.Itoa(p.rank) + "] "
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			if line[len(line)-1] != '\n' {
+				line = append(line, '\n')
+			}
+			buf := make([]byte, 0, len(prefix)+len(line))
+			buf = append(append(buf, prefix...), line...)
+			mu.Lock()
+			if !*broken {
+				if _, werr := dst.Write(buf); werr != nil && errors.Is(werr, syscall.EPIPE) {
+					*broken = true
+				}
+			}
+			mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// waitIO waits up to d for every output forwarder to finish.
+func (j *job) waitIO(d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		for _, p := range j.procs {
+			p.ioDone.Wait()
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+// signalAll sends sig to the process group of every started rank
+// (including exited ranks, whose children may live on).
+func (j *job) signalAll(sig syscall.Signal) {
+	for _, p := range j.procs {
+		if p.pid > 0 {
+			syscall.Kill(-p.pid, sig)
+		}
+	}
+}
+
+// reap waits for every child of mpirun (ranks and re-parented orphans),
+// reports ranks' exits on exits, and closes reaped once mpirun has no
+// children left.
+func (j *job) reap(exits chan<- exitNote, reaped chan<- struct{}) {
+	byPid := make(map[int]int, len(j.procs))
+	for _, p := range j.procs {
+		if p.pid > 0 {
+			byPid[p.pid] = p.rank
+		}
+	}
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil { // ECHILD: nothing left
+			close(reaped)
+			return
+		}
+		if r, ok := byPid[pid]; ok && (ws.Exited() || ws.Signaled()) {
+			exits <- exitNote{rank: r, status: ws}
+		}
+	}
+}
+
+// sweep runs once every rank has exited: it kills whatever the ranks left
+// behind (their process groups, and any re-parented descendant) and waits
+// until the reaper saw the last child go, for at most reapTimeout.
+func (j *job) sweep(reaped <-chan struct{}) {
+	deadline := time.After(reapTimeout)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		j.signalAll(syscall.SIGKILL)
+		for _, pid := range childrenOf(os.Getpid()) {
+			j.vlogf("killing left-over process %d", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		select {
+		case <-reaped:
+			return
+		case <-deadline:
+			logf("warning: some processes of the job could not be reaped")
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// childrenOf lists the pids whose parent is ppid, from /proc.
+func childrenOf(ppid int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var kids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...; comm may contain spaces and parens.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) >= 2 && f[1] == strconv.Itoa(ppid) {
+			kids = append(kids, pid)
+		}
+	}
+	return kids
+}
+
+// removeShm removes every /dev/shm entry of the job (gmpi-<jobid>-*).
+func (j *job) removeShm() {
+	matches, _ := filepath.Glob("/dev/shm/gmpi-" + j.jobID + "-*")
+	for _, m := range matches {
+		if err := os.RemoveAll(m); err != nil {
+			logf("cannot remove %s: %v", m, err)
+		} else {
+			j.vlogf("removed %s", m)
+		}
+	}
+}

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// app is one executable of the command line (MPMD launches separate apps
+// with ":").
+type app struct {
+	n    int      // number of ranks; 0 = not given
+	argv []string // program and its arguments
+	env  []string // -env settings, "VAR=VAL"
+	wdir string   // -wdir for this app ("" = global)
+}
+
+// options is the parsed command line.
+type options struct {
+	apps      []app
+	genv      []string // -genv and -x settings, "VAR=VAL", in order
+	tagOutput bool
+	timeout   time.Duration
+	wdir      string
+	hosts     []hostSpec // from -H/--host and --hostfile, recorded
+	verbose   bool
+	help      bool
+	version   bool
+}
+
+// hostSpec is one placement target: a host name and a slot count (0 when
+// not given).
+type hostSpec struct {
+	name  string
+	slots int
+}
+
+const usage = `usage: %[1]s [options] program [args...] [: [options] program [args...]]...
+
+Starts the processes of an MPI job on this host and serves them PMI-1.
+
+options:
+  -n, -np N              number of processes (default: slots of -H/--hostfile, else 1)
+  -x VAR[=VAL]           export VAR (with mpirun's value, or VAL) to all processes
+  -genv VAR VAL          set VAR=VAL for all processes
+  -env VAR VAL           set VAR=VAL for the processes of this program only
+  -wdir, -wd DIR         working directory of the processes
+  --tag-output, -l       prefix every output line with "[rank] "
+  --timeout SECONDS      kill the job after SECONDS (also MPIEXEC_TIMEOUT)
+  -H, --host H1[:S],...  hosts (only this host is supported for now)
+  --hostfile FILE        file of hosts, "host[:slots]" or "host slots=S" per line
+  -v, --verbose          print launch details (also GMPI_MPIRUN_VERBOSE=1)
+  --version              print the gmpi version
+  -h, --help             print this help
+
+Separate several programs (MPMD) with ":"; -n, -env and -wdir apply to the
+program they precede. Exit status: 0 if every process exits 0, else the
+first failing process's status (128+signal if killed by a signal; the
+MPI_Abort code; 124 on timeout; 128+signal if mpirun itself is signalled).
+`
+
+// optName normalizes "--opt", "-opt" and their "=value" forms: it returns
+// the bare option name and the inline value, if any.
+func optName(arg string) (name, val string, hasVal bool) {
+	s := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
+	if i := strings.IndexByte(s, '='); i > 0 {
+		return s[:i], s[i+1:], true
+	}
+	return s, "", false
+}
+
+// parseArgs parses mpirun's command line (without argv[0]).
+func parseArgs(args []string) (*options, error) {
+	o := &options{}
+	cur := app{}
+	i := 0
+	// value returns the option's argument: the inline "=value" or the next
+	// command-line word.
+	value := func(name, inline string, has bool) (string, error) {
+		if has {
+			return inline, nil
+		}
+		if i+1 >= len(args) {
+			return "", fmt.Errorf("option -%s needs an argument", name)
+		}
+		i++
+		return args[i], nil
+	}
+	// varVal reads "VAR VAL" or "VAR=VAL" for -genv/-env.
+	varVal := func(name, inline string, has bool) (string, error) {
+		v, err := value(name, inline, has)
+		if err != nil {
+			return "", err
+		}
+		if strings.Contains(v, "=") {
+			return v, checkVarName(v[:strings.IndexByte(v, '=')])
+		}
+		if i+1 >= len(args) {
+			return "", fmt.Errorf("option -%s needs VAR and VALUE", name)
+		}
+		i++
+		return v + "=" + args[i], checkVarName(v)
+	}
+	for ; i < len(args); i++ {
+		arg := args[i]
+		if arg == ":" {
+			if len(cur.argv) == 0 {
+				return nil, errors.New("\":\" without a program before it")
+			}
+			o.apps = append(o.apps, cur)
+			cur = app{}
+			continue
+		}
+		if len(cur.argv) > 0 {
+			cur.argv = append(cur.argv, arg)
+			continue
+		}
+		if arg == "--" {
+			if i+1 >= len(args) {
+				return nil, errors.New("no program after --")
+			}
+			i++
+			cur.argv = append(cur.argv, args[i])
+			continue
+		}
+		if !strings.HasPrefix(arg, "-") || arg == "-" {
+			cur.argv = append(cur.argv, arg)
+			continue
+		}
+		name, inline, has := optName(arg)
+		switch name {
+		case "n", "np", "c":
+			v, err := value(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("bad process count %q for -%s", v, name)
+			}
+			cur.n = n
+		case "x":
+			v, err := value(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			if k, _, ok := strings.Cut(v, "="); ok {
+				if err := checkVarName(k); err != nil {
+					return nil, err
+				}
+				o.genv = append(o.genv, v)
+			} else {
+				if err := checkVarName(v); err != nil {
+					return nil, err
+				}
+				if val, ok := os.LookupEnv(v); ok {
+					o.genv = append(o.genv, v+"="+val)
+				}
+			}
+		case "genv":
+			v, err := varVal(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			o.genv = append(o.genv, v)
+		case "env":
+			v, err := varVal(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			cur.env = append(cur.env, v)
+		case "wdir", "wd":
+			v, err := value(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			if len(o.apps) == 0 {
+				o.wdir = v
+			} else {
+				cur.wdir = v
+			}
+		case "tag-output", "l", "prepend-rank":
+			o.tagOutput = true
+		case "timeout":
+			v, err := value(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			d, err := parseTimeout(v)
+			if err != nil {
+				return nil, err
+			}
+			o.timeout = d
+		case "H", "host", "hosts":
+			v, err := value(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range strings.Split(v, ",") {
+				hs, err := parseHost(h)
+				if err != nil {
+					return nil, err
+				}
+				o.hosts = append(o.hosts, hs)
+			}
+		case "hostfile", "machinefile", "f":
+			v, err := value(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			hs, err := readHostfile(v)
+			if err != nil {
+				return nil, err
+			}
+			o.hosts = append(o.hosts, hs...)
+		case "v", "verbose":
+			o.verbose = true
+		case "version", "V":
+			o.version = true
+			return o, nil
+		case "h", "help":
+			o.help = true
+			return o, nil
+		default:
+			return nil, fmt.Errorf("unknown option %q (see --help)", arg)
+		}
+	}
+	if len(cur.argv) > 0 {
+		o.apps = append(o.apps, cur)
+	} else if len(o.apps) > 0 || cur.n != 0 || len(cur.env) > 0 {
+		return nil, errors.New("no program given after the options")
+	}
+	if len(o.apps) == 0 {
+		return nil, errors.New("no program given (see --help)")
+	}
+	return o, nil
+}
+
+func checkVarName(k string) error {
+	if k == "" || strings.ContainsAny(k, "= \t\n\x00") {
+		return fmt.Errorf("bad environment variable name %q", k)
+	}
+	return nil
+}
+
+func parseTimeout(v string) (time.Duration, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f <= 0 || f > 1e9 {
+		return 0, fmt.Errorf("bad timeout %q (seconds, > 0)", v)
+	}
+	return time.Duration(f * float64(time.Second)), nil
+}
+
+// parseHost parses "name" or "name:slots".
+func parseHost(s string) (hostSpec, error) {
+	s = strings.TrimSpace(s)
+	name, slots, has := strings.Cut(s, ":")
+	if name == "" {
+		return hostSpec{}, fmt.Errorf("empty host name in %q", s)
+	}
+	h := hostSpec{name: name}
+	if has {
+		n, err := strconv.Atoi(slots)
+		if err != nil || n < 1 {
+			return hostSpec{}, fmt.Errorf("bad slot count in host %q", s)
+		}
+		h.slots = n
+	}
+	return h, nil
+}
+
+// readHostfile reads one host per line: "name", "name:slots" or Open MPI's
+// "name slots=N"; '#' starts a comment.
+func readHostfile(path string) ([]hostSpec, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("hostfile: %w", err)
+	}
+	defer f.Close()
+	var hosts []hostSpec
+	sc := bufio.NewScanner(f)
+	for ln := 1; sc.Scan(); ln++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		h, err := parseHost(fields[0])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, ln, err)
+		}
+		for _, fld := range fields[1:] {
+			k, v, _ := strings.Cut(fld, "=")
+			switch k {
+			case "slots", "max_slots", "max-slots":
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 1 {
+					return nil, fmt.Errorf("%s:%d: bad %s", path, ln, fld)
+				}
+				if k == "slots" {
+					h.slots = n
+				}
+			default:
+				return nil, fmt.Errorf("%s:%d: unknown field %q", path, ln, fld)
+			}
+		}
+		hosts = append(hosts, h)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("hostfile %s: %w", path, err)
+	}
+	if len(hosts) == 0 {
+		return nil, fmt.Errorf("hostfile %s lists no host", path)
+	}
+	return hosts, nil
+}

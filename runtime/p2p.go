@@ -1,0 +1,257 @@
+package mpirt
+
+import (
+	"unsafe"
+)
+
+// sendFrame hands one frame to the device that reaches peer; frames to
+// this process go straight to the handler.
+func (w *World) sendFrame(peer int, h *Header, payload []byte) error {
+	if peer == w.cfg.Rank {
+		w.handle(peer, h, payload)
+		return nil
+	}
+	return w.routes[peer].Send(peer, h, payload)
+}
+
+// maxPayload is the largest frame payload towards peer.
+func (w *World) maxPayload(peer int) int {
+	if peer == w.cfg.Rank {
+		return int(^uint(0) >> 1)
+	}
+	return w.routes[peer].MaxPayload()
+}
+
+// Isend starts sending buf (contiguous bytes) to rank dest of c on context
+// ctx. The caller keeps buf unchanged until the request is done.
+func (w *World) Isend(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendMode) (*Request, error) {
+	if dest == ProcNull {
+		return w.completedRequest(c, ReqSend, ProcNull, AnyTag), nil
+	}
+	peer := c.group[dest]
+	r := &Request{w: w, Kind: ReqSend, comm: c, ctx: ctx, buf: buf, peer: peer}
+	r.hdr = Header{Context: ctx, Source: int32(c.rank), Tag: int32(tag), Len: uint64(len(buf))}
+	h := &r.hdr
+	if len(buf) <= w.cfg.EagerLimit && len(buf) <= w.maxPayload(peer) || peer == w.cfg.Rank {
+		h.Kind = FrameEager
+		if mode == ModeSync {
+			h.Flags |= FlagSync
+			h.SendID = w.register(r)
+		}
+		if err := w.sendFrame(peer, h, buf); err != nil {
+			if h.SendID != 0 {
+				w.lookup(h.SendID, true)
+			}
+			return nil, err
+		}
+		if mode != ModeSync {
+			w.complete(r)
+		}
+		return r, nil
+	}
+	h.Kind = FrameRTS
+	h.SendID = w.register(r)
+	if _, ok := w.routes[peer].(RemoteReader); ok && len(buf) > 0 {
+		h.Flags |= FlagRMA
+		h.Offset = uint64(uintptr(unsafe.Pointer(&buf[0])))
+	}
+	if err := w.sendFrame(peer, h, nil); err != nil {
+		w.lookup(h.SendID, true)
+		return nil, err
+	}
+	return r, nil
+}
+
+// Irecv posts a receive into buf on context ctx of c. src is a rank of c
+// or AnySource, tag a tag or AnyTag.
+func (w *World) Irecv(c *Comm, ctx uint32, buf []byte, src, tag int) *Request {
+	return w.irecv(c, ctx, buf, src, tag, nil)
+}
+
+func (w *World) irecv(c *Comm, ctx uint32, buf []byte, src, tag int, onDone func(*Request)) *Request {
+	if src == ProcNull {
+		return w.completedRequest(c, ReqRecv, ProcNull, AnyTag)
+	}
+	r := &Request{w: w, Kind: ReqRecv, comm: c, ctx: ctx, buf: buf, src: src, tag: tag, onDone: onDone}
+	m := &w.match
+	m.mu.Lock()
+	q := m.queuesLocked(ctx)
+	u := q.findUnexpectedLocked(src, tag, true)
+	if u == nil {
+		q.appendPostedLocked(r)
+		m.mu.Unlock()
+		return r
+	}
+	m.mu.Unlock()
+	w.deliver(r, u.peer, &u.hdr, u.data)
+	w.flush()
+	return r
+}
+
+// Probe looks for a matching message without receiving it.
+func (w *World) Iprobe(c *Comm, ctx uint32, src, tag int) (Status, bool) {
+	if src == ProcNull {
+		return Status{Source: ProcNull, Tag: AnyTag}, true
+	}
+	w.progress()
+	m := &w.match
+	m.mu.Lock()
+	u := m.queuesLocked(ctx).findUnexpectedLocked(src, tag, false)
+	var st Status
+	if u != nil {
+		st = Status{Source: int(u.hdr.Source), Tag: int(u.hdr.Tag), Count: int64(u.hdr.Len)}
+	}
+	m.mu.Unlock()
+	return st, u != nil
+}
+
+// Probe blocks until a matching message is available.
+func (w *World) Probe(c *Comm, ctx uint32, src, tag int) Status {
+	var st Status
+	w.waitUntil(func() bool {
+		var ok bool
+		st, ok = w.Iprobe(c, ctx, src, tag)
+		return ok
+	})
+	return st
+}
+
+// handle is the Handler every device calls for an incoming frame.
+func (w *World) handle(peer int, h *Header, payload []byte) {
+	switch h.Kind {
+	case FrameEager, FrameRTS:
+		m := &w.match
+		m.mu.Lock()
+		q := m.queuesLocked(h.Context)
+		r := q.takePostedLocked(h)
+		if r == nil {
+			u := &unexpected{peer: peer, hdr: *h}
+			if h.Kind == FrameEager && len(payload) > 0 {
+				u.data = append([]byte(nil), payload...)
+			}
+			q.appendUnexpectedLocked(u)
+			m.mu.Unlock()
+			w.waker.Wake()
+			return
+		}
+		m.mu.Unlock()
+		w.deliver(r, peer, h, payload)
+	case FrameCTS:
+		r := w.lookup(h.SendID, true)
+		if r == nil {
+			w.logf("gmpi: CTS for unknown request %d from %d", h.SendID, peer)
+			return
+		}
+		w.queueData(r, h.RecvID)
+	case FrameData:
+		r := w.lookup(h.RecvID, false)
+		if r == nil {
+			w.logf("gmpi: data for unknown request %d from %d", h.RecvID, peer)
+			return
+		}
+		if off := h.Offset; off < uint64(len(r.buf)) {
+			copy(r.buf[off:], payload)
+		}
+		r.remaining -= uint64(len(payload))
+		if r.remaining == 0 {
+			w.lookup(h.RecvID, true)
+			w.complete(r)
+		}
+	case FrameSyncAck, FrameRMADone:
+		if r := w.lookup(h.SendID, true); r != nil {
+			w.complete(r)
+		} else {
+			w.logf("gmpi: ack for unknown request %d from %d", h.SendID, peer)
+		}
+	default:
+		w.logf("gmpi: dropping frame of unknown kind %d from %d", h.Kind, peer)
+	}
+}
+
+// deliver completes (or starts the rendezvous of) receive r with the
+// message whose envelope is h. It runs without locks.
+func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
+	r.Status.Source = int(h.Source)
+	r.Status.Tag = int(h.Tag)
+	n := h.Len
+	if n > uint64(len(r.buf)) {
+		n = uint64(len(r.buf))
+		r.Status.Error = ErrTruncate
+		r.Err = Errorf(ErrTruncate, "", "message of %d bytes from rank %d (tag %d) truncated to the %d-byte receive buffer",
+			h.Len, h.Source, h.Tag, len(r.buf))
+	}
+	r.Status.Count = int64(n)
+	if h.Kind == FrameEager {
+		copy(r.buf[:n], payload)
+		if h.Flags&FlagSync != 0 {
+			w.queue(outFrame{peer: peer, hdr: Header{Kind: FrameSyncAck, Context: h.Context, SendID: h.SendID}})
+		}
+		w.complete(r)
+		return
+	}
+	// Rendezvous.
+	if h.Flags&FlagRMA != 0 && h.Len > 0 {
+		if rr, ok := w.routes[peer].(RemoteReader); ok {
+			if n > 0 {
+				if err := rr.ReadRemote(peer, r.buf[:n], uintptr(h.Offset)); err != nil {
+					r.Err = Errorf(ErrOther, "", "reading %d bytes from rank %d: %v", n, peer, err)
+					r.Status.Error = ErrOther
+				}
+			}
+			w.queue(outFrame{peer: peer, hdr: Header{Kind: FrameRMADone, Context: h.Context, SendID: h.SendID}})
+			w.complete(r)
+			return
+		}
+	}
+	r.remaining = h.Len
+	id := w.register(r)
+	w.queue(outFrame{peer: peer, hdr: Header{Kind: FrameCTS, Context: h.Context, SendID: h.SendID, RecvID: id}})
+}
+
+// queueData queues the data frames of rendezvous send r after its CTS.
+func (w *World) queueData(r *Request, recvID uint64) {
+	max := w.maxPayload(r.peer)
+	buf := r.buf
+	for off := 0; off < len(buf); off += max {
+		end := min(off+max, len(buf))
+		f := outFrame{peer: r.peer, hdr: Header{Kind: FrameData, Context: r.ctx, RecvID: recvID, Offset: uint64(off)}, payload: buf[off:end]}
+		if end == len(buf) {
+			f.after = func() { w.complete(r) }
+		}
+		w.queue(f)
+	}
+}
+
+func (w *World) queue(f outFrame) {
+	w.outboxMu.Lock()
+	w.outbox = append(w.outbox, f)
+	w.outboxMu.Unlock()
+}
+
+// flush sends the queued control and data frames. Only one goroutine
+// flushes at a time; a flush that finds another one running returns (the
+// running one picks up what was queued).
+func (w *World) flush() int {
+	n := 0
+	for {
+		w.outboxMu.Lock()
+		if len(w.outbox) == 0 || !w.flushing.CompareAndSwap(false, true) {
+			w.outboxMu.Unlock()
+			return n
+		}
+		batch := w.outbox
+		w.outbox = nil
+		w.outboxMu.Unlock()
+		for i := range batch {
+			f := &batch[i]
+			if err := w.sendFrame(f.peer, &f.hdr, f.payload); err != nil {
+				w.logf("gmpi: sending protocol frame to %d: %v", f.peer, err)
+			}
+			if f.after != nil {
+				f.after()
+			}
+			n++
+		}
+		w.flushing.Store(false)
+	}
+}

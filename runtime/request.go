@@ -1,0 +1,154 @@
+package mpirt
+
+import (
+	"sync/atomic"
+)
+
+// Wildcards and special ranks, as the MPI ABI defines them.
+const (
+	AnySource = -2 // MPI_ANY_SOURCE
+	AnyTag    = -1 // MPI_ANY_TAG
+	ProcNull  = -1 // MPI_PROC_NULL
+	RootRank  = -3 // MPI_ROOT
+)
+
+// ReqKind says what a request does.
+type ReqKind uint8
+
+const (
+	ReqSend ReqKind = iota + 1
+	ReqRecv
+)
+
+// SendMode is the flavour of a send.
+type SendMode uint8
+
+const (
+	ModeStandard SendMode = iota
+	ModeSync
+	ModeReady
+	ModeBuffered
+)
+
+// Status is the runtime's view of MPI_Status.
+type Status struct {
+	Source    int
+	Tag       int
+	Error     int   // MPI error class of this request (0: success)
+	Count     int64 // bytes received
+	Cancelled bool
+}
+
+// Request is one point-to-point operation in flight.
+//
+// Lifecycle: created by Isend/Irecv → (matched, data moving) → done. Done
+// is set exactly once, after the data is in place and Status is final; a
+// waiter that sees Done() true may read Status and Err without locks.
+type Request struct {
+	w    *World
+	Kind ReqKind
+	done atomic.Bool
+
+	comm *Comm
+	ctx  uint32
+	src  int // match pattern: comm rank or AnySource (receives)
+	tag  int // match pattern: tag or AnyTag (receives)
+	buf  []byte
+
+	// Status and Err are final once Done() is true.
+	Status Status
+	Err    error
+
+	// protocol state
+	id        uint64 // key in World.pending while waiting for a reply
+	remaining uint64 // rendezvous bytes still expected
+	peer      int    // world rank of the partner (sends)
+	hdr       Header // envelope of a send
+
+	// onDone runs once, before Done() becomes true (unpacking into a
+	// non-contiguous user buffer, releasing a staging buffer).
+	onDone func(*Request)
+
+	// Handle is the user-visible MPI_Request, 0 when the request is internal.
+	Handle Handle
+	// Persistent requests are restarted by Start; Inactive marks a
+	// persistent request that completed or never started.
+	Persistent bool
+
+	next *Request // posted queue link
+}
+
+// Done reports whether the request completed.
+func (r *Request) Done() bool { return r.done.Load() }
+
+// Comm returns the communicator the request belongs to.
+func (r *Request) Comm() *Comm { return r.comm }
+
+// complete finishes r: runs onDone, publishes Done, wakes sleepers.
+func (w *World) complete(r *Request) {
+	if r.onDone != nil {
+		r.onDone(r)
+	}
+	r.done.Store(true)
+	w.waker.Wake()
+}
+
+// completedRequest returns a request that is already done (MPI_PROC_NULL).
+func (w *World) completedRequest(c *Comm, kind ReqKind, src, tag int) *Request {
+	r := &Request{w: w, Kind: kind, comm: c}
+	r.Status = Status{Source: src, Tag: tag}
+	r.done.Store(true)
+	return r
+}
+
+func (w *World) register(r *Request) uint64 {
+	r.id = w.nextID.Add(1)
+	w.pendingMu.Lock()
+	w.pending[r.id] = r
+	w.pendingMu.Unlock()
+	return r.id
+}
+
+func (w *World) lookup(id uint64, remove bool) *Request {
+	w.pendingMu.Lock()
+	r := w.pending[id]
+	if remove && r != nil {
+		delete(w.pending, id)
+	}
+	w.pendingMu.Unlock()
+	return r
+}
+
+// Wait blocks until r completes and returns its error.
+func (w *World) Wait(r *Request) error {
+	w.waitUntil(r.Done)
+	return r.Err
+}
+
+// WaitAll blocks until every request completes; it returns the first error.
+func (w *World) WaitAll(rs []*Request) error {
+	i := 0
+	w.waitUntil(func() bool {
+		for ; i < len(rs); i++ {
+			if rs[i] != nil && !rs[i].Done() {
+				return false
+			}
+		}
+		return true
+	})
+	for _, r := range rs {
+		if r != nil && r.Err != nil {
+			return r.Err
+		}
+	}
+	return nil
+}
+
+// Test makes progress once and reports whether r completed.
+func (w *World) Test(r *Request) bool {
+	if r.Done() {
+		return true
+	}
+	w.progress()
+	return r.Done()
+}

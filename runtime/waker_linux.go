@@ -1,0 +1,72 @@
+package mpirt
+
+import (
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// FutexWaker is a Waker built on two 32-bit words: an event count and a
+// count of sleepers. The words may live in shared memory (then another
+// process can Wake this one), so the futex operations are the shared, not
+// the private, variants.
+type FutexWaker struct {
+	epoch   *uint32
+	waiters *uint32
+}
+
+// NewFutexWaker returns a Waker on the given words, which must stay mapped
+// for the Waker's lifetime.
+func NewFutexWaker(epoch, waiters *uint32) *FutexWaker {
+	return &FutexWaker{epoch: epoch, waiters: waiters}
+}
+
+// NewLocalWaker returns a Waker on process-private words (singleton, or a
+// process without shared-memory peers).
+func NewLocalWaker() *FutexWaker {
+	w := new([2]uint32)
+	return NewFutexWaker(&w[0], &w[1])
+}
+
+func (w *FutexWaker) Epoch() uint32 { return atomic.LoadUint32(w.epoch) }
+
+func (w *FutexWaker) Sleep(epoch uint32, timeout time.Duration) {
+	atomic.AddUint32(w.waiters, 1)
+	if atomic.LoadUint32(w.epoch) == epoch {
+		FutexWait(w.epoch, epoch, timeout)
+	}
+	atomic.AddUint32(w.waiters, ^uint32(0))
+}
+
+func (w *FutexWaker) Wake() {
+	atomic.AddUint32(w.epoch, 1)
+	if atomic.LoadUint32(w.waiters) != 0 {
+		FutexWake(w.epoch)
+	}
+}
+
+// FutexWait sleeps while *addr == val, at most timeout (0: no limit).
+func FutexWait(addr *uint32, val uint32, timeout time.Duration) {
+	var ts *unix.Timespec
+	if timeout > 0 {
+		t := unix.NsecToTimespec(int64(timeout))
+		ts = &t
+	}
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWait,
+		uintptr(val), uintptr(unsafe.Pointer(ts)), 0, 0)
+}
+
+// FutexWake wakes every sleeper on addr.
+func FutexWake(addr *uint32) {
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWake,
+		uintptr(1<<30), 0, 0, 0)
+}
+
+// Futex operations (linux/futex.h); the shared variants, since the words
+// may be in memory mapped by several processes.
+const (
+	futexWait = 0
+	futexWake = 1
+)

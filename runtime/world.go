@@ -1,0 +1,232 @@
+package mpirt
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config is what the capi layer learned at MPI_Init and hands to NewWorld.
+type Config struct {
+	Rank     int    // this process's rank in MPI_COMM_WORLD
+	Size     int    // size of MPI_COMM_WORLD
+	Hostname string // the host the launch placed this rank on
+	AppNum   int    // MPI_APPNUM, -1 when unknown
+	Universe int    // MPI_UNIVERSE_SIZE, 0 when unknown
+	// EagerLimit is the largest message sent eagerly (bytes); larger
+	// messages use rendezvous. 0 selects the default.
+	EagerLimit int
+	// Abort terminates the whole job (PMI abort); it does not return.
+	Abort func(code int, msg string)
+	// Log receives diagnostics (may be nil).
+	Log func(format string, args ...any)
+}
+
+// DefaultEagerLimit is the eager/rendezvous threshold when Config and the
+// environment say nothing.
+const DefaultEagerLimit = 64 << 10
+
+// World is one MPI process's engine: its peers, devices, communicators,
+// matching engine and progress. It holds no global state; capi keeps the
+// single *World of the process, tests may build several in one process.
+type World struct {
+	cfg   Config
+	waker Waker
+
+	routes  []Device // routes[worldRank] carries frames to that peer
+	devices []Device // distinct devices, polled by progress
+
+	match matcher // posted and unexpected queues, under match.mu
+
+	// pending maps protocol request ids (rendezvous, synchronous sends) to
+	// requests waiting for a reply frame.
+	pendingMu sync.Mutex
+	pending   map[uint64]*Request
+	nextID    atomic.Uint64
+
+	// outbox holds control frames produced inside the Handler; they are
+	// sent from progress, never from the Handler itself.
+	outboxMu sync.Mutex
+	outbox   []outFrame
+	flushing atomic.Bool
+
+	comms     HandleTable[*Comm]
+	requests  HandleTable[*Request]
+	commWorld *Comm
+	commSelf  *Comm
+	coll      CollSelector
+
+	nextContext atomic.Uint32
+
+	finalized atomic.Bool
+}
+
+type outFrame struct {
+	peer    int
+	hdr     Header
+	payload []byte
+	// after, when set, runs once the frame was sent (rendezvous data).
+	after func()
+}
+
+// Route says which device carries traffic to one peer.
+type Route struct {
+	Peer   int
+	Device Device
+}
+
+// NewWorld builds the engine. routes gives a device for every world rank
+// except this process's own (self traffic never touches a device); waker
+// is the process doorbell every device rings.
+func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*World, error) {
+	if cfg.Size <= 0 || cfg.Rank < 0 || cfg.Rank >= cfg.Size {
+		return nil, fmt.Errorf("gmpi: bad world rank %d of size %d", cfg.Rank, cfg.Size)
+	}
+	if cfg.EagerLimit <= 0 {
+		cfg.EagerLimit = envInt("GMPI_EAGER_LIMIT", DefaultEagerLimit)
+	}
+	if waker == nil {
+		waker = NewLocalWaker()
+	}
+	w := &World{cfg: cfg, waker: waker, coll: coll, pending: make(map[uint64]*Request)}
+	w.comms.Init(ObjComm)
+	w.requests.Init(ObjRequest)
+	w.match.init()
+	w.routes = make([]Device, cfg.Size)
+	seen := map[Device]bool{}
+	for _, r := range routes {
+		if r.Peer < 0 || r.Peer >= cfg.Size || r.Peer == cfg.Rank {
+			return nil, fmt.Errorf("gmpi: route to bad peer %d", r.Peer)
+		}
+		w.routes[r.Peer] = r.Device
+		if !seen[r.Device] {
+			seen[r.Device] = true
+			w.devices = append(w.devices, r.Device)
+		}
+	}
+	for p, d := range w.routes {
+		if d == nil && p != cfg.Rank {
+			return nil, fmt.Errorf("gmpi: no device reaches rank %d", p)
+		}
+	}
+	for _, d := range w.devices {
+		if err := d.Start(w.handle); err != nil {
+			return nil, fmt.Errorf("gmpi: starting device %s: %w", d.Name(), err)
+		}
+	}
+	all := make([]int, cfg.Size)
+	for i := range all {
+		all[i] = i
+	}
+	var err error
+	// Context ids 0/1 belong to MPI_COMM_WORLD, 2/3 to MPI_COMM_SELF.
+	if w.commWorld, err = w.newComm(HandleCommWorld, all, 0, "MPI_COMM_WORLD"); err != nil {
+		return nil, err
+	}
+	if w.commSelf, err = w.newComm(HandleCommSelf, []int{cfg.Rank}, 2, "MPI_COMM_SELF"); err != nil {
+		return nil, err
+	}
+	w.nextContext.Store(4)
+	return w, nil
+}
+
+// Rank is this process's rank in MPI_COMM_WORLD.
+func (w *World) Rank() int { return w.cfg.Rank }
+
+// Size is the size of MPI_COMM_WORLD.
+func (w *World) Size() int { return w.cfg.Size }
+
+// Config returns the configuration the world was built with.
+func (w *World) Config() Config { return w.cfg }
+
+// CommWorld returns MPI_COMM_WORLD.
+func (w *World) CommWorld() *Comm { return w.commWorld }
+
+// CommSelf returns MPI_COMM_SELF.
+func (w *World) CommSelf() *Comm { return w.commSelf }
+
+// Abort terminates the job with code; msg says why.
+func (w *World) Abort(code int, msg string) {
+	if w.cfg.Abort != nil {
+		w.cfg.Abort(code, msg)
+	}
+	fmt.Fprintln(os.Stderr, msg)
+	os.Exit(code)
+}
+
+// Close releases the devices. The caller has made sure no traffic is in
+// flight (MPI_Finalize runs a barrier first).
+func (w *World) Close() error {
+	if !w.finalized.CompareAndSwap(false, true) {
+		return nil
+	}
+	var first error
+	for _, d := range w.devices {
+		if err := d.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func (w *World) logf(format string, args ...any) {
+	if w.cfg.Log != nil {
+		w.cfg.Log(format, args...)
+	}
+}
+
+// progress polls every device once and sends queued control frames.
+// It returns how many events it handled.
+func (w *World) progress() int {
+	n := 0
+	for _, d := range w.devices {
+		n += d.Poll()
+	}
+	return n + w.flush()
+}
+
+// Progress makes one pass of progress (MPI_Iprobe/MPI_Test use it).
+func (w *World) Progress() int { return w.progress() }
+
+// spinFor is how long a waiter polls before it sleeps on the doorbell.
+var spinFor = time.Duration(envInt("GMPI_SPIN_NS", 50000))
+
+// waitUntil makes progress until done() is true, spinning briefly then
+// sleeping on the doorbell.
+func (w *World) waitUntil(done func() bool) {
+	if done() {
+		return
+	}
+	var start time.Time
+	for i := 0; ; i++ {
+		if w.progress() > 0 {
+			i = 0
+			if done() {
+				return
+			}
+			continue
+		}
+		if done() {
+			return
+		}
+		if i < 128 {
+			continue
+		}
+		if i == 128 {
+			start = time.Now()
+		}
+		if i&15 != 0 || time.Since(start) < spinFor {
+			osyield()
+			continue
+		}
+		e := w.waker.Epoch()
+		if w.progress() > 0 || done() {
+			i = 0
+			continue
+		}
+		w.waker.Sleep(e, 100*time.Millisecond)
+		i = 0
+	}
+}

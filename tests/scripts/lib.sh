@@ -1,0 +1,48 @@
+# lib.sh: helpers for the script tests. Source it after setting BUILD.
+
+# fail prints a message and exits 1.
+fail() {
+    echo "FAIL: $*"
+    exit 1
+}
+
+# skip exits with ctest's skip code.
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+# need_build checks that the build has what the tests run.
+need_build() {
+    [ -x "$BUILD/bin/mpirun" ] || fail "$BUILD/bin/mpirun is missing (build first)"
+    [ -e "$BUILD/lib/libmpi.so" ] || fail "$BUILD/lib/libmpi.so is missing (build first)"
+}
+
+# now prints the time in seconds with a fraction.
+now() {
+    date +%s.%N
+}
+
+# elapsed T0 prints the seconds since T0, to one decimal.
+elapsed() {
+    awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# wait_exit PID SECONDS waits up to SECONDS for a process to end;
+# returns 1 if it is still running then.
+wait_exit() {
+    local pid=$1 limit=$2 t0
+    t0=$(now)
+    while kill -0 "$pid" 2>/dev/null; do
+        if awk -v a="$t0" -v b="$(now)" -v l="$limit" 'BEGIN { exit !(b - a > l) }'; then
+            return 1
+        fi
+        sleep 0.05
+    done
+    return 0
+}
+
+# shm_entries lists the gmpi segments in /dev/shm.
+shm_entries() {
+    ls -1 /dev/shm 2>/dev/null | grep '^gmpi-' | sort
+}
