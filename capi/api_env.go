@@ -51,6 +51,12 @@ func initialize(fn string, level int32, provided *int32) int32 {
 		msg := fmt.Sprintf("gmpi: %sfatal error in %s: %v", rank, fn, err)
 		abortJob(1, msg)
 	}
+	// Every rank learns every rank's host (MPI_Comm_split_type and the
+	// MPICHX topology attributes need them locally); collective over the
+	// world, like MPI_Init itself.
+	if err := world.ExchangeHosts(); err != nil {
+		abortJob(1, fmt.Sprintf("gmpi: rank %d: fatal error in %s: exchanging host names: %v", world.Rank(), fn, err))
+	}
 	// MPI_THREAD_MULTIPLE is always provided: every entry point is safe for
 	// concurrent use.
 	threadLevel = threadMultiple
@@ -217,75 +223,6 @@ func MPI_Error_class(errorcode int32, errorclass *int32) int32 {
 		return failf("MPI_Error_class", nil, mpirt.ErrArg, "invalid argument errorcode: %d is not an error code", errorcode)
 	}
 	*errorclass = int32(cl)
-	return 0
-}
-
-func MPI_Comm_set_errhandler(commH int32, errhandler int32) int32 {
-	c, rc := comm("MPI_Comm_set_errhandler", commH)
-	if rc != 0 {
-		return rc
-	}
-	switch h := mpirt.Handle(errhandler); h {
-	case mpirt.HandleErrorsAreFatal, mpirt.HandleErrorsReturn, mpirt.HandleErrorsAbort:
-		c.SetErrhandler(h)
-		return 0
-	case mpirt.HandleErrhandlerNull:
-		return failf("MPI_Comm_set_errhandler", c, mpirt.ErrArg, "invalid error handler argument errhandler: MPI_ERRHANDLER_NULL")
-	default:
-		return failf("MPI_Comm_set_errhandler", c, mpirt.ErrArg, "invalid error handler argument errhandler: 0x%08x is not an error handler", uint32(errhandler))
-	}
-}
-
-func MPI_Comm_get_errhandler(commH int32, errhandler *int32) int32 {
-	c, rc := comm("MPI_Comm_get_errhandler", commH)
-	if rc != 0 {
-		return rc
-	}
-	if errhandler == nil {
-		return failf("MPI_Comm_get_errhandler", c, mpirt.ErrArg, "invalid argument errhandler: NULL pointer")
-	}
-	*errhandler = int32(c.Errhandler())
-	return 0
-}
-
-func MPI_Errhandler_free(errhandler *int32) int32 {
-	if !active("MPI_Errhandler_free") {
-		return int32(mpirt.ErrOther)
-	}
-	if errhandler == nil {
-		return badPointer("MPI_Errhandler_free", "errhandler")
-	}
-	switch mpirt.Handle(*errhandler) {
-	case mpirt.HandleErrorsAreFatal, mpirt.HandleErrorsReturn, mpirt.HandleErrorsAbort:
-		// Predefined handlers are not freed; the handle the user held is
-		// set to null as the standard requires.
-		*errhandler = int32(mpirt.HandleErrhandlerNull)
-		return 0
-	}
-	return failf("MPI_Errhandler_free", nil, mpirt.ErrArg, "invalid error handler argument errhandler: 0x%08x", uint32(*errhandler))
-}
-
-func MPI_Comm_get_name(commH int32, name *byte, resultlen *int32) int32 {
-	c, rc := comm("MPI_Comm_get_name", commH)
-	if rc != 0 {
-		return rc
-	}
-	if name == nil || resultlen == nil {
-		return failf("MPI_Comm_get_name", c, mpirt.ErrArg, "invalid argument comm_name: NULL pointer")
-	}
-	*resultlen = cString(name, maxObjectName, c.Name())
-	return 0
-}
-
-func MPI_Comm_set_name(commH int32, name *byte) int32 {
-	c, rc := comm("MPI_Comm_set_name", commH)
-	if rc != 0 {
-		return rc
-	}
-	if name == nil {
-		return failf("MPI_Comm_set_name", c, mpirt.ErrArg, "invalid argument comm_name: NULL pointer")
-	}
-	c.SetName(goString(name, maxObjectName))
 	return 0
 }
 

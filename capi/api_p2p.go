@@ -302,3 +302,33 @@ func asError(fn string, err error) *mpirt.Error {
 	}
 	return mpirt.Errorf(mpirt.ErrOther, fn, "%v", err)
 }
+
+func MPI_Sendrecv(sendbuf unsafe.Pointer, sendcount, sendtype, dest, sendtag int32,
+	recvbuf unsafe.Pointer, recvcount, recvtype, source, recvtag, commH int32, status *Status) int32 {
+	const fn = "MPI_Sendrecv"
+	c, sdt, rc := p2pArgs(fn, sendbuf, sendcount, sendtype, dest, sendtag, commH, false)
+	if rc != 0 {
+		return rc
+	}
+	_, rdt, rc := p2pArgs(fn, recvbuf, recvcount, recvtype, source, recvtag, commH, true)
+	if rc != 0 {
+		return rc
+	}
+	rr, err := c.IrecvTyped(recvbuf, int(recvcount), rdt, int(source), int(recvtag))
+	if err != nil {
+		return fail(fn, c, err)
+	}
+	sr, err := c.IsendTyped(sendbuf, int(sendcount), sdt, int(dest), int(sendtag), mpirt.ModeStandard)
+	if err != nil {
+		world.Wait(rr)
+		return fail(fn, c, err)
+	}
+	serr := world.Wait(sr)
+	rerr := world.Wait(rr)
+	code := fail(fn, c, rerr)
+	if code == 0 {
+		code = fail(fn, c, serr)
+	}
+	setStatus(status, &rr.Status, code)
+	return code
+}

@@ -62,9 +62,21 @@ func commOrNil(c *mpirt.Comm) *mpirt.Comm {
 // raise invokes c's error handler on e and returns the error code.
 func raise(c *mpirt.Comm, e *mpirt.Error) int32 {
 	code := int32(mpirt.RegisterErrorCode(e))
+	return invokeHandler(c, code, e.Error(), int(e.Class))
+}
+
+// invokeHandler applies c's error handler to code (msg describes it):
+// MPI_ERRORS_RETURN returns, a user handler is called with (&comm, &code)
+// and then the code is returned, MPI_ERRORS_ARE_FATAL and MPI_ERRORS_ABORT
+// end the job.
+func invokeHandler(c *mpirt.Comm, code int32, msg string, class int) int32 {
 	h := mpirt.HandleErrorsAreFatal
 	if c != nil {
 		h = c.Errhandler()
+		if eh := c.UserErrhandler(); eh != nil {
+			callCommErrhandler(eh.Fn, c.Handle(), code)
+			return code
+		}
 	}
 	switch h {
 	case mpirt.HandleErrorsReturn:
@@ -74,12 +86,19 @@ func raise(c *mpirt.Comm, e *mpirt.Error) int32 {
 		if world != nil {
 			rank = world.Rank()
 		}
-		msg := fmt.Sprintf("gmpi: rank %d: fatal error: %s", rank, e.Error())
-		if world == nil {
-			fmt.Fprintln(os.Stderr, msg)
-			os.Exit(int(e.Class) + 1)
+		how := "fatal error"
+		if h == mpirt.HandleErrorsAbort {
+			how = "error (MPI_ERRORS_ABORT)"
 		}
-		world.Abort(int(e.Class)+1, msg)
+		if c != nil && c.Name() != "" {
+			how += " on " + c.Name()
+		}
+		text := fmt.Sprintf("gmpi: rank %d: %s: %s", rank, how, msg)
+		if world == nil {
+			fmt.Fprintln(os.Stderr, text)
+			os.Exit(class + 1)
+		}
+		world.Abort(class+1, text)
 		return code
 	}
 }

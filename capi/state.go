@@ -52,7 +52,9 @@ func initWorld() error {
 		cfg.Hostname, _ = os.Hostname()
 	}
 	if os.Getenv("GMPI_DEBUG") != "" {
-		cfg.Log = func(f string, a ...any) { fmt.Fprintf(os.Stderr, "gmpi[%d]: "+f+"\n", append([]any{cfg.Rank}, a...)...) }
+		cfg.Log = func(f string, a ...any) {
+			fmt.Fprintf(os.Stderr, "gmpi[%d]: "+f+"\n", append([]any{cfg.Rank}, a...)...)
+		}
 	}
 	cfg.Abort = abortJob
 	var routes []mpirt.Route
@@ -81,8 +83,15 @@ func initWorld() error {
 		}
 		shmDevice = d
 		waker = d.Waker()
+		// Offer single-copy rendezvous only when process_vm_readv works
+		// here (Yama, seccomp may forbid it): the runtime looks for the
+		// RemoteReader ability by type.
+		var dev mpirt.Device = d
+		if !d.CanReadRemote() {
+			dev = copyOnly{d}
+		}
 		for _, p := range peers {
-			routes = append(routes, mpirt.Route{Peer: p, Device: d})
+			routes = append(routes, mpirt.Route{Peer: p, Device: dev})
 		}
 	}
 	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}))
@@ -160,3 +169,6 @@ func abortJob(code int, msg string) {
 	}
 	os.Exit(code)
 }
+
+// copyOnly hides a device's RemoteReader ability.
+type copyOnly struct{ mpirt.Device }

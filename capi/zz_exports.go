@@ -11,6 +11,106 @@ import (
 	"unsafe"
 )
 
+//export gmpi_Attr_delete
+func gmpi_Attr_delete(comm int32, keyval int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Attr_delete", r)
+		}
+	}()
+	return MPI_Attr_delete(comm, keyval)
+}
+
+//export gmpi_Attr_get
+func gmpi_Attr_get(comm int32, keyval int32, attribute_val unsafe.Pointer, flag unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Attr_get", r)
+		}
+	}()
+	return MPI_Attr_get(comm, keyval, attribute_val, (*int32)(flag))
+}
+
+//export gmpi_Attr_put
+func gmpi_Attr_put(comm int32, keyval int32, attribute_val unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Attr_put", r)
+		}
+	}()
+	return MPI_Attr_put(comm, keyval, attribute_val)
+}
+
+//export gmpi_Comm_create_keyval
+func gmpi_Comm_create_keyval(comm_copy_attr_fn unsafe.Pointer, comm_delete_attr_fn unsafe.Pointer, comm_keyval unsafe.Pointer, extra_state unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_create_keyval", r)
+		}
+	}()
+	return MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, (*int32)(comm_keyval), extra_state)
+}
+
+//export gmpi_Comm_delete_attr
+func gmpi_Comm_delete_attr(comm int32, comm_keyval int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_delete_attr", r)
+		}
+	}()
+	return MPI_Comm_delete_attr(comm, comm_keyval)
+}
+
+//export gmpi_Comm_free_keyval
+func gmpi_Comm_free_keyval(comm_keyval unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_free_keyval", r)
+		}
+	}()
+	return MPI_Comm_free_keyval((*int32)(comm_keyval))
+}
+
+//export gmpi_Comm_get_attr
+func gmpi_Comm_get_attr(comm int32, comm_keyval int32, attribute_val unsafe.Pointer, flag unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_get_attr", r)
+		}
+	}()
+	return MPI_Comm_get_attr(comm, comm_keyval, attribute_val, (*int32)(flag))
+}
+
+//export gmpi_Comm_set_attr
+func gmpi_Comm_set_attr(comm int32, comm_keyval int32, attribute_val unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_set_attr", r)
+		}
+	}()
+	return MPI_Comm_set_attr(comm, comm_keyval, attribute_val)
+}
+
+//export gmpi_Keyval_create
+func gmpi_Keyval_create(copy_fn unsafe.Pointer, delete_fn unsafe.Pointer, keyval unsafe.Pointer, extra_state unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Keyval_create", r)
+		}
+	}()
+	return MPI_Keyval_create(copy_fn, delete_fn, (*int32)(keyval), extra_state)
+}
+
+//export gmpi_Keyval_free
+func gmpi_Keyval_free(keyval unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Keyval_free", r)
+		}
+	}()
+	return MPI_Keyval_free((*int32)(keyval))
+}
+
 //export gmpi_Allreduce
 func gmpi_Allreduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype int32, op int32, comm int32) (rc int32) {
 	defer func() {
@@ -51,6 +151,86 @@ func gmpi_Reduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, da
 	return MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm)
 }
 
+//export gmpi_Reduce_local
+func gmpi_Reduce_local(inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count int32, datatype int32, op int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Reduce_local", r)
+		}
+	}()
+	return MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op)
+}
+
+//export gmpi_Comm_compare
+func gmpi_Comm_compare(comm1 int32, comm2 int32, result unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_compare", r)
+		}
+	}()
+	return MPI_Comm_compare(comm1, comm2, (*int32)(result))
+}
+
+//export gmpi_Comm_create
+func gmpi_Comm_create(comm int32, group int32, newcomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_create", r)
+		}
+	}()
+	return MPI_Comm_create(comm, group, (*int32)(newcomm))
+}
+
+//export gmpi_Comm_create_group
+func gmpi_Comm_create_group(comm int32, group int32, tag int32, newcomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_create_group", r)
+		}
+	}()
+	return MPI_Comm_create_group(comm, group, tag, (*int32)(newcomm))
+}
+
+//export gmpi_Comm_dup
+func gmpi_Comm_dup(comm int32, newcomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_dup", r)
+		}
+	}()
+	return MPI_Comm_dup(comm, (*int32)(newcomm))
+}
+
+//export gmpi_Comm_dup_with_info
+func gmpi_Comm_dup_with_info(comm int32, info int32, newcomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_dup_with_info", r)
+		}
+	}()
+	return MPI_Comm_dup_with_info(comm, info, (*int32)(newcomm))
+}
+
+//export gmpi_Comm_free
+func gmpi_Comm_free(comm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_free", r)
+		}
+	}()
+	return MPI_Comm_free((*int32)(comm))
+}
+
+//export gmpi_Comm_get_info
+func gmpi_Comm_get_info(comm int32, info_used unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_get_info", r)
+		}
+	}()
+	return MPI_Comm_get_info(comm, (*int32)(info_used))
+}
+
 //export gmpi_Comm_get_name
 func gmpi_Comm_get_name(comm int32, comm_name unsafe.Pointer, resultlen unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -61,6 +241,36 @@ func gmpi_Comm_get_name(comm int32, comm_name unsafe.Pointer, resultlen unsafe.P
 	return MPI_Comm_get_name(comm, (*byte)(comm_name), (*int32)(resultlen))
 }
 
+//export gmpi_Comm_group
+func gmpi_Comm_group(comm int32, group unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_group", r)
+		}
+	}()
+	return MPI_Comm_group(comm, (*int32)(group))
+}
+
+//export gmpi_Comm_idup
+func gmpi_Comm_idup(comm int32, newcomm unsafe.Pointer, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_idup", r)
+		}
+	}()
+	return MPI_Comm_idup(comm, (*int32)(newcomm), (*int32)(request))
+}
+
+//export gmpi_Comm_idup_with_info
+func gmpi_Comm_idup_with_info(comm int32, info int32, newcomm unsafe.Pointer, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_idup_with_info", r)
+		}
+	}()
+	return MPI_Comm_idup_with_info(comm, info, (*int32)(newcomm), (*int32)(request))
+}
+
 //export gmpi_Comm_rank
 func gmpi_Comm_rank(comm int32, rank unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -69,6 +279,16 @@ func gmpi_Comm_rank(comm int32, rank unsafe.Pointer) (rc int32) {
 		}
 	}()
 	return MPI_Comm_rank(comm, (*int32)(rank))
+}
+
+//export gmpi_Comm_set_info
+func gmpi_Comm_set_info(comm int32, info int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_set_info", r)
+		}
+	}()
+	return MPI_Comm_set_info(comm, info)
 }
 
 //export gmpi_Comm_set_name
@@ -91,6 +311,46 @@ func gmpi_Comm_size(comm int32, size unsafe.Pointer) (rc int32) {
 	return MPI_Comm_size(comm, (*int32)(size))
 }
 
+//export gmpi_Comm_split
+func gmpi_Comm_split(comm int32, color int32, key int32, newcomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_split", r)
+		}
+	}()
+	return MPI_Comm_split(comm, color, key, (*int32)(newcomm))
+}
+
+//export gmpi_Comm_split_type
+func gmpi_Comm_split_type(comm int32, split_type int32, key int32, info int32, newcomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_split_type", r)
+		}
+	}()
+	return MPI_Comm_split_type(comm, split_type, key, info, (*int32)(newcomm))
+}
+
+//export gmpi_Comm_test_inter
+func gmpi_Comm_test_inter(comm int32, flag unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_test_inter", r)
+		}
+	}()
+	return MPI_Comm_test_inter(comm, (*int32)(flag))
+}
+
+//export gmpi_Get_address
+func gmpi_Get_address(location unsafe.Pointer, address unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Get_address", r)
+		}
+	}()
+	return MPI_Get_address(location, (*int64)(address))
+}
+
 //export gmpi_Get_count
 func gmpi_Get_count(status unsafe.Pointer, datatype int32, count unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -99,6 +359,456 @@ func gmpi_Get_count(status unsafe.Pointer, datatype int32, count unsafe.Pointer)
 		}
 	}()
 	return MPI_Get_count((*Status)(status), datatype, (*int32)(count))
+}
+
+//export gmpi_Get_elements
+func gmpi_Get_elements(status unsafe.Pointer, datatype int32, count unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Get_elements", r)
+		}
+	}()
+	return MPI_Get_elements((*Status)(status), datatype, (*int32)(count))
+}
+
+//export gmpi_Get_elements_x
+func gmpi_Get_elements_x(status unsafe.Pointer, datatype int32, count unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Get_elements_x", r)
+		}
+	}()
+	return MPI_Get_elements_x((*Status)(status), datatype, (*int64)(count))
+}
+
+//export gmpi_Pack
+func gmpi_Pack(inbuf unsafe.Pointer, incount int32, datatype int32, outbuf unsafe.Pointer, outsize int32, position unsafe.Pointer, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Pack", r)
+		}
+	}()
+	return MPI_Pack(inbuf, incount, datatype, outbuf, outsize, (*int32)(position), comm)
+}
+
+//export gmpi_Pack_external
+func gmpi_Pack_external(datarep unsafe.Pointer, inbuf unsafe.Pointer, incount int32, datatype int32, outbuf unsafe.Pointer, outsize int64, position unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Pack_external", r)
+		}
+	}()
+	return MPI_Pack_external((*byte)(datarep), inbuf, incount, datatype, outbuf, outsize, (*int64)(position))
+}
+
+//export gmpi_Pack_external_size
+func gmpi_Pack_external_size(datarep unsafe.Pointer, incount int32, datatype int32, size unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Pack_external_size", r)
+		}
+	}()
+	return MPI_Pack_external_size((*byte)(datarep), incount, datatype, (*int64)(size))
+}
+
+//export gmpi_Pack_size
+func gmpi_Pack_size(incount int32, datatype int32, comm int32, size unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Pack_size", r)
+		}
+	}()
+	return MPI_Pack_size(incount, datatype, comm, (*int32)(size))
+}
+
+//export gmpi_Type_commit
+func gmpi_Type_commit(datatype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_commit", r)
+		}
+	}()
+	return MPI_Type_commit((*int32)(datatype))
+}
+
+//export gmpi_Type_contiguous
+func gmpi_Type_contiguous(count int32, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_contiguous", r)
+		}
+	}()
+	return MPI_Type_contiguous(count, oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_darray
+func gmpi_Type_create_darray(size int32, rank int32, ndims int32, array_of_gsizes unsafe.Pointer, array_of_distribs unsafe.Pointer, array_of_dargs unsafe.Pointer, array_of_psizes unsafe.Pointer, order int32, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_darray", r)
+		}
+	}()
+	return MPI_Type_create_darray(size, rank, ndims, (*int32)(array_of_gsizes), (*int32)(array_of_distribs), (*int32)(array_of_dargs), (*int32)(array_of_psizes), order, oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_hindexed
+func gmpi_Type_create_hindexed(count int32, array_of_blocklengths unsafe.Pointer, array_of_displacements unsafe.Pointer, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_hindexed", r)
+		}
+	}()
+	return MPI_Type_create_hindexed(count, (*int32)(array_of_blocklengths), (*int64)(array_of_displacements), oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_hindexed_block
+func gmpi_Type_create_hindexed_block(count int32, blocklength int32, array_of_displacements unsafe.Pointer, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_hindexed_block", r)
+		}
+	}()
+	return MPI_Type_create_hindexed_block(count, blocklength, (*int64)(array_of_displacements), oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_hvector
+func gmpi_Type_create_hvector(count int32, blocklength int32, stride int64, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_hvector", r)
+		}
+	}()
+	return MPI_Type_create_hvector(count, blocklength, stride, oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_indexed_block
+func gmpi_Type_create_indexed_block(count int32, blocklength int32, array_of_displacements unsafe.Pointer, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_indexed_block", r)
+		}
+	}()
+	return MPI_Type_create_indexed_block(count, blocklength, (*int32)(array_of_displacements), oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_resized
+func gmpi_Type_create_resized(oldtype int32, lb int64, extent int64, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_resized", r)
+		}
+	}()
+	return MPI_Type_create_resized(oldtype, lb, extent, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_struct
+func gmpi_Type_create_struct(count int32, array_of_blocklengths unsafe.Pointer, array_of_displacements unsafe.Pointer, array_of_types unsafe.Pointer, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_struct", r)
+		}
+	}()
+	return MPI_Type_create_struct(count, (*int32)(array_of_blocklengths), (*int64)(array_of_displacements), (*int32)(array_of_types), (*int32)(newtype))
+}
+
+//export gmpi_Type_create_subarray
+func gmpi_Type_create_subarray(ndims int32, array_of_sizes unsafe.Pointer, array_of_subsizes unsafe.Pointer, array_of_starts unsafe.Pointer, order int32, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_subarray", r)
+		}
+	}()
+	return MPI_Type_create_subarray(ndims, (*int32)(array_of_sizes), (*int32)(array_of_subsizes), (*int32)(array_of_starts), order, oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_dup
+func gmpi_Type_dup(oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_dup", r)
+		}
+	}()
+	return MPI_Type_dup(oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_free
+func gmpi_Type_free(datatype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_free", r)
+		}
+	}()
+	return MPI_Type_free((*int32)(datatype))
+}
+
+//export gmpi_Type_get_contents
+func gmpi_Type_get_contents(datatype int32, max_integers int32, max_addresses int32, max_datatypes int32, array_of_integers unsafe.Pointer, array_of_addresses unsafe.Pointer, array_of_datatypes unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_get_contents", r)
+		}
+	}()
+	return MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, (*int32)(array_of_integers), (*int64)(array_of_addresses), (*int32)(array_of_datatypes))
+}
+
+//export gmpi_Type_get_envelope
+func gmpi_Type_get_envelope(datatype int32, num_integers unsafe.Pointer, num_addresses unsafe.Pointer, num_datatypes unsafe.Pointer, combiner unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_get_envelope", r)
+		}
+	}()
+	return MPI_Type_get_envelope(datatype, (*int32)(num_integers), (*int32)(num_addresses), (*int32)(num_datatypes), (*int32)(combiner))
+}
+
+//export gmpi_Type_get_extent
+func gmpi_Type_get_extent(datatype int32, lb unsafe.Pointer, extent unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_get_extent", r)
+		}
+	}()
+	return MPI_Type_get_extent(datatype, (*int64)(lb), (*int64)(extent))
+}
+
+//export gmpi_Type_get_extent_x
+func gmpi_Type_get_extent_x(datatype int32, lb unsafe.Pointer, extent unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_get_extent_x", r)
+		}
+	}()
+	return MPI_Type_get_extent_x(datatype, (*int64)(lb), (*int64)(extent))
+}
+
+//export gmpi_Type_get_name
+func gmpi_Type_get_name(datatype int32, type_name unsafe.Pointer, resultlen unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_get_name", r)
+		}
+	}()
+	return MPI_Type_get_name(datatype, (*byte)(type_name), (*int32)(resultlen))
+}
+
+//export gmpi_Type_get_true_extent
+func gmpi_Type_get_true_extent(datatype int32, true_lb unsafe.Pointer, true_extent unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_get_true_extent", r)
+		}
+	}()
+	return MPI_Type_get_true_extent(datatype, (*int64)(true_lb), (*int64)(true_extent))
+}
+
+//export gmpi_Type_get_true_extent_x
+func gmpi_Type_get_true_extent_x(datatype int32, true_lb unsafe.Pointer, true_extent unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_get_true_extent_x", r)
+		}
+	}()
+	return MPI_Type_get_true_extent_x(datatype, (*int64)(true_lb), (*int64)(true_extent))
+}
+
+//export gmpi_Type_indexed
+func gmpi_Type_indexed(count int32, array_of_blocklengths unsafe.Pointer, array_of_displacements unsafe.Pointer, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_indexed", r)
+		}
+	}()
+	return MPI_Type_indexed(count, (*int32)(array_of_blocklengths), (*int32)(array_of_displacements), oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_match_size
+func gmpi_Type_match_size(typeclass int32, size int32, datatype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_match_size", r)
+		}
+	}()
+	return MPI_Type_match_size(typeclass, size, (*int32)(datatype))
+}
+
+//export gmpi_Type_set_name
+func gmpi_Type_set_name(datatype int32, type_name unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_set_name", r)
+		}
+	}()
+	return MPI_Type_set_name(datatype, (*byte)(type_name))
+}
+
+//export gmpi_Type_size
+func gmpi_Type_size(datatype int32, size unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_size", r)
+		}
+	}()
+	return MPI_Type_size(datatype, (*int32)(size))
+}
+
+//export gmpi_Type_size_x
+func gmpi_Type_size_x(datatype int32, size unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_size_x", r)
+		}
+	}()
+	return MPI_Type_size_x(datatype, (*int64)(size))
+}
+
+//export gmpi_Type_vector
+func gmpi_Type_vector(count int32, blocklength int32, stride int32, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_vector", r)
+		}
+	}()
+	return MPI_Type_vector(count, blocklength, stride, oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Unpack
+func gmpi_Unpack(inbuf unsafe.Pointer, insize int32, position unsafe.Pointer, outbuf unsafe.Pointer, outcount int32, datatype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Unpack", r)
+		}
+	}()
+	return MPI_Unpack(inbuf, insize, (*int32)(position), outbuf, outcount, datatype, comm)
+}
+
+//export gmpi_Unpack_external
+func gmpi_Unpack_external(datarep unsafe.Pointer, inbuf unsafe.Pointer, insize int64, position unsafe.Pointer, outbuf unsafe.Pointer, outcount int32, datatype int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Unpack_external", r)
+		}
+	}()
+	return MPI_Unpack_external((*byte)(datarep), inbuf, insize, (*int64)(position), outbuf, outcount, datatype)
+}
+
+//export gmpi_Address
+func gmpi_Address(location unsafe.Pointer, address unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Address", r)
+		}
+	}()
+	return MPI_Address(location, (*int64)(address))
+}
+
+//export gmpi_Type_extent
+func gmpi_Type_extent(datatype int32, extent unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_extent", r)
+		}
+	}()
+	return MPI_Type_extent(datatype, (*int64)(extent))
+}
+
+//export gmpi_Type_lb
+func gmpi_Type_lb(datatype int32, displacement unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_lb", r)
+		}
+	}()
+	return MPI_Type_lb(datatype, (*int64)(displacement))
+}
+
+//export gmpi_Type_ub
+func gmpi_Type_ub(datatype int32, displacement unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_ub", r)
+		}
+	}()
+	return MPI_Type_ub(datatype, (*int64)(displacement))
+}
+
+//export gmpi_Type_hindexed
+func gmpi_Type_hindexed(count int32, array_of_blocklengths unsafe.Pointer, array_of_displacements unsafe.Pointer, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_hindexed", r)
+		}
+	}()
+	return MPI_Type_hindexed(count, (*int32)(array_of_blocklengths), (*int64)(array_of_displacements), oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_hvector
+func gmpi_Type_hvector(count int32, blocklength int32, stride int64, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_hvector", r)
+		}
+	}()
+	return MPI_Type_hvector(count, blocklength, stride, oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_struct
+func gmpi_Type_struct(count int32, array_of_blocklengths unsafe.Pointer, array_of_displacements unsafe.Pointer, array_of_types unsafe.Pointer, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_struct", r)
+		}
+	}()
+	return MPI_Type_struct(count, (*int32)(array_of_blocklengths), (*int64)(array_of_displacements), (*int32)(array_of_types), (*int32)(newtype))
+}
+
+//export gmpi_Add_error_class
+func gmpi_Add_error_class(errorclass unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Add_error_class", r)
+		}
+	}()
+	return MPI_Add_error_class((*int32)(errorclass))
+}
+
+//export gmpi_Add_error_code
+func gmpi_Add_error_code(errorclass int32, errorcode unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Add_error_code", r)
+		}
+	}()
+	return MPI_Add_error_code(errorclass, (*int32)(errorcode))
+}
+
+//export gmpi_Add_error_string
+func gmpi_Add_error_string(errorcode int32, string_ unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Add_error_string", r)
+		}
+	}()
+	return MPI_Add_error_string(errorcode, (*byte)(string_))
+}
+
+//export gmpi_Comm_call_errhandler
+func gmpi_Comm_call_errhandler(comm int32, errorcode int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_call_errhandler", r)
+		}
+	}()
+	return MPI_Comm_call_errhandler(comm, errorcode)
+}
+
+//export gmpi_Comm_create_errhandler
+func gmpi_Comm_create_errhandler(comm_errhandler_fn unsafe.Pointer, errhandler unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_create_errhandler", r)
+		}
+	}()
+	return MPI_Comm_create_errhandler(comm_errhandler_fn, (*int32)(errhandler))
 }
 
 //export gmpi_Comm_get_errhandler
@@ -149,6 +859,266 @@ func gmpi_Error_string(errorcode int32, string_ unsafe.Pointer, resultlen unsafe
 		}
 	}()
 	return MPI_Error_string(errorcode, (*byte)(string_), (*int32)(resultlen))
+}
+
+//export gmpi_Errhandler_create
+func gmpi_Errhandler_create(comm_errhandler_fn unsafe.Pointer, errhandler unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Errhandler_create", r)
+		}
+	}()
+	return MPI_Errhandler_create(comm_errhandler_fn, (*int32)(errhandler))
+}
+
+//export gmpi_Errhandler_get
+func gmpi_Errhandler_get(comm int32, errhandler unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Errhandler_get", r)
+		}
+	}()
+	return MPI_Errhandler_get(comm, (*int32)(errhandler))
+}
+
+//export gmpi_Errhandler_set
+func gmpi_Errhandler_set(comm int32, errhandler int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Errhandler_set", r)
+		}
+	}()
+	return MPI_Errhandler_set(comm, errhandler)
+}
+
+//export gmpi_Group_compare
+func gmpi_Group_compare(group1 int32, group2 int32, result unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_compare", r)
+		}
+	}()
+	return MPI_Group_compare(group1, group2, (*int32)(result))
+}
+
+//export gmpi_Group_difference
+func gmpi_Group_difference(group1 int32, group2 int32, newgroup unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_difference", r)
+		}
+	}()
+	return MPI_Group_difference(group1, group2, (*int32)(newgroup))
+}
+
+//export gmpi_Group_excl
+func gmpi_Group_excl(group int32, n int32, ranks unsafe.Pointer, newgroup unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_excl", r)
+		}
+	}()
+	return MPI_Group_excl(group, n, (*int32)(ranks), (*int32)(newgroup))
+}
+
+//export gmpi_Group_free
+func gmpi_Group_free(group unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_free", r)
+		}
+	}()
+	return MPI_Group_free((*int32)(group))
+}
+
+//export gmpi_Group_incl
+func gmpi_Group_incl(group int32, n int32, ranks unsafe.Pointer, newgroup unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_incl", r)
+		}
+	}()
+	return MPI_Group_incl(group, n, (*int32)(ranks), (*int32)(newgroup))
+}
+
+//export gmpi_Group_intersection
+func gmpi_Group_intersection(group1 int32, group2 int32, newgroup unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_intersection", r)
+		}
+	}()
+	return MPI_Group_intersection(group1, group2, (*int32)(newgroup))
+}
+
+//export gmpi_Group_range_excl
+func gmpi_Group_range_excl(group int32, n int32, ranges unsafe.Pointer, newgroup unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_range_excl", r)
+		}
+	}()
+	return MPI_Group_range_excl(group, n, (*int32)(ranges), (*int32)(newgroup))
+}
+
+//export gmpi_Group_range_incl
+func gmpi_Group_range_incl(group int32, n int32, ranges unsafe.Pointer, newgroup unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_range_incl", r)
+		}
+	}()
+	return MPI_Group_range_incl(group, n, (*int32)(ranges), (*int32)(newgroup))
+}
+
+//export gmpi_Group_rank
+func gmpi_Group_rank(group int32, rank unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_rank", r)
+		}
+	}()
+	return MPI_Group_rank(group, (*int32)(rank))
+}
+
+//export gmpi_Group_size
+func gmpi_Group_size(group int32, size unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_size", r)
+		}
+	}()
+	return MPI_Group_size(group, (*int32)(size))
+}
+
+//export gmpi_Group_translate_ranks
+func gmpi_Group_translate_ranks(group1 int32, n int32, ranks1 unsafe.Pointer, group2 int32, ranks2 unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_translate_ranks", r)
+		}
+	}()
+	return MPI_Group_translate_ranks(group1, n, (*int32)(ranks1), group2, (*int32)(ranks2))
+}
+
+//export gmpi_Group_union
+func gmpi_Group_union(group1 int32, group2 int32, newgroup unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_union", r)
+		}
+	}()
+	return MPI_Group_union(group1, group2, (*int32)(newgroup))
+}
+
+//export gmpi_Info_create
+func gmpi_Info_create(info unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Info_create", r)
+		}
+	}()
+	return MPI_Info_create((*int32)(info))
+}
+
+//export gmpi_Info_create_env
+func gmpi_Info_create_env(argc int32, argv unsafe.Pointer, info unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Info_create_env", r)
+		}
+	}()
+	return MPI_Info_create_env(argc, argv, (*int32)(info))
+}
+
+//export gmpi_Info_delete
+func gmpi_Info_delete(info int32, key unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Info_delete", r)
+		}
+	}()
+	return MPI_Info_delete(info, (*byte)(key))
+}
+
+//export gmpi_Info_dup
+func gmpi_Info_dup(info int32, newinfo unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Info_dup", r)
+		}
+	}()
+	return MPI_Info_dup(info, (*int32)(newinfo))
+}
+
+//export gmpi_Info_free
+func gmpi_Info_free(info unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Info_free", r)
+		}
+	}()
+	return MPI_Info_free((*int32)(info))
+}
+
+//export gmpi_Info_get
+func gmpi_Info_get(info int32, key unsafe.Pointer, valuelen int32, value unsafe.Pointer, flag unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Info_get", r)
+		}
+	}()
+	return MPI_Info_get(info, (*byte)(key), valuelen, (*byte)(value), (*int32)(flag))
+}
+
+//export gmpi_Info_get_nkeys
+func gmpi_Info_get_nkeys(info int32, nkeys unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Info_get_nkeys", r)
+		}
+	}()
+	return MPI_Info_get_nkeys(info, (*int32)(nkeys))
+}
+
+//export gmpi_Info_get_nthkey
+func gmpi_Info_get_nthkey(info int32, n int32, key unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Info_get_nthkey", r)
+		}
+	}()
+	return MPI_Info_get_nthkey(info, n, (*byte)(key))
+}
+
+//export gmpi_Info_get_string
+func gmpi_Info_get_string(info int32, key unsafe.Pointer, buflen unsafe.Pointer, value unsafe.Pointer, flag unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Info_get_string", r)
+		}
+	}()
+	return MPI_Info_get_string(info, (*byte)(key), (*int32)(buflen), (*byte)(value), (*int32)(flag))
+}
+
+//export gmpi_Info_get_valuelen
+func gmpi_Info_get_valuelen(info int32, key unsafe.Pointer, valuelen unsafe.Pointer, flag unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Info_get_valuelen", r)
+		}
+	}()
+	return MPI_Info_get_valuelen(info, (*byte)(key), (*int32)(valuelen), (*int32)(flag))
+}
+
+//export gmpi_Info_set
+func gmpi_Info_set(info int32, key unsafe.Pointer, value unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Info_set", r)
+		}
+	}()
+	return MPI_Info_set(info, (*byte)(key), (*byte)(value))
 }
 
 //export gmpi_Abort
@@ -231,6 +1201,26 @@ func gmpi_Query_thread(provided unsafe.Pointer) (rc int32) {
 	return MPI_Query_thread((*int32)(provided))
 }
 
+//export gmpi_Aint_add
+func gmpi_Aint_add(base int64, disp int64) (rc int64) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = int64(panicked("MPI_Aint_add", r))
+		}
+	}()
+	return MPI_Aint_add(base, disp)
+}
+
+//export gmpi_Aint_diff
+func gmpi_Aint_diff(addr1 int64, addr2 int64) (rc int64) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = int64(panicked("MPI_Aint_diff", r))
+		}
+	}()
+	return MPI_Aint_diff(addr1, addr2)
+}
+
 //export gmpi_Get_library_version
 func gmpi_Get_library_version(version unsafe.Pointer, resultlen unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -259,6 +1249,36 @@ func gmpi_Get_version(version unsafe.Pointer, subversion unsafe.Pointer) (rc int
 		}
 	}()
 	return MPI_Get_version((*int32)(version), (*int32)(subversion))
+}
+
+//export gmpi_Op_commutative
+func gmpi_Op_commutative(op int32, commute unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Op_commutative", r)
+		}
+	}()
+	return MPI_Op_commutative(op, (*int32)(commute))
+}
+
+//export gmpi_Op_create
+func gmpi_Op_create(user_fn unsafe.Pointer, commute int32, op unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Op_create", r)
+		}
+	}()
+	return MPI_Op_create(user_fn, commute, (*int32)(op))
+}
+
+//export gmpi_Op_free
+func gmpi_Op_free(op unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Op_free", r)
+		}
+	}()
+	return MPI_Op_free((*int32)(op))
 }
 
 //export gmpi_Iprobe
@@ -351,6 +1371,16 @@ func gmpi_Send(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag 
 	return MPI_Send(buf, count, datatype, dest, tag, comm)
 }
 
+//export gmpi_Sendrecv
+func gmpi_Sendrecv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, dest int32, sendtag int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, source int32, recvtag int32, comm int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Sendrecv", r)
+		}
+	}()
+	return MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, (*Status)(status))
+}
+
 //export gmpi_Ssend
 func gmpi_Ssend(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag int32, comm int32) (rc int32) {
 	defer func() {
@@ -409,4 +1439,254 @@ func gmpi_Wtime() (rc float64) {
 		}
 	}()
 	return MPI_Wtime()
+}
+
+//export gmpi_Reduce_local_c
+func gmpi_Reduce_local_c(inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count int64, datatype int32, op int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Reduce_local_c", r)
+		}
+	}()
+	return MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op)
+}
+
+//export gmpi_Get_elements_c
+func gmpi_Get_elements_c(status unsafe.Pointer, datatype int32, count unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Get_elements_c", r)
+		}
+	}()
+	return MPI_Get_elements_c((*Status)(status), datatype, (*int64)(count))
+}
+
+//export gmpi_Pack_c
+func gmpi_Pack_c(inbuf unsafe.Pointer, incount int64, datatype int32, outbuf unsafe.Pointer, outsize int64, position unsafe.Pointer, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Pack_c", r)
+		}
+	}()
+	return MPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, (*int64)(position), comm)
+}
+
+//export gmpi_Pack_external_c
+func gmpi_Pack_external_c(datarep unsafe.Pointer, inbuf unsafe.Pointer, incount int64, datatype int32, outbuf unsafe.Pointer, outsize int64, position unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Pack_external_c", r)
+		}
+	}()
+	return MPI_Pack_external_c((*byte)(datarep), inbuf, incount, datatype, outbuf, outsize, (*int64)(position))
+}
+
+//export gmpi_Pack_external_size_c
+func gmpi_Pack_external_size_c(datarep unsafe.Pointer, incount int64, datatype int32, size unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Pack_external_size_c", r)
+		}
+	}()
+	return MPI_Pack_external_size_c((*byte)(datarep), incount, datatype, (*int64)(size))
+}
+
+//export gmpi_Pack_size_c
+func gmpi_Pack_size_c(incount int64, datatype int32, comm int32, size unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Pack_size_c", r)
+		}
+	}()
+	return MPI_Pack_size_c(incount, datatype, comm, (*int64)(size))
+}
+
+//export gmpi_Type_contiguous_c
+func gmpi_Type_contiguous_c(count int64, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_contiguous_c", r)
+		}
+	}()
+	return MPI_Type_contiguous_c(count, oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_darray_c
+func gmpi_Type_create_darray_c(size int32, rank int32, ndims int32, array_of_gsizes unsafe.Pointer, array_of_distribs unsafe.Pointer, array_of_dargs unsafe.Pointer, array_of_psizes unsafe.Pointer, order int32, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_darray_c", r)
+		}
+	}()
+	return MPI_Type_create_darray_c(size, rank, ndims, (*int64)(array_of_gsizes), (*int32)(array_of_distribs), (*int32)(array_of_dargs), (*int32)(array_of_psizes), order, oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_hindexed_c
+func gmpi_Type_create_hindexed_c(count int64, array_of_blocklengths unsafe.Pointer, array_of_displacements unsafe.Pointer, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_hindexed_c", r)
+		}
+	}()
+	return MPI_Type_create_hindexed_c(count, (*int64)(array_of_blocklengths), (*int64)(array_of_displacements), oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_hindexed_block_c
+func gmpi_Type_create_hindexed_block_c(count int64, blocklength int64, array_of_displacements unsafe.Pointer, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_hindexed_block_c", r)
+		}
+	}()
+	return MPI_Type_create_hindexed_block_c(count, blocklength, (*int64)(array_of_displacements), oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_hvector_c
+func gmpi_Type_create_hvector_c(count int64, blocklength int64, stride int64, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_hvector_c", r)
+		}
+	}()
+	return MPI_Type_create_hvector_c(count, blocklength, stride, oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_indexed_block_c
+func gmpi_Type_create_indexed_block_c(count int64, blocklength int64, array_of_displacements unsafe.Pointer, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_indexed_block_c", r)
+		}
+	}()
+	return MPI_Type_create_indexed_block_c(count, blocklength, (*int64)(array_of_displacements), oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_resized_c
+func gmpi_Type_create_resized_c(oldtype int32, lb int64, extent int64, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_resized_c", r)
+		}
+	}()
+	return MPI_Type_create_resized_c(oldtype, lb, extent, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_struct_c
+func gmpi_Type_create_struct_c(count int64, array_of_blocklengths unsafe.Pointer, array_of_displacements unsafe.Pointer, array_of_types unsafe.Pointer, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_struct_c", r)
+		}
+	}()
+	return MPI_Type_create_struct_c(count, (*int64)(array_of_blocklengths), (*int64)(array_of_displacements), (*int32)(array_of_types), (*int32)(newtype))
+}
+
+//export gmpi_Type_create_subarray_c
+func gmpi_Type_create_subarray_c(ndims int32, array_of_sizes unsafe.Pointer, array_of_subsizes unsafe.Pointer, array_of_starts unsafe.Pointer, order int32, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_subarray_c", r)
+		}
+	}()
+	return MPI_Type_create_subarray_c(ndims, (*int64)(array_of_sizes), (*int64)(array_of_subsizes), (*int64)(array_of_starts), order, oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_get_contents_c
+func gmpi_Type_get_contents_c(datatype int32, max_integers int64, max_addresses int64, max_large_counts int64, max_datatypes int64, array_of_integers unsafe.Pointer, array_of_addresses unsafe.Pointer, array_of_large_counts unsafe.Pointer, array_of_datatypes unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_get_contents_c", r)
+		}
+	}()
+	return MPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, (*int32)(array_of_integers), (*int64)(array_of_addresses), (*int64)(array_of_large_counts), (*int32)(array_of_datatypes))
+}
+
+//export gmpi_Type_get_envelope_c
+func gmpi_Type_get_envelope_c(datatype int32, num_integers unsafe.Pointer, num_addresses unsafe.Pointer, num_large_counts unsafe.Pointer, num_datatypes unsafe.Pointer, combiner unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_get_envelope_c", r)
+		}
+	}()
+	return MPI_Type_get_envelope_c(datatype, (*int64)(num_integers), (*int64)(num_addresses), (*int64)(num_large_counts), (*int64)(num_datatypes), (*int32)(combiner))
+}
+
+//export gmpi_Type_get_extent_c
+func gmpi_Type_get_extent_c(datatype int32, lb unsafe.Pointer, extent unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_get_extent_c", r)
+		}
+	}()
+	return MPI_Type_get_extent_c(datatype, (*int64)(lb), (*int64)(extent))
+}
+
+//export gmpi_Type_get_true_extent_c
+func gmpi_Type_get_true_extent_c(datatype int32, true_lb unsafe.Pointer, true_extent unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_get_true_extent_c", r)
+		}
+	}()
+	return MPI_Type_get_true_extent_c(datatype, (*int64)(true_lb), (*int64)(true_extent))
+}
+
+//export gmpi_Type_indexed_c
+func gmpi_Type_indexed_c(count int64, array_of_blocklengths unsafe.Pointer, array_of_displacements unsafe.Pointer, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_indexed_c", r)
+		}
+	}()
+	return MPI_Type_indexed_c(count, (*int64)(array_of_blocklengths), (*int64)(array_of_displacements), oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Type_size_c
+func gmpi_Type_size_c(datatype int32, size unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_size_c", r)
+		}
+	}()
+	return MPI_Type_size_c(datatype, (*int64)(size))
+}
+
+//export gmpi_Type_vector_c
+func gmpi_Type_vector_c(count int64, blocklength int64, stride int64, oldtype int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_vector_c", r)
+		}
+	}()
+	return MPI_Type_vector_c(count, blocklength, stride, oldtype, (*int32)(newtype))
+}
+
+//export gmpi_Unpack_c
+func gmpi_Unpack_c(inbuf unsafe.Pointer, insize int64, position unsafe.Pointer, outbuf unsafe.Pointer, outcount int64, datatype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Unpack_c", r)
+		}
+	}()
+	return MPI_Unpack_c(inbuf, insize, (*int64)(position), outbuf, outcount, datatype, comm)
+}
+
+//export gmpi_Unpack_external_c
+func gmpi_Unpack_external_c(datarep unsafe.Pointer, inbuf unsafe.Pointer, insize int64, position unsafe.Pointer, outbuf unsafe.Pointer, outcount int64, datatype int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Unpack_external_c", r)
+		}
+	}()
+	return MPI_Unpack_external_c((*byte)(datarep), inbuf, insize, (*int64)(position), outbuf, outcount, datatype)
+}
+
+//export gmpi_Op_create_c
+func gmpi_Op_create_c(user_fn unsafe.Pointer, commute int32, op unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Op_create_c", r)
+		}
+	}()
+	return MPI_Op_create_c(user_fn, commute, (*int32)(op))
 }

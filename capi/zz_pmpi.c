@@ -11,20 +11,117 @@
 // The Go side, declared with plain C types: this file must not include
 // _cgo_export.h, whose prototypes spell the same types differently.
 extern int gmpi_unsupported(const char *name, int comm);
+extern int gmpi_Attr_delete(int, int);
+extern int gmpi_Attr_get(int, int, void *, void *);
+extern int gmpi_Attr_put(int, int, void *);
+extern int gmpi_Comm_create_keyval(void *, void *, void *, void *);
+extern int gmpi_Comm_delete_attr(int, int);
+extern int gmpi_Comm_free_keyval(void *);
+extern int gmpi_Comm_get_attr(int, int, void *, void *);
+extern int gmpi_Comm_set_attr(int, int, void *);
+extern int gmpi_Keyval_create(void *, void *, void *, void *);
+extern int gmpi_Keyval_free(void *);
 extern int gmpi_Allreduce(void *, void *, int, int, int, int);
 extern int gmpi_Barrier(int);
 extern int gmpi_Bcast(void *, int, int, int, int);
 extern int gmpi_Reduce(void *, void *, int, int, int, int, int);
+extern int gmpi_Reduce_local(void *, void *, int, int, int);
+extern int gmpi_Comm_compare(int, int, void *);
+extern int gmpi_Comm_create(int, int, void *);
+extern int gmpi_Comm_create_group(int, int, int, void *);
+extern int gmpi_Comm_dup(int, void *);
+extern int gmpi_Comm_dup_with_info(int, int, void *);
+extern int gmpi_Comm_free(void *);
+extern int gmpi_Comm_get_info(int, void *);
 extern int gmpi_Comm_get_name(int, void *, void *);
+extern int gmpi_Comm_group(int, void *);
+extern int gmpi_Comm_idup(int, void *, void *);
+extern int gmpi_Comm_idup_with_info(int, int, void *, void *);
 extern int gmpi_Comm_rank(int, void *);
+extern int gmpi_Comm_set_info(int, int);
 extern int gmpi_Comm_set_name(int, void *);
 extern int gmpi_Comm_size(int, void *);
+extern int gmpi_Comm_split(int, int, int, void *);
+extern int gmpi_Comm_split_type(int, int, int, int, void *);
+extern int gmpi_Comm_test_inter(int, void *);
+extern int gmpi_Get_address(void *, void *);
 extern int gmpi_Get_count(void *, int, void *);
+extern int gmpi_Get_elements(void *, int, void *);
+extern int gmpi_Get_elements_x(void *, int, void *);
+extern int gmpi_Pack(void *, int, int, void *, int, void *, int);
+extern int gmpi_Pack_external(void *, void *, int, int, void *, long long, void *);
+extern int gmpi_Pack_external_size(void *, int, int, void *);
+extern int gmpi_Pack_size(int, int, int, void *);
+extern int gmpi_Type_commit(void *);
+extern int gmpi_Type_contiguous(int, int, void *);
+extern int gmpi_Type_create_darray(int, int, int, void *, void *, void *, void *, int, int, void *);
+extern int gmpi_Type_create_hindexed(int, void *, void *, int, void *);
+extern int gmpi_Type_create_hindexed_block(int, int, void *, int, void *);
+extern int gmpi_Type_create_hvector(int, int, long long, int, void *);
+extern int gmpi_Type_create_indexed_block(int, int, void *, int, void *);
+extern int gmpi_Type_create_resized(int, long long, long long, void *);
+extern int gmpi_Type_create_struct(int, void *, void *, void *, void *);
+extern int gmpi_Type_create_subarray(int, void *, void *, void *, int, int, void *);
+extern int gmpi_Type_dup(int, void *);
+extern int gmpi_Type_free(void *);
+extern int gmpi_Type_get_contents(int, int, int, int, void *, void *, void *);
+extern int gmpi_Type_get_envelope(int, void *, void *, void *, void *);
+extern int gmpi_Type_get_extent(int, void *, void *);
+extern int gmpi_Type_get_extent_x(int, void *, void *);
+extern int gmpi_Type_get_name(int, void *, void *);
+extern int gmpi_Type_get_true_extent(int, void *, void *);
+extern int gmpi_Type_get_true_extent_x(int, void *, void *);
+extern int gmpi_Type_indexed(int, void *, void *, int, void *);
+extern int gmpi_Type_match_size(int, int, void *);
+extern int gmpi_Type_set_name(int, void *);
+extern int gmpi_Type_size(int, void *);
+extern int gmpi_Type_size_x(int, void *);
+extern int gmpi_Type_vector(int, int, int, int, void *);
+extern int gmpi_Unpack(void *, int, void *, void *, int, int, int);
+extern int gmpi_Unpack_external(void *, void *, long long, void *, void *, int, int);
+extern int gmpi_Address(void *, void *);
+extern int gmpi_Type_extent(int, void *);
+extern int gmpi_Type_lb(int, void *);
+extern int gmpi_Type_ub(int, void *);
+extern int gmpi_Type_hindexed(int, void *, void *, int, void *);
+extern int gmpi_Type_hvector(int, int, long long, int, void *);
+extern int gmpi_Type_struct(int, void *, void *, void *, void *);
+extern int gmpi_Add_error_class(void *);
+extern int gmpi_Add_error_code(int, void *);
+extern int gmpi_Add_error_string(int, void *);
+extern int gmpi_Comm_call_errhandler(int, int);
+extern int gmpi_Comm_create_errhandler(void *, void *);
 extern int gmpi_Comm_get_errhandler(int, void *);
 extern int gmpi_Comm_set_errhandler(int, int);
 extern int gmpi_Errhandler_free(void *);
 extern int gmpi_Error_class(int, void *);
 extern int gmpi_Error_string(int, void *, void *);
+extern int gmpi_Errhandler_create(void *, void *);
+extern int gmpi_Errhandler_get(int, void *);
+extern int gmpi_Errhandler_set(int, int);
+extern int gmpi_Group_compare(int, int, void *);
+extern int gmpi_Group_difference(int, int, void *);
+extern int gmpi_Group_excl(int, int, void *, void *);
+extern int gmpi_Group_free(void *);
+extern int gmpi_Group_incl(int, int, void *, void *);
+extern int gmpi_Group_intersection(int, int, void *);
+extern int gmpi_Group_range_excl(int, int, void *, void *);
+extern int gmpi_Group_range_incl(int, int, void *, void *);
+extern int gmpi_Group_rank(int, void *);
+extern int gmpi_Group_size(int, void *);
+extern int gmpi_Group_translate_ranks(int, int, void *, int, void *);
+extern int gmpi_Group_union(int, int, void *);
+extern int gmpi_Info_create(void *);
+extern int gmpi_Info_create_env(int, void *, void *);
+extern int gmpi_Info_delete(int, void *);
+extern int gmpi_Info_dup(int, void *);
+extern int gmpi_Info_free(void *);
+extern int gmpi_Info_get(int, void *, int, void *, void *);
+extern int gmpi_Info_get_nkeys(int, void *);
+extern int gmpi_Info_get_nthkey(int, int, void *);
+extern int gmpi_Info_get_string(int, void *, void *, void *, void *);
+extern int gmpi_Info_get_valuelen(int, void *, void *, void *);
+extern int gmpi_Info_set(int, void *, void *);
 extern int gmpi_Abort(int, int);
 extern int gmpi_Finalize(void);
 extern int gmpi_Finalized(void *);
@@ -33,9 +130,14 @@ extern int gmpi_Init_thread(void *, void *, int, void *);
 extern int gmpi_Initialized(void *);
 extern int gmpi_Is_thread_main(void *);
 extern int gmpi_Query_thread(void *);
+extern long long gmpi_Aint_add(long long, long long);
+extern long long gmpi_Aint_diff(long long, long long);
 extern int gmpi_Get_library_version(void *, void *);
 extern int gmpi_Get_processor_name(void *, void *);
 extern int gmpi_Get_version(void *, void *);
+extern int gmpi_Op_commutative(int, void *);
+extern int gmpi_Op_create(void *, int, void *);
+extern int gmpi_Op_free(void *);
 extern int gmpi_Iprobe(int, int, int, void *, void *);
 extern int gmpi_Irecv(void *, int, int, int, int, int, void *);
 extern int gmpi_Irsend(void *, int, int, int, int, int, void *);
@@ -45,12 +147,38 @@ extern int gmpi_Probe(int, int, int, void *);
 extern int gmpi_Recv(void *, int, int, int, int, int, void *);
 extern int gmpi_Rsend(void *, int, int, int, int, int);
 extern int gmpi_Send(void *, int, int, int, int, int);
+extern int gmpi_Sendrecv(void *, int, int, int, int, void *, int, int, int, int, int, void *);
 extern int gmpi_Ssend(void *, int, int, int, int, int);
 extern int gmpi_Test(void *, void *, void *);
 extern int gmpi_Wait(void *, void *);
 extern int gmpi_Waitall(int, void *, void *);
 extern double gmpi_Wtick(void);
 extern double gmpi_Wtime(void);
+extern int gmpi_Reduce_local_c(void *, void *, long long, int, int);
+extern int gmpi_Get_elements_c(void *, int, void *);
+extern int gmpi_Pack_c(void *, long long, int, void *, long long, void *, int);
+extern int gmpi_Pack_external_c(void *, void *, long long, int, void *, long long, void *);
+extern int gmpi_Pack_external_size_c(void *, long long, int, void *);
+extern int gmpi_Pack_size_c(long long, int, int, void *);
+extern int gmpi_Type_contiguous_c(long long, int, void *);
+extern int gmpi_Type_create_darray_c(int, int, int, void *, void *, void *, void *, int, int, void *);
+extern int gmpi_Type_create_hindexed_c(long long, void *, void *, int, void *);
+extern int gmpi_Type_create_hindexed_block_c(long long, long long, void *, int, void *);
+extern int gmpi_Type_create_hvector_c(long long, long long, long long, int, void *);
+extern int gmpi_Type_create_indexed_block_c(long long, long long, void *, int, void *);
+extern int gmpi_Type_create_resized_c(int, long long, long long, void *);
+extern int gmpi_Type_create_struct_c(long long, void *, void *, void *, void *);
+extern int gmpi_Type_create_subarray_c(int, void *, void *, void *, int, int, void *);
+extern int gmpi_Type_get_contents_c(int, long long, long long, long long, long long, void *, void *, void *, void *);
+extern int gmpi_Type_get_envelope_c(int, void *, void *, void *, void *, void *);
+extern int gmpi_Type_get_extent_c(int, void *, void *);
+extern int gmpi_Type_get_true_extent_c(int, void *, void *);
+extern int gmpi_Type_indexed_c(long long, void *, void *, int, void *);
+extern int gmpi_Type_size_c(int, void *);
+extern int gmpi_Type_vector_c(long long, long long, long long, int, void *);
+extern int gmpi_Unpack_c(void *, long long, void *, void *, long long, int, int);
+extern int gmpi_Unpack_external_c(void *, void *, long long, void *, void *, long long, int);
+extern int gmpi_Op_create_c(void *, int, void *);
 
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
@@ -109,61 +237,61 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
-    return gmpi_unsupported("MPI_Attr_delete", comm);
+    return gmpi_Attr_delete(comm, keyval);
 }
 
 #pragma weak MPI_Attr_get = PMPI_Attr_get
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
-    return gmpi_unsupported("MPI_Attr_get", comm);
+    return gmpi_Attr_get(comm, keyval, (void *)attribute_val, (void *)flag);
 }
 
 #pragma weak MPI_Attr_put = PMPI_Attr_put
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
-    return gmpi_unsupported("MPI_Attr_put", comm);
+    return gmpi_Attr_put(comm, keyval, (void *)attribute_val);
 }
 
 #pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
 {
-    return gmpi_unsupported("MPI_Comm_create_keyval", 0x44000000);
+    return gmpi_Comm_create_keyval((void *)comm_copy_attr_fn, (void *)comm_delete_attr_fn, (void *)comm_keyval, (void *)extra_state);
 }
 
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
-    return gmpi_unsupported("MPI_Comm_delete_attr", comm);
+    return gmpi_Comm_delete_attr(comm, comm_keyval);
 }
 
 #pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
 int PMPI_Comm_free_keyval(int *comm_keyval)
 {
-    return gmpi_unsupported("MPI_Comm_free_keyval", 0x44000000);
+    return gmpi_Comm_free_keyval((void *)comm_keyval);
 }
 
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
-    return gmpi_unsupported("MPI_Comm_get_attr", comm);
+    return gmpi_Comm_get_attr(comm, comm_keyval, (void *)attribute_val, (void *)flag);
 }
 
 #pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-    return gmpi_unsupported("MPI_Comm_set_attr", comm);
+    return gmpi_Comm_set_attr(comm, comm_keyval, (void *)attribute_val);
 }
 
 #pragma weak MPI_Keyval_create = PMPI_Keyval_create
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
-    return gmpi_unsupported("MPI_Keyval_create", 0x44000000);
+    return gmpi_Keyval_create((void *)copy_fn, (void *)delete_fn, (void *)keyval, (void *)extra_state);
 }
 
 #pragma weak MPI_Keyval_free = PMPI_Keyval_free
 int PMPI_Keyval_free(int *keyval)
 {
-    return gmpi_unsupported("MPI_Keyval_free", 0x44000000);
+    return gmpi_Keyval_free((void *)keyval);
 }
 
 #pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
@@ -565,7 +693,7 @@ int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
-    return gmpi_unsupported("MPI_Reduce_local", 0x44000000);
+    return gmpi_Reduce_local((void *)inbuf, (void *)inoutbuf, count, datatype, op);
 }
 
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
@@ -631,43 +759,43 @@ int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int di
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
-    return gmpi_unsupported("MPI_Comm_compare", comm1);
+    return gmpi_Comm_compare(comm1, comm2, (void *)result);
 }
 
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-    return gmpi_unsupported("MPI_Comm_create", comm);
+    return gmpi_Comm_create(comm, group, (void *)newcomm);
 }
 
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
-    return gmpi_unsupported("MPI_Comm_create_group", comm);
+    return gmpi_Comm_create_group(comm, group, tag, (void *)newcomm);
 }
 
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    return gmpi_unsupported("MPI_Comm_dup", comm);
+    return gmpi_Comm_dup(comm, (void *)newcomm);
 }
 
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    return gmpi_unsupported("MPI_Comm_dup_with_info", comm);
+    return gmpi_Comm_dup_with_info(comm, info, (void *)newcomm);
 }
 
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 int PMPI_Comm_free(MPI_Comm *comm)
 {
-    return gmpi_unsupported("MPI_Comm_free", 0x44000000);
+    return gmpi_Comm_free((void *)comm);
 }
 
 #pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
-    return gmpi_unsupported("MPI_Comm_get_info", comm);
+    return gmpi_Comm_get_info(comm, (void *)info_used);
 }
 
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
@@ -679,19 +807,19 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 #pragma weak MPI_Comm_group = PMPI_Comm_group
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
-    return gmpi_unsupported("MPI_Comm_group", comm);
+    return gmpi_Comm_group(comm, (void *)group);
 }
 
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Comm_idup", comm);
+    return gmpi_Comm_idup(comm, (void *)newcomm, (void *)request);
 }
 
 #pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Comm_idup_with_info", comm);
+    return gmpi_Comm_idup_with_info(comm, info, (void *)newcomm, (void *)request);
 }
 
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
@@ -715,7 +843,7 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
-    return gmpi_unsupported("MPI_Comm_set_info", comm);
+    return gmpi_Comm_set_info(comm, info);
 }
 
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
@@ -733,19 +861,19 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    return gmpi_unsupported("MPI_Comm_split", comm);
+    return gmpi_Comm_split(comm, color, key, (void *)newcomm);
 }
 
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
-    return gmpi_unsupported("MPI_Comm_split_type", comm);
+    return gmpi_Comm_split_type(comm, split_type, key, info, (void *)newcomm);
 }
 
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
-    return gmpi_unsupported("MPI_Comm_test_inter", comm);
+    return gmpi_Comm_test_inter(comm, (void *)flag);
 }
 
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
@@ -799,7 +927,7 @@ int PMPIX_Comm_agree(MPI_Comm comm, int *flag)
 #pragma weak MPI_Get_address = PMPI_Get_address
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
-    return gmpi_unsupported("MPI_Get_address", 0x44000000);
+    return gmpi_Get_address((void *)location, (void *)address);
 }
 
 #pragma weak MPI_Get_count = PMPI_Get_count
@@ -811,37 +939,37 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    return gmpi_unsupported("MPI_Get_elements", 0x44000000);
+    return gmpi_Get_elements((void *)status, datatype, (void *)count);
 }
 
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    return gmpi_unsupported("MPI_Get_elements_x", 0x44000000);
+    return gmpi_Get_elements_x((void *)status, datatype, (void *)count);
 }
 
 #pragma weak MPI_Pack = PMPI_Pack
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Pack", comm);
+    return gmpi_Pack((void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position, comm);
 }
 
 #pragma weak MPI_Pack_external = PMPI_Pack_external
 int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
-    return gmpi_unsupported("MPI_Pack_external", 0x44000000);
+    return gmpi_Pack_external((void *)datarep, (void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position);
 }
 
 #pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
 int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
-    return gmpi_unsupported("MPI_Pack_external_size", 0x44000000);
+    return gmpi_Pack_external_size((void *)datarep, incount, datatype, (void *)size);
 }
 
 #pragma weak MPI_Pack_size = PMPI_Pack_size
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
-    return gmpi_unsupported("MPI_Pack_size", comm);
+    return gmpi_Pack_size(incount, datatype, comm, (void *)size);
 }
 
 #pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
@@ -859,235 +987,235 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 #pragma weak MPI_Type_commit = PMPI_Type_commit
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
-    return gmpi_unsupported("MPI_Type_commit", 0x44000000);
+    return gmpi_Type_commit((void *)datatype);
 }
 
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_contiguous", 0x44000000);
+    return gmpi_Type_contiguous(count, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
 int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_darray", 0x44000000);
+    return gmpi_Type_create_darray(size, rank, ndims, (void *)array_of_gsizes, (void *)array_of_distribs, (void *)array_of_dargs, (void *)array_of_psizes, order, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_hindexed", 0x44000000);
+    return gmpi_Type_create_hindexed(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_hindexed_block", 0x44000000);
+    return gmpi_Type_create_hindexed_block(count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_hvector", 0x44000000);
+    return gmpi_Type_create_hvector(count, blocklength, stride, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_indexed_block", 0x44000000);
+    return gmpi_Type_create_indexed_block(count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_resized", 0x44000000);
+    return gmpi_Type_create_resized(oldtype, lb, extent, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_struct", 0x44000000);
+    return gmpi_Type_create_struct(count, (void *)array_of_blocklengths, (void *)array_of_displacements, (void *)array_of_types, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_subarray", 0x44000000);
+    return gmpi_Type_create_subarray(ndims, (void *)array_of_sizes, (void *)array_of_subsizes, (void *)array_of_starts, order, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_dup", 0x44000000);
+    return gmpi_Type_dup(oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_free = PMPI_Type_free
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
-    return gmpi_unsupported("MPI_Type_free", 0x44000000);
+    return gmpi_Type_free((void *)datatype);
 }
 
 #pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
-    return gmpi_unsupported("MPI_Type_get_contents", 0x44000000);
+    return gmpi_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, (void *)array_of_integers, (void *)array_of_addresses, (void *)array_of_datatypes);
 }
 
 #pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
 {
-    return gmpi_unsupported("MPI_Type_get_envelope", 0x44000000);
+    return gmpi_Type_get_envelope(datatype, (void *)num_integers, (void *)num_addresses, (void *)num_datatypes, (void *)combiner);
 }
 
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-    return gmpi_unsupported("MPI_Type_get_extent", 0x44000000);
+    return gmpi_Type_get_extent(datatype, (void *)lb, (void *)extent);
 }
 
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    return gmpi_unsupported("MPI_Type_get_extent_x", 0x44000000);
+    return gmpi_Type_get_extent_x(datatype, (void *)lb, (void *)extent);
 }
 
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
-    return gmpi_unsupported("MPI_Type_get_name", 0x44000000);
+    return gmpi_Type_get_name(datatype, (void *)type_name, (void *)resultlen);
 }
 
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
-    return gmpi_unsupported("MPI_Type_get_true_extent", 0x44000000);
+    return gmpi_Type_get_true_extent(datatype, (void *)true_lb, (void *)true_extent);
 }
 
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    return gmpi_unsupported("MPI_Type_get_true_extent_x", 0x44000000);
+    return gmpi_Type_get_true_extent_x(datatype, (void *)true_lb, (void *)true_extent);
 }
 
 #pragma weak MPI_Type_indexed = PMPI_Type_indexed
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_indexed", 0x44000000);
+    return gmpi_Type_indexed(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_match_size = PMPI_Type_match_size
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
-    return gmpi_unsupported("MPI_Type_match_size", 0x44000000);
+    return gmpi_Type_match_size(typeclass, size, (void *)datatype);
 }
 
 #pragma weak MPI_Type_set_name = PMPI_Type_set_name
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
-    return gmpi_unsupported("MPI_Type_set_name", 0x44000000);
+    return gmpi_Type_set_name(datatype, (void *)type_name);
 }
 
 #pragma weak MPI_Type_size = PMPI_Type_size
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-    return gmpi_unsupported("MPI_Type_size", 0x44000000);
+    return gmpi_Type_size(datatype, (void *)size);
 }
 
 #pragma weak MPI_Type_size_x = PMPI_Type_size_x
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
-    return gmpi_unsupported("MPI_Type_size_x", 0x44000000);
+    return gmpi_Type_size_x(datatype, (void *)size);
 }
 
 #pragma weak MPI_Type_vector = PMPI_Type_vector
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_vector", 0x44000000);
+    return gmpi_Type_vector(count, blocklength, stride, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Unpack = PMPI_Unpack
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Unpack", comm);
+    return gmpi_Unpack((void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype, comm);
 }
 
 #pragma weak MPI_Unpack_external = PMPI_Unpack_external
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
-    return gmpi_unsupported("MPI_Unpack_external", 0x44000000);
+    return gmpi_Unpack_external((void *)datarep, (void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype);
 }
 
 #pragma weak MPI_Address = PMPI_Address
 int PMPI_Address(void *location, MPI_Aint *address)
 {
-    return gmpi_unsupported("MPI_Address", 0x44000000);
+    return gmpi_Address((void *)location, (void *)address);
 }
 
 #pragma weak MPI_Type_extent = PMPI_Type_extent
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 {
-    return gmpi_unsupported("MPI_Type_extent", 0x44000000);
+    return gmpi_Type_extent(datatype, (void *)extent);
 }
 
 #pragma weak MPI_Type_lb = PMPI_Type_lb
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 {
-    return gmpi_unsupported("MPI_Type_lb", 0x44000000);
+    return gmpi_Type_lb(datatype, (void *)displacement);
 }
 
 #pragma weak MPI_Type_ub = PMPI_Type_ub
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
-    return gmpi_unsupported("MPI_Type_ub", 0x44000000);
+    return gmpi_Type_ub(datatype, (void *)displacement);
 }
 
 #pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
 int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_hindexed", 0x44000000);
+    return gmpi_Type_hindexed(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_hvector = PMPI_Type_hvector
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_hvector", 0x44000000);
+    return gmpi_Type_hvector(count, blocklength, stride, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_struct = PMPI_Type_struct
 int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_struct", 0x44000000);
+    return gmpi_Type_struct(count, (void *)array_of_blocklengths, (void *)array_of_displacements, (void *)array_of_types, (void *)newtype);
 }
 
 #pragma weak MPI_Add_error_class = PMPI_Add_error_class
 int PMPI_Add_error_class(int *errorclass)
 {
-    return gmpi_unsupported("MPI_Add_error_class", 0x44000000);
+    return gmpi_Add_error_class((void *)errorclass);
 }
 
 #pragma weak MPI_Add_error_code = PMPI_Add_error_code
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
-    return gmpi_unsupported("MPI_Add_error_code", 0x44000000);
+    return gmpi_Add_error_code(errorclass, (void *)errorcode);
 }
 
 #pragma weak MPI_Add_error_string = PMPI_Add_error_string
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
-    return gmpi_unsupported("MPI_Add_error_string", 0x44000000);
+    return gmpi_Add_error_string(errorcode, (void *)string);
 }
 
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
-    return gmpi_unsupported("MPI_Comm_call_errhandler", comm);
+    return gmpi_Comm_call_errhandler(comm, errorcode);
 }
 
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return gmpi_unsupported("MPI_Comm_create_errhandler", 0x44000000);
+    return gmpi_Comm_create_errhandler((void *)comm_errhandler_fn, (void *)errhandler);
 }
 
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
@@ -1213,157 +1341,157 @@ int PMPIX_Delete_error_string(int errorcode)
 #pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
 int PMPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return gmpi_unsupported("MPI_Errhandler_create", 0x44000000);
+    return gmpi_Errhandler_create((void *)comm_errhandler_fn, (void *)errhandler);
 }
 
 #pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    return gmpi_unsupported("MPI_Errhandler_get", comm);
+    return gmpi_Errhandler_get(comm, (void *)errhandler);
 }
 
 #pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    return gmpi_unsupported("MPI_Errhandler_set", comm);
+    return gmpi_Errhandler_set(comm, errhandler);
 }
 
 #pragma weak MPI_Group_compare = PMPI_Group_compare
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
-    return gmpi_unsupported("MPI_Group_compare", 0x44000000);
+    return gmpi_Group_compare(group1, group2, (void *)result);
 }
 
 #pragma weak MPI_Group_difference = PMPI_Group_difference
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    return gmpi_unsupported("MPI_Group_difference", 0x44000000);
+    return gmpi_Group_difference(group1, group2, (void *)newgroup);
 }
 
 #pragma weak MPI_Group_excl = PMPI_Group_excl
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
-    return gmpi_unsupported("MPI_Group_excl", 0x44000000);
+    return gmpi_Group_excl(group, n, (void *)ranks, (void *)newgroup);
 }
 
 #pragma weak MPI_Group_free = PMPI_Group_free
 int PMPI_Group_free(MPI_Group *group)
 {
-    return gmpi_unsupported("MPI_Group_free", 0x44000000);
+    return gmpi_Group_free((void *)group);
 }
 
 #pragma weak MPI_Group_incl = PMPI_Group_incl
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
-    return gmpi_unsupported("MPI_Group_incl", 0x44000000);
+    return gmpi_Group_incl(group, n, (void *)ranks, (void *)newgroup);
 }
 
 #pragma weak MPI_Group_intersection = PMPI_Group_intersection
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    return gmpi_unsupported("MPI_Group_intersection", 0x44000000);
+    return gmpi_Group_intersection(group1, group2, (void *)newgroup);
 }
 
 #pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-    return gmpi_unsupported("MPI_Group_range_excl", 0x44000000);
+    return gmpi_Group_range_excl(group, n, (void *)ranges, (void *)newgroup);
 }
 
 #pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-    return gmpi_unsupported("MPI_Group_range_incl", 0x44000000);
+    return gmpi_Group_range_incl(group, n, (void *)ranges, (void *)newgroup);
 }
 
 #pragma weak MPI_Group_rank = PMPI_Group_rank
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
-    return gmpi_unsupported("MPI_Group_rank", 0x44000000);
+    return gmpi_Group_rank(group, (void *)rank);
 }
 
 #pragma weak MPI_Group_size = PMPI_Group_size
 int PMPI_Group_size(MPI_Group group, int *size)
 {
-    return gmpi_unsupported("MPI_Group_size", 0x44000000);
+    return gmpi_Group_size(group, (void *)size);
 }
 
 #pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
-    return gmpi_unsupported("MPI_Group_translate_ranks", 0x44000000);
+    return gmpi_Group_translate_ranks(group1, n, (void *)ranks1, group2, (void *)ranks2);
 }
 
 #pragma weak MPI_Group_union = PMPI_Group_union
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    return gmpi_unsupported("MPI_Group_union", 0x44000000);
+    return gmpi_Group_union(group1, group2, (void *)newgroup);
 }
 
 #pragma weak MPI_Info_create = PMPI_Info_create
 int PMPI_Info_create(MPI_Info *info)
 {
-    return gmpi_unsupported("MPI_Info_create", 0x44000000);
+    return gmpi_Info_create((void *)info);
 }
 
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
-    return gmpi_unsupported("MPI_Info_create_env", 0x44000000);
+    return gmpi_Info_create_env(argc, (void *)argv, (void *)info);
 }
 
 #pragma weak MPI_Info_delete = PMPI_Info_delete
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
-    return gmpi_unsupported("MPI_Info_delete", 0x44000000);
+    return gmpi_Info_delete(info, (void *)key);
 }
 
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
-    return gmpi_unsupported("MPI_Info_dup", 0x44000000);
+    return gmpi_Info_dup(info, (void *)newinfo);
 }
 
 #pragma weak MPI_Info_free = PMPI_Info_free
 int PMPI_Info_free(MPI_Info *info)
 {
-    return gmpi_unsupported("MPI_Info_free", 0x44000000);
+    return gmpi_Info_free((void *)info);
 }
 
 #pragma weak MPI_Info_get = PMPI_Info_get
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
-    return gmpi_unsupported("MPI_Info_get", 0x44000000);
+    return gmpi_Info_get(info, (void *)key, valuelen, (void *)value, (void *)flag);
 }
 
 #pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
-    return gmpi_unsupported("MPI_Info_get_nkeys", 0x44000000);
+    return gmpi_Info_get_nkeys(info, (void *)nkeys);
 }
 
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
-    return gmpi_unsupported("MPI_Info_get_nthkey", 0x44000000);
+    return gmpi_Info_get_nthkey(info, n, (void *)key);
 }
 
 #pragma weak MPI_Info_get_string = PMPI_Info_get_string
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
-    return gmpi_unsupported("MPI_Info_get_string", 0x44000000);
+    return gmpi_Info_get_string(info, (void *)key, (void *)buflen, (void *)value, (void *)flag);
 }
 
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
-    return gmpi_unsupported("MPI_Info_get_valuelen", 0x44000000);
+    return gmpi_Info_get_valuelen(info, (void *)key, (void *)valuelen, (void *)flag);
 }
 
 #pragma weak MPI_Info_set = PMPI_Info_set
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
-    return gmpi_unsupported("MPI_Info_set", 0x44000000);
+    return gmpi_Info_set(info, (void *)key, (void *)value);
 }
 
 #pragma weak MPI_Abort = PMPI_Abort
@@ -1465,13 +1593,13 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
 #pragma weak MPI_Aint_add = PMPI_Aint_add
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
-    return (MPI_Aint)gmpi_unsupported("MPI_Aint_add", 0x44000000);
+    return (MPI_Aint)gmpi_Aint_add(base, disp);
 }
 
 #pragma weak MPI_Aint_diff = PMPI_Aint_diff
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
-    return (MPI_Aint)gmpi_unsupported("MPI_Aint_diff", 0x44000000);
+    return (MPI_Aint)gmpi_Aint_diff(addr1, addr2);
 }
 
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version
@@ -1519,19 +1647,19 @@ int PMPIX_Query_hip_support(void)
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
-    return gmpi_unsupported("MPI_Op_commutative", 0x44000000);
+    return gmpi_Op_commutative(op, (void *)commute);
 }
 
 #pragma weak MPI_Op_create = PMPI_Op_create
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
-    return gmpi_unsupported("MPI_Op_create", 0x44000000);
+    return gmpi_Op_create((void *)user_fn, commute, (void *)op);
 }
 
 #pragma weak MPI_Op_free = PMPI_Op_free
 int PMPI_Op_free(MPI_Op *op)
 {
-    return gmpi_unsupported("MPI_Op_free", 0x44000000);
+    return gmpi_Op_free((void *)op);
 }
 
 #pragma weak MPI_Parrived = PMPI_Parrived
@@ -1711,7 +1839,7 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_Sendrecv", comm);
+    return gmpi_Sendrecv((void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)status);
 }
 
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
@@ -2923,7 +3051,7 @@ int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_
 #pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
-    return gmpi_unsupported("MPI_Reduce_local_c", 0x44000000);
+    return gmpi_Reduce_local_c((void *)inbuf, (void *)inoutbuf, count, datatype, op);
 }
 
 #pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
@@ -2995,145 +3123,145 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
 #pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    return gmpi_unsupported("MPI_Get_elements_c", 0x44000000);
+    return gmpi_Get_elements_c((void *)status, datatype, (void *)count);
 }
 
 #pragma weak MPI_Pack_c = PMPI_Pack_c
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Pack_c", comm);
+    return gmpi_Pack_c((void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position, comm);
 }
 
 #pragma weak MPI_Pack_external_c = PMPI_Pack_external_c
 int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position)
 {
-    return gmpi_unsupported("MPI_Pack_external_c", 0x44000000);
+    return gmpi_Pack_external_c((void *)datarep, (void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position);
 }
 
 #pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
 int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
 {
-    return gmpi_unsupported("MPI_Pack_external_size_c", 0x44000000);
+    return gmpi_Pack_external_size_c((void *)datarep, incount, datatype, (void *)size);
 }
 
 #pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
-    return gmpi_unsupported("MPI_Pack_size_c", comm);
+    return gmpi_Pack_size_c(incount, datatype, comm, (void *)size);
 }
 
 #pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_contiguous_c", 0x44000000);
+    return gmpi_Type_contiguous_c(count, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_darray_c = PMPI_Type_create_darray_c
 int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_darray_c", 0x44000000);
+    return gmpi_Type_create_darray_c(size, rank, ndims, (void *)array_of_gsizes, (void *)array_of_distribs, (void *)array_of_dargs, (void *)array_of_psizes, order, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
 int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_hindexed_c", 0x44000000);
+    return gmpi_Type_create_hindexed_c(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
 int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_hindexed_block_c", 0x44000000);
+    return gmpi_Type_create_hindexed_block_c(count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_hvector_c", 0x44000000);
+    return gmpi_Type_create_hvector_c(count, blocklength, stride, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
 int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_indexed_block_c", 0x44000000);
+    return gmpi_Type_create_indexed_block_c(count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_resized_c", 0x44000000);
+    return gmpi_Type_create_resized_c(oldtype, lb, extent, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
 int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_struct_c", 0x44000000);
+    return gmpi_Type_create_struct_c(count, (void *)array_of_blocklengths, (void *)array_of_displacements, (void *)array_of_types, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
 int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_subarray_c", 0x44000000);
+    return gmpi_Type_create_subarray_c(ndims, (void *)array_of_sizes, (void *)array_of_subsizes, (void *)array_of_starts, order, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
 int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
 {
-    return gmpi_unsupported("MPI_Type_get_contents_c", 0x44000000);
+    return gmpi_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, (void *)array_of_integers, (void *)array_of_addresses, (void *)array_of_large_counts, (void *)array_of_datatypes);
 }
 
 #pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
 int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
-    return gmpi_unsupported("MPI_Type_get_envelope_c", 0x44000000);
+    return gmpi_Type_get_envelope_c(datatype, (void *)num_integers, (void *)num_addresses, (void *)num_large_counts, (void *)num_datatypes, (void *)combiner);
 }
 
 #pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
 int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    return gmpi_unsupported("MPI_Type_get_extent_c", 0x44000000);
+    return gmpi_Type_get_extent_c(datatype, (void *)lb, (void *)extent);
 }
 
 #pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
 int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    return gmpi_unsupported("MPI_Type_get_true_extent_c", 0x44000000);
+    return gmpi_Type_get_true_extent_c(datatype, (void *)true_lb, (void *)true_extent);
 }
 
 #pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_indexed_c", 0x44000000);
+    return gmpi_Type_indexed_c(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Type_size_c = PMPI_Type_size_c
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
-    return gmpi_unsupported("MPI_Type_size_c", 0x44000000);
+    return gmpi_Type_size_c(datatype, (void *)size);
 }
 
 #pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_vector_c", 0x44000000);
+    return gmpi_Type_vector_c(count, blocklength, stride, oldtype, (void *)newtype);
 }
 
 #pragma weak MPI_Unpack_c = PMPI_Unpack_c
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Unpack_c", comm);
+    return gmpi_Unpack_c((void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype, comm);
 }
 
 #pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c
 int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
-    return gmpi_unsupported("MPI_Unpack_external_c", 0x44000000);
+    return gmpi_Unpack_external_c((void *)datarep, (void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype);
 }
 
 #pragma weak MPI_Op_create_c = PMPI_Op_create_c
 int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
-    return gmpi_unsupported("MPI_Op_create_c", 0x44000000);
+    return gmpi_Op_create_c((void *)user_fn, commute, (void *)op);
 }
 
 #pragma weak MPI_Bsend_c = PMPI_Bsend_c

@@ -479,10 +479,10 @@ func (j *job) judge(p *rankProc) (int, string) {
 	default:
 		return 0, ""
 	}
-	io := make(chan struct{})
-	go func() { p.ioDone.Wait(); close(io) }()
+	drained := make(chan struct{})
+	go func() { p.ioDone.Wait(); close(drained) }()
 	select {
-	case <-io:
+	case <-drained:
 	case <-deadline:
 	}
 	return code, why

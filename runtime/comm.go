@@ -19,6 +19,14 @@ type Comm struct {
 	mu         sync.Mutex
 	name       string
 	errhandler Handle
+	userEH     *Errhandler // the object behind a user errhandler handle
+	info       *Info       // hints set by MPI_Comm_set_info / dup_with_info
+	onFree     []func()    // run when the communicator is freed
+	cache      map[string]uintptr
+	freed      bool
+
+	// Attrs holds the cached attributes (MPI_Comm_set_attr).
+	Attrs Attrs
 
 	// Coll is this communicator's table of collective operations, filled
 	// by the CollSelector when the communicator is created.
@@ -59,6 +67,9 @@ func (w *World) newComm(h Handle, group []int, ctx uint32, name string) (*Comm, 
 	if w.coll != nil {
 		t, err := w.coll.Select(c)
 		if err != nil {
+			if h == 0 {
+				w.comms.Remove(c.handle)
+			}
 			return nil, fmt.Errorf("gmpi: selecting collectives for %s: %w", name, err)
 		}
 		c.Coll = t
@@ -124,10 +135,57 @@ func (c *Comm) Errhandler() Handle {
 	return c.errhandler
 }
 
-// SetErrhandler attaches an error handler to c.
+// SetErrhandler attaches an error handler to c: a predefined one
+// (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, MPI_ERRORS_ABORT) or a user
+// handler created by NewErrhandler. An unknown handle is ignored (capi
+// checks handles first).
 func (c *Comm) SetErrhandler(h Handle) {
+	var eh *Errhandler
+	if h.Kind() == KindDirect {
+		if eh = c.w.Errhandler(h); eh == nil {
+			return
+		}
+	}
 	c.mu.Lock()
 	c.errhandler = h
+	c.userEH = eh
+	c.mu.Unlock()
+}
+
+// UserErrhandler returns the user error handler attached to c, nil when
+// c's handler is a predefined one.
+func (c *Comm) UserErrhandler() *Errhandler {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.userEH
+}
+
+// Cached returns the value cached on c under key, calling make (under c's
+// lock) the first time; the release function make returns (may be nil)
+// runs when c is freed. capi keeps C arrays it built for c this way (the
+// MPICHX topology attributes).
+func (c *Comm) Cached(key string, make func() (uintptr, func())) uintptr {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.cache[key]; ok {
+		return v
+	}
+	if c.cache == nil {
+		c.cache = map[string]uintptr{}
+	}
+	v, release := make()
+	c.cache[key] = v
+	if release != nil {
+		c.onFree = append(c.onFree, release)
+	}
+	return v
+}
+
+// OnFree registers f to run when c is freed (capi releases C memory it
+// cached for c this way).
+func (c *Comm) OnFree(f func()) {
+	c.mu.Lock()
+	c.onFree = append(c.onFree, f)
 	c.mu.Unlock()
 }
 

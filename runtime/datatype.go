@@ -2,7 +2,7 @@ package mpirt
 
 import (
 	"fmt"
-	"unsafe"
+	"sync"
 )
 
 // Basic is the machine representation of the elements a datatype is made
@@ -94,15 +94,6 @@ type Block struct {
 	Len int
 }
 
-// ElemRun is a run of Count consecutive elements of the datatype's Elem
-// type, the first at byte offset Off, each Elem.Extent() apart. It is what
-// a reduction walks (padding inside pair types is not part of a Block, but
-// is part of an element).
-type ElemRun struct {
-	Off   int
-	Count int
-}
-
 // Datatype is the runtime's compiled form of an MPI datatype: one element
 // of it is the bytes Blocks describe, and count elements sit Extent()
 // bytes apart. Predefined datatypes are built at init and never change;
@@ -113,8 +104,9 @@ type Datatype struct {
 	// Handle is the MPI handle (builtin for predefined types).
 	Handle Handle
 	// name is "MPI_INT" for predefined types, or what MPI_Type_set_name
-	// gave.
-	name string
+	// gave; guarded by nameMu.
+	nameMu sync.Mutex
+	name   string
 
 	size       int  // bytes of data in one element
 	lb, extent int  // lower bound and extent, including MPI_LB/MPI_UB and resizing
@@ -125,17 +117,37 @@ type Datatype struct {
 	alignment  int // C alignment of one element, for struct layout
 	committed  bool
 
-	// Blocks are the data bytes of one element in type-map order, with
-	// adjacent runs merged. Empty for size-0 types.
+	// Blocks are the data bytes of one element of a predefined type, in
+	// type-map order. Empty for size-0 types and nil for derived types,
+	// whose data is described by prog.
 	Blocks []Block
+
+	// prog is the compiled form of one element's data bytes (dtloop.go).
+	prog prog
+	// eprog covers the Elem elements of one element: its blocks span whole
+	// Elem extents (padding of pair types included), so a reduction kernel
+	// runs once per leaf block. Nil when Elem is nil.
+	eprog prog
 
 	// Elem is the predefined type every element of this type is made of,
 	// nil when the type mixes predefined types (reductions then need a
 	// user op). For a predefined type Elem is the type itself.
 	Elem *Datatype
-	// Runs are the Elem elements of one element of this type, in type-map
-	// order. Nil when Elem is nil.
-	Runs []ElemRun
+
+	// nelems is the number of basic elements in one element
+	// (MPI_Get_elements); a pair type counts two.
+	nelems int
+	// extSize is the size of one element in external32.
+	extSize int
+	// lbKind and ubKind say where lb and ub come from: no entry, data, or
+	// an explicit MPI_LB/MPI_UB marker (also set by MPI_Type_create_resized),
+	// which is sticky through constructors.
+	lbKind, ubKind boundKind
+	// parts are the constructor's children in type-map order (derived
+	// types only): what Get_elements and external32 walk.
+	parts []part
+	// env is what MPI_Type_get_envelope/get_contents return.
+	env envelope
 
 	// basic and group describe a predefined type; derived types use
 	// Elem's.
@@ -198,11 +210,22 @@ func (d *Datatype) Group() TypeGroup {
 
 // Name returns the type's name: "MPI_INT" for predefined types, the name
 // MPI_Type_set_name gave, or "" (MPI_Type_get_name).
-func (d *Datatype) Name() string { return d.name }
+func (d *Datatype) Name() string {
+	d.nameMu.Lock()
+	defer d.nameMu.Unlock()
+	return d.name
+}
+
+// SetName sets the type's name (MPI_Type_set_name).
+func (d *Datatype) SetName(s string) {
+	d.nameMu.Lock()
+	d.name = s
+	d.nameMu.Unlock()
+}
 
 func (d *Datatype) String() string {
-	if d.name != "" {
-		return d.name
+	if n := d.Name(); n != "" {
+		return n
 	}
 	return "datatype " + d.Handle.String()
 }
@@ -403,9 +426,25 @@ func init() {
 			d.trueExtent = last.Off + last.Len
 		}
 		d.contiguous = s.size == s.extent && len(d.Blocks) <= 1
+		for _, b := range d.Blocks {
+			d.prog = appendLoop(d.prog, loop{off: b.Off, count: 1, n: b.Len})
+		}
+		d.env.combiner = CombinerNamed
+		switch {
+		case s.h == TypeLB:
+			d.lbKind = boundMarker
+		case s.h == TypeUB:
+			d.ubKind = boundMarker
+		case s.size > 0:
+			d.lbKind, d.ubKind = boundData, boundData
+		}
 		if s.basic != BasicNone {
 			d.Elem = d
-			d.Runs = []ElemRun{{0, 1}}
+			d.eprog = prog{{off: 0, count: 1, n: s.extent}}
+			d.nelems = 1
+			if s.basic.IsPair() {
+				d.nelems = 2
+			}
 		}
 		u := uint32(s.h)
 		switch u &^ 0xff {
@@ -459,56 +498,4 @@ func PredefinedDatatypes() []*Datatype {
 func IsPredefinedDatatypeHandle(h Handle) bool {
 	u := uint32(h)
 	return u&^0xffff == builtinTypePrefix || (u&^0xffff == directTypePrefix && u&0xffff < uint32(len(directTypes)))
-}
-
-// Pack copies count elements of d at user address p into out, densely, in
-// type-map order; it returns the number of bytes written. out must hold
-// count*Size() bytes; Pack stops early (at a block boundary or inside a
-// block) when it does not.
-func (d *Datatype) Pack(out []byte, p unsafe.Pointer, count int) int {
-	if d.contiguous {
-		n := min(count*d.size, len(out))
-		if n > 0 {
-			copy(out[:n], unsafe.Slice((*byte)(p), n))
-		}
-		return n
-	}
-	w := 0
-	for i := 0; i < count; i++ {
-		base := i * d.extent
-		for _, b := range d.Blocks {
-			if w >= len(out) {
-				return w
-			}
-			n := min(b.Len, len(out)-w)
-			w += copy(out[w:w+n], unsafe.Slice((*byte)(unsafe.Add(p, base+b.Off)), n))
-		}
-	}
-	return w
-}
-
-// Unpack copies packed data from in into count elements of d at user
-// address p, the inverse of Pack; it returns the number of bytes
-// consumed. When in is shorter than count*Size() (a truncated message),
-// Unpack fills what it can, ending possibly inside an element.
-func (d *Datatype) Unpack(p unsafe.Pointer, in []byte, count int) int {
-	if d.contiguous {
-		n := min(count*d.size, len(in))
-		if n > 0 {
-			copy(unsafe.Slice((*byte)(p), n), in[:n])
-		}
-		return n
-	}
-	r := 0
-	for i := 0; i < count; i++ {
-		base := i * d.extent
-		for _, b := range d.Blocks {
-			if r >= len(in) {
-				return r
-			}
-			n := min(b.Len, len(in)-r)
-			r += copy(unsafe.Slice((*byte)(unsafe.Add(p, base+b.Off)), n), in[r:r+n])
-		}
-	}
-	return r
 }

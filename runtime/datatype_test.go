@@ -110,7 +110,7 @@ func TestDatatypeLayouts(t *testing.T) {
 	}
 }
 
-func TestPackUnpack(t *testing.T) {
+func TestDatatypePackUnpack(t *testing.T) {
 	d, _ := PredefinedDatatype(TypeShortInt)
 	// Three {short; int} with garbage in the padding.
 	src := make([]byte, 3*8)

@@ -273,6 +273,9 @@ func classString(class int) string {
 	if ci, ok := errorClasses[class]; ok {
 		return ci.name + ": " + ci.text
 	}
+	if s, ok := userErrorString(class); ok {
+		return s
+	}
 	return fmt.Sprintf("error class %d", class)
 }
 
@@ -344,6 +347,9 @@ func ErrorClass(code int) (class int, ok bool) {
 	if _, known := errorClasses[code]; known {
 		return code, true
 	}
+	if cls, ok := userErrorClass(code); ok {
+		return cls, true
+	}
 	if !isRegisteredCode(code) {
 		return 0, false
 	}
@@ -363,6 +369,9 @@ func ErrorString(code int) string {
 	if _, known := errorClasses[code]; known {
 		return classString(code)
 	}
+	if s, ok := userErrorString(code); ok {
+		return s
+	}
 	if isRegisteredCode(code) {
 		if ent, live := lookupErrorCode(code); live {
 			return ent.msg
@@ -372,4 +381,99 @@ func ErrorString(code int) string {
 		}
 	}
 	return fmt.Sprintf("unknown error code %d", code)
+}
+
+// User-defined error classes and codes (MPI_Add_error_class,
+// MPI_Add_error_code, MPI_Add_error_string). Classes and codes share one
+// numbering that starts above every predefined class and MPIX code and
+// stays far below MPI_ERR_LASTCODE; MPI_LASTUSEDCODE is the highest value
+// handed out.
+const userErrorBase = 1024
+
+type userErr struct {
+	class int // the code's class; the value itself for a class
+	msg   string
+}
+
+var userErrs struct {
+	mu   sync.Mutex
+	next int
+	m    map[int]*userErr
+}
+
+// AddErrorClass returns a new error class.
+func AddErrorClass() (int, error) {
+	userErrs.mu.Lock()
+	defer userErrs.mu.Unlock()
+	return addUserErrLocked(-1)
+}
+
+func addUserErrLocked(class int) (int, error) {
+	if userErrs.m == nil {
+		userErrs.m = map[int]*userErr{}
+		userErrs.next = userErrorBase
+	}
+	if userErrs.next >= ErrLastCode {
+		return 0, Errorf(ErrOther, "", "no more error codes")
+	}
+	v := userErrs.next
+	userErrs.next++
+	if class < 0 {
+		class = v
+	}
+	userErrs.m[v] = &userErr{class: class}
+	return v, nil
+}
+
+// AddErrorCode returns a new error code of class (a predefined class or
+// one made by AddErrorClass).
+func AddErrorCode(class int) (int, error) {
+	userErrs.mu.Lock()
+	defer userErrs.mu.Unlock()
+	if _, ok := errorClasses[class]; !ok || class > ErrLastClass {
+		if e, ok := userErrs.m[class]; !ok || e.class != class {
+			return 0, Errorf(ErrArg, "", "invalid argument errorclass: %d is not an error class", class)
+		}
+	}
+	return addUserErrLocked(class)
+}
+
+// AddErrorString sets the string of a user-defined class or code.
+func AddErrorString(code int, s string) error {
+	userErrs.mu.Lock()
+	defer userErrs.mu.Unlock()
+	e, ok := userErrs.m[code]
+	if !ok {
+		return Errorf(ErrArg, "", "invalid argument errorcode: %d is not a user-defined error class or code", code)
+	}
+	e.msg = s
+	return nil
+}
+
+// LastUsedCode is the value of the MPI_LASTUSEDCODE attribute.
+func LastUsedCode() int {
+	userErrs.mu.Lock()
+	defer userErrs.mu.Unlock()
+	if userErrs.m == nil {
+		return ErrXNoreq
+	}
+	return userErrs.next - 1
+}
+
+func userErrorClass(code int) (int, bool) {
+	userErrs.mu.Lock()
+	defer userErrs.mu.Unlock()
+	if e, ok := userErrs.m[code]; ok {
+		return e.class, true
+	}
+	return 0, false
+}
+
+func userErrorString(code int) (string, bool) {
+	userErrs.mu.Lock()
+	defer userErrs.mu.Unlock()
+	if e, ok := userErrs.m[code]; ok {
+		return e.msg, true
+	}
+	return "", false
 }

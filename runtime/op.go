@@ -44,21 +44,16 @@ func IsPredefinedOp(op Handle) bool { return opIndex(op) != 0 }
 // OpName returns "MPI_SUM" for a predefined op, "" otherwise.
 func OpName(op Handle) string { return opNames[opIndex(op)] }
 
-// IsCommutative reports whether the predefined op o is commutative. All
-// predefined ops are, except MPI_REPLACE and MPI_NO_OP (whose result
-// depends on the order of operands); for other handles it returns false
-// (user ops carry their own flag).
+// IsCommutative reports whether op o is commutative. All predefined ops
+// are, except MPI_REPLACE and MPI_NO_OP (whose result depends on the order
+// of operands); a user op has the flag MPI_Op_create gave; other handles
+// give false.
 func (o Handle) IsCommutative() bool {
+	if u := LookupUserOp(o); u != nil {
+		return u.Commutative
+	}
 	i := opIndex(o)
 	return i != 0 && o != OpReplace && o != OpNoOp
-}
-
-// UserOp is an operation created with MPI_Op_create. Fn is the C function
-// pointer (MPI_User_function*), called by capi; the runtime never calls
-// it.
-type UserOp struct {
-	Commutative bool
-	Fn          unsafe.Pointer
 }
 
 // kernel applies an op elementwise: inout[i] = in[i] op inout[i] for the n
@@ -112,6 +107,9 @@ func CheckOp(op Handle, dt *Datatype) error {
 func checkOp(op Handle, dt *Datatype) *Error {
 	i := opIndex(op)
 	if i == 0 {
+		if LookupUserOp(op) != nil {
+			return nil // a user function accepts any datatype
+		}
 		if op == HandleOpNull {
 			return Errorf(ErrOp, "", "invalid op: MPI_OP_NULL")
 		}
@@ -135,14 +133,15 @@ func checkOp(op Handle, dt *Datatype) *Error {
 	return nil
 }
 
-// ReduceLocal applies a predefined op elementwise to count elements of dt:
+// ReduceLocal applies op elementwise to count elements of dt:
 // inout = in op inout (in holds the operand that comes first in rank
 // order). Both buffers are in memory layout: they start at the first data
 // byte (TrueLB) of the first element and hold (count-1)*Extent() +
-// TrueExtent() bytes. dt must be predefined or made of a single
-// predefined type (e.g. a contiguous or vector of MPI_DOUBLE); MPI_REPLACE
-// and MPI_NO_OP work on any datatype. Unsupported (op, type) pairs give an
-// *Error of class ErrOp.
+// TrueExtent() bytes. For a predefined op dt must be predefined or made of
+// a single predefined type (e.g. a vector or struct of MPI_DOUBLE);
+// MPI_REPLACE and MPI_NO_OP work on any datatype, and a user op
+// (MPI_Op_create) gets the buffers as they are. Unsupported (op, type)
+// pairs give an *Error of class ErrOp.
 func ReduceLocal(op Handle, dt *Datatype, in, inout []byte, count int) error {
 	if e := checkOp(op, dt); e != nil {
 		return e
@@ -151,8 +150,12 @@ func ReduceLocal(op Handle, dt *Datatype, in, inout []byte, count int) error {
 		return nil
 	}
 	need := (count-1)*dt.extent + dt.trueExtent
-	if count > 0 && (len(in) < need || len(inout) < need) {
+	if len(in) < need || len(inout) < need {
 		return Errorf(ErrIntern, "", "reduction buffers of %d and %d bytes for %d x %s (%d bytes)", len(in), len(inout), count, dt, need)
+	}
+	if u := LookupUserOp(op); u != nil {
+		u.apply(dt, in, inout, count)
+		return nil
 	}
 	if op == OpReplace {
 		replaceLocal(dt, in, inout, count)
@@ -160,19 +163,33 @@ func ReduceLocal(op Handle, dt *Datatype, in, inout []byte, count int) error {
 	}
 	elem := dt.Elem
 	k := kernels[opIndex(op)][elem.basic]
-	pin, pio := unsafe.Pointer(unsafe.SliceData(in)), unsafe.Pointer(unsafe.SliceData(inout))
-	// One run covering whole elements back to back: one kernel call.
-	if len(dt.Runs) == 1 && dt.Runs[0].Count*elem.extent == dt.extent {
-		k(unsafe.Add(pio, dt.Runs[0].Off-dt.trueLB), unsafe.Add(pin, dt.Runs[0].Off-dt.trueLB), count*dt.Runs[0].Count)
+	// The origin of element 0 (possibly outside the buffers, never
+	// dereferenced there).
+	pin := unsafe.Add(unsafe.Pointer(unsafe.SliceData(in)), -dt.trueLB)
+	pio := unsafe.Add(unsafe.Pointer(unsafe.SliceData(inout)), -dt.trueLB)
+	ee := elem.extent
+	// One block of whole elements back to back: one kernel call.
+	if len(dt.eprog) == 1 && dt.eprog[0].body == nil && dt.eprog[0].count == 1 && dt.eprog[0].n == dt.extent {
+		off := dt.eprog[0].off
+		k(unsafe.Add(pio, off), unsafe.Add(pin, off), count*dt.extent/ee)
 		return nil
 	}
-	for i := range count {
-		base := i*dt.extent - dt.trueLB
-		for _, r := range dt.Runs {
-			if r.Count > 0 {
-				k(unsafe.Add(pio, base+r.Off), unsafe.Add(pin, base+r.Off), r.Count)
+	var walk func(p prog, base int)
+	walk = func(p prog, base int) {
+		for i := range p {
+			l := &p[i]
+			for j := 0; j < l.count; j++ {
+				at := base + l.off + j*l.stride
+				if l.body != nil {
+					walk(l.body, at)
+				} else {
+					k(unsafe.Add(pio, at), unsafe.Add(pin, at), l.n/ee)
+				}
 			}
 		}
+	}
+	for i := range count {
+		walk(dt.eprog, i*dt.extent)
 	}
 	return nil
 }
@@ -183,10 +200,7 @@ func replaceLocal(dt *Datatype, in, inout []byte, count int) {
 		copy(inout[:count*dt.size], in)
 		return
 	}
-	for i := range count {
-		base := i*dt.extent - dt.trueLB
-		for _, b := range dt.Blocks {
-			copy(inout[base+b.Off:base+b.Off+b.Len], in[base+b.Off:])
-		}
-	}
+	dt.eachBlock(-dt.trueLB, count, func(off, n int) {
+		copy(inout[off:off+n], in[off:off+n])
+	})
 }

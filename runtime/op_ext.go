@@ -17,8 +17,8 @@ import (
 //     binary128 (113-bit significand).
 //
 // SUM and PROD round once per operation; complex PROD is
-// (ac-bd) + (ad+bc)i with each product rounded, as __mulxc3/__multc3 do
-// (without their recovery of infinities from NaN results). MAX/MIN copy
+// (ac-bd) + (ad+bc)i with each product rounded and C99 Annex G's recovery
+// of infinities, as __mulxc3/__multc3 do. MAX/MIN copy
 // the winning operand bit for bit. NaN results follow the x87 rule: the
 // operand NaN (the one with the larger significand when both are), made
 // quiet; invalid operations give the default NaN.
@@ -262,6 +262,96 @@ func (fm extFormat) mul(a, b *extNum) [16]byte {
 	return fm.encode(fm.round(z))
 }
 
+// Helpers on decoded values for cmul: each operation rounds.
+func (fm extFormat) val(b [16]byte) *extNum {
+	x := new(extNum)
+	fm.decode(b[:], x)
+	return x
+}
+
+func (fm extFormat) mulN(x, y *extNum) *extNum { return fm.val(fm.mul(x, y)) }
+func (fm extFormat) addN(x, y *extNum) *extNum { return fm.val(fm.add(x, y)) }
+
+func (fm extFormat) subN(x, y *extNum) *extNum {
+	if y.nan {
+		return fm.val(fm.add(x, y))
+	}
+	ny := new(extNum)
+	ny.f.Neg(&y.f)
+	return fm.val(fm.add(x, ny))
+}
+
+// signbit of any value, NaNs included (the sign is the top bit of byte 9
+// for x87 and of byte 15 for binary128).
+func (fm extFormat) signbit(x *extNum) bool {
+	if !x.nan {
+		return x.f.Signbit()
+	}
+	if fm.explicit {
+		return x.bits[9]&0x80 != 0
+	}
+	return x.bits[15]&0x80 != 0
+}
+
+// signed returns copysign(v, x) for v = 0 or 1.
+func (fm extFormat) signed(v int64, x *extNum) *extNum {
+	r := new(extNum)
+	r.f.SetInt64(v)
+	if fm.signbit(x) {
+		r.f.Neg(&r.f)
+	}
+	r.bits = fm.encode(&r.f)
+	return r
+}
+
+// box maps an infinity to ±1 and anything else to ±0.
+func (fm extFormat) box(x *extNum) *extNum {
+	if x.isInf() {
+		return fm.signed(1, x)
+	}
+	return fm.signed(0, x)
+}
+
+// zeroNaN maps a NaN to ±0 and leaves anything else.
+func (fm extFormat) zeroNaN(x *extNum) *extNum {
+	if x.nan {
+		return fm.signed(0, x)
+	}
+	return x
+}
+
+// cmul is C's complex product (a+bi)(c+di): x = ac-bd, y = ad+bc, each
+// product and sum rounded, and when both come out NaN the recovery of
+// infinities of C99 Annex G (what libgcc's __mulxc3/__multc3 do).
+func (fm extFormat) cmul(a, b, c, d *extNum) (re, im [16]byte) {
+	ac, bd, ad, bc := fm.mulN(a, c), fm.mulN(b, d), fm.mulN(a, d), fm.mulN(b, c)
+	x, y := fm.subN(ac, bd), fm.addN(ad, bc)
+	if x.nan && y.nan {
+		recalc := false
+		if a.isInf() || b.isInf() {
+			a, b = fm.box(a), fm.box(b)
+			c, d = fm.zeroNaN(c), fm.zeroNaN(d)
+			recalc = true
+		}
+		if c.isInf() || d.isInf() {
+			c, d = fm.box(c), fm.box(d)
+			a, b = fm.zeroNaN(a), fm.zeroNaN(b)
+			recalc = true
+		}
+		if !recalc && (ac.isInf() || bd.isInf() || ad.isInf() || bc.isInf()) {
+			a, b, c, d = fm.zeroNaN(a), fm.zeroNaN(b), fm.zeroNaN(c), fm.zeroNaN(d)
+			recalc = true
+		}
+		if recalc {
+			inf := new(extNum)
+			inf.f.SetInf(false)
+			x = fm.mulN(inf, fm.subN(fm.mulN(a, c), fm.mulN(b, d)))
+			y = fm.mulN(inf, fm.addN(fm.mulN(a, d), fm.mulN(b, c)))
+		}
+	}
+	return x.bits, y.bits
+}
+
 // greater reports a > b; false when either is a NaN.
 func greater(a, b *extNum) bool { return !a.nan && !b.nan && a.f.Cmp(&b.f) > 0 }
 
@@ -326,22 +416,12 @@ func registerExtKernels() {
 			copy(inout[16:32], im[:])
 		})
 		kernels[opIndex(OpProd)][c.complex] = extKernel(32, func(inout, in []byte) {
-			// (a + bi)(c + di), a+bi = inout, c+di = in
-			var a, b, cc, d, t1, t2 extNum
+			var a, b, cc, d extNum
 			fm.decode(inout[0:16], &a)
 			fm.decode(inout[16:32], &b)
 			fm.decode(in[0:16], &cc)
 			fm.decode(in[16:32], &d)
-			ac, bd, ad, bc := fm.mul(&a, &cc), fm.mul(&b, &d), fm.mul(&a, &d), fm.mul(&b, &cc)
-			fm.decode(ac[:], &t1)
-			fm.decode(bd[:], &t2)
-			if !t2.nan {
-				t2.f.Neg(&t2.f)
-			}
-			re := fm.add(&t1, &t2)
-			fm.decode(ad[:], &t1)
-			fm.decode(bc[:], &t2)
-			im := fm.add(&t1, &t2)
+			re, im := fm.cmul(&a, &b, &cc, &d)
 			copy(inout[0:16], re[:])
 			copy(inout[16:32], im[:])
 		})

@@ -155,6 +155,21 @@ func typed[T any](f func(inout, in []T)) kernel {
 	}
 }
 
+// wordwise runs a bitwise op, which ignores element boundaries, on 8-byte
+// words and then on the remaining bytes, whatever the element size.
+func wordwise(size int, words func(inout, in []uint64), bytes func(inout, in []uint8)) kernel {
+	return func(inout, in unsafe.Pointer, n int) {
+		nb := n * size
+		nw := nb / 8
+		if nw > 0 {
+			words(unsafe.Slice((*uint64)(inout), nw), unsafe.Slice((*uint64)(in), nw))
+		}
+		if t := nw * 8; t < nb {
+			bytes(unsafe.Slice((*uint8)(unsafe.Add(inout, t)), nb-t), unsafe.Slice((*uint8)(unsafe.Add(in, t)), nb-t))
+		}
+	}
+}
+
 // setInt fills the kernels of an integer machine type T for basic b.
 func setInt[T integer](b Basic) {
 	kernels[opIndex(OpMax)][b] = typed(opMax[T])
@@ -164,9 +179,10 @@ func setInt[T integer](b Basic) {
 	kernels[opIndex(OpLand)][b] = typed(opLand[T])
 	kernels[opIndex(OpLor)][b] = typed(opLor[T])
 	kernels[opIndex(OpLxor)][b] = typed(opLxor[T])
-	kernels[opIndex(OpBand)][b] = typed(opBand[T])
-	kernels[opIndex(OpBor)][b] = typed(opBor[T])
-	kernels[opIndex(OpBxor)][b] = typed(opBxor[T])
+	size := int(unsafe.Sizeof(*new(T)))
+	kernels[opIndex(OpBand)][b] = wordwise(size, opBand[uint64], opBand[uint8])
+	kernels[opIndex(OpBor)][b] = wordwise(size, opBor[uint64], opBor[uint8])
+	kernels[opIndex(OpBxor)][b] = wordwise(size, opBxor[uint64], opBxor[uint8])
 }
 
 func setFloat[T floating](b Basic) {

@@ -8,10 +8,26 @@ import (
 // byte-oriented protocol: contiguous data is sent from and received into
 // user memory directly; anything else goes through a packed staging buffer.
 
-// Datatype resolves a datatype handle (predefined or created), nil if the
-// handle names no datatype.
+// Datatype resolves a datatype handle for communication: a predefined or
+// a committed derived type; nil if the handle names no such datatype (an
+// uncommitted type is MPI_ERR_TYPE wherever data moves).
 func (w *World) Datatype(h Handle) *Datatype {
 	if dt, ok := PredefinedDatatype(h); ok {
+		return dt
+	}
+	if dt, ok := w.types.Get(h); ok && dt.Committed() {
+		return dt
+	}
+	return nil
+}
+
+// AnyDatatype resolves a datatype handle whether or not it is committed
+// (constructors and queries).
+func (w *World) AnyDatatype(h Handle) *Datatype {
+	if dt, ok := PredefinedDatatype(h); ok {
+		return dt
+	}
+	if dt, ok := w.types.Get(h); ok {
 		return dt
 	}
 	return nil
@@ -68,7 +84,9 @@ func recvView(p unsafe.Pointer, count int, dt *Datatype) ([]byte, func(*Request)
 	}
 	stage := make([]byte, n)
 	return stage, func(r *Request) {
-		dt.Unpack(p, stage[:r.Status.Count], int(r.Status.Count)/max(dt.Size(), 1))
+		// A short message may end inside an element: Unpack fills what
+		// arrived (MPI_Get_elements counts it).
+		dt.Unpack(p, stage[:min(int(r.Status.Count), n)], count)
 	}
 }
 
@@ -104,17 +122,40 @@ func (c *Comm) RecvTyped(buf unsafe.Pointer, count int, dt *Datatype, src, tag i
 }
 
 // CollView gives a collective algorithm count elements of dt at p as a
-// byte slice in memory layout (count*extent bytes, padding included, so
-// reduction kernels can work on it in place). For output buffers (out)
-// done copies staged data back; it is a no-op when p is used directly.
+// byte slice in memory layout: it starts at the first data byte (TrueLB)
+// of element 0 and holds (count-1)*Extent() + TrueExtent() bytes, so
+// ReduceLocal can work on it in place. Contiguous data is the user memory
+// itself; other types are staged: the data blocks are copied into a
+// buffer of the same layout (gaps zeroed), and for output buffers (out)
+// done copies the data blocks back, never touching the gaps. done is a
+// no-op when p is used directly.
 func CollView(p unsafe.Pointer, count int, dt *Datatype, out bool) (data []byte, done func() error, err error) {
 	noop := func() error { return nil }
-	n := count * dt.Extent()
-	if n == 0 || count == 0 {
+	if count <= 0 || dt.Size() == 0 {
 		return nil, noop, nil
 	}
-	if dt.TrueLB() != 0 || dt.TrueExtent() > dt.Extent() || !dt.IsPredefined() && !dt.IsContiguous() {
-		return nil, nil, Errorf(ErrUnsupportedOperation, "", "collectives on datatype %s (non-contiguous layout) are not supported yet", dt.Name())
+	if dt.IsContiguous() {
+		return unsafe.Slice((*byte)(unsafe.Add(p, dt.TrueLB())), count*dt.Size()), noop, nil
 	}
-	return unsafe.Slice((*byte)(p), n), noop, nil
+	span := (count-1)*dt.Extent() + dt.TrueExtent()
+	if dt.Extent() < 0 || span < 0 {
+		return nil, nil, Errorf(ErrUnsupportedOperation, "", "collectives on datatype %s with a negative extent are not supported", dt)
+	}
+	if span > 1<<30 && span > 16*count*dt.Size() {
+		return nil, nil, Errorf(ErrUnsupportedOperation, "", "collectives on datatype %s: its data spans %d bytes for %d bytes of data (absolute addresses?); not supported", dt, span, count*dt.Size())
+	}
+	stage := make([]byte, span)
+	base := -dt.TrueLB()
+	dt.eachBlock(0, count, func(off, n int) {
+		copy(stage[off+base:off+base+n], unsafe.Slice((*byte)(unsafe.Add(p, off)), n))
+	})
+	if !out {
+		return stage, noop, nil
+	}
+	return stage, func() error {
+		dt.eachBlock(0, count, func(off, n int) {
+			copy(unsafe.Slice((*byte)(unsafe.Add(p, off)), n), stage[off+base:off+base+n])
+		})
+		return nil
+	}, nil
 }

@@ -13,8 +13,11 @@ type Config struct {
 	Rank     int    // this process's rank in MPI_COMM_WORLD
 	Size     int    // size of MPI_COMM_WORLD
 	Hostname string // the host the launch placed this rank on
-	AppNum   int    // MPI_APPNUM, -1 when unknown
-	Universe int    // MPI_UNIVERSE_SIZE, 0 when unknown
+	// Hosts, when it has Size entries, is the host name of every world
+	// rank (what the launch said); otherwise World.ExchangeHosts learns it.
+	Hosts    []string
+	AppNum   int // MPI_APPNUM, -1 when unknown
+	Universe int // MPI_UNIVERSE_SIZE, 0 when unknown
 	// EagerLimit is the largest message sent eagerly (bytes); larger
 	// messages use rendezvous. 0 selects the default.
 	EagerLimit int
@@ -58,7 +61,18 @@ type World struct {
 	commSelf  *Comm
 	coll      CollSelector
 
-	nextContext atomic.Uint32
+	// ctx hands out context-id pairs by agreement (commops.go).
+	ctx ctxPool
+
+	groups      HandleTable[*Group]
+	keyvals     HandleTable[*Keyval]
+	errhandlers HandleTable[*Errhandler]
+	infos       HandleTable[*Info]
+	types       HandleTable[*Datatype] // derived datatypes (dtcreate.go)
+
+	hostsMu sync.Mutex
+	hosts   []string // host name of every world rank, nil until known
+	infoEnv *Info    // MPI_INFO_ENV, built on first use
 
 	finalized atomic.Bool
 }
@@ -93,6 +107,17 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	w := &World{cfg: cfg, waker: waker, coll: coll, pending: make(map[uint64]*Request)}
 	w.comms.Init(ObjComm)
 	w.requests.Init(ObjRequest)
+	w.groups.Init(ObjGroup)
+	w.keyvals.Init(ObjKeyval)
+	w.errhandlers.Init(ObjErrhandler)
+	w.infos.Init(ObjInfo)
+	w.types.Init(ObjDatatype)
+	w.ctx.init()
+	if len(cfg.Hosts) == cfg.Size {
+		w.hosts = cfg.Hosts
+	} else if cfg.Size == 1 {
+		w.hosts = []string{cfg.Hostname}
+	}
 	w.match.init()
 	w.routes = make([]Device, cfg.Size)
 	seen := map[Device]bool{}
@@ -128,7 +153,6 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	if w.commSelf, err = w.newComm(HandleCommSelf, []int{cfg.Rank}, 2, "MPI_COMM_SELF"); err != nil {
 		return nil, err
 	}
-	w.nextContext.Store(4)
 	return w, nil
 }
 

@@ -71,8 +71,8 @@ type Client struct {
 
 // FromEnv connects to the PMI server named by the environment:
 //   - PMI_FD set: the inherited, already connected socket with that file
-//     descriptor number is used; rank and size come from PMI_RANK and
-//     PMI_SIZE. The inherited descriptor is closed (the client keeps a
+//     descriptor number is used; rank and size come from PMI_RANK (default
+//     0) and PMI_SIZE (default: the server's universe size). The inherited descriptor is closed (the client keeps a
 //     close-on-exec duplicate) and PMI_FD is removed from the environment
 //     so that processes the caller starts do not try to use it.
 //   - else PMI_PORT set (host:port): a TCP connection is made and the
@@ -93,7 +93,7 @@ func FromEnv() (*Client, error) {
 		if err != nil {
 			return nil, err
 		}
-		size, err := envInt("PMI_SIZE", 1)
+		size, err := envInt("PMI_SIZE", -1)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"sync"
+	"unsafe"
+
+	mpirt "gmpi/runtime"
+)
+
+// Predefined communicator keyvals (include/mpi.h).
+const (
+	keyTagUB        = 0x64400001
+	keyHost         = 0x64400003
+	keyIO           = 0x64400005
+	keyWtimeGlobal  = 0x64400007
+	keyUniverseSize = 0x64400009
+	keyLastUsedCode = 0x6440000b
+	keyAppNum       = 0x6440000d
+	keyTopoDepths   = 0x64400101 // MPICHX_TOPOLOGY_DEPTHS
+	keyTopoColors   = 0x64400103 // MPICHX_TOPOLOGY_COLORS
+)
+
+// predefinedCells holds the values of the predefined attributes in C
+// memory: MPI_Comm_get_attr returns pointers into it, which stay valid for
+// the life of the process.
+var (
+	predefOnce  sync.Once
+	predefCells *[8]int32
+)
+
+const (
+	cellTagUB = iota
+	cellHost
+	cellIO
+	cellWtimeGlobal
+	cellUniverse
+	cellLastUsed
+	cellAppNum
+)
+
+func predefined() *[8]int32 {
+	predefOnce.Do(func() {
+		p := (*[8]int32)(cMalloc(8 * 4))
+		cfg := world.Config()
+		p[cellTagUB] = tagUB
+		p[cellHost] = mpirt.ProcNull
+		p[cellIO] = mpirt.AnySource
+		p[cellWtimeGlobal] = 0
+		p[cellUniverse] = int32(cfg.Universe)
+		p[cellAppNum] = int32(cfg.AppNum)
+		p[cellLastUsed] = int32(mpirt.LastUsedCode())
+		predefCells = p
+	})
+	return predefCells
+}
+
+// updateLastUsedCode refreshes the MPI_LASTUSEDCODE cell.
+func updateLastUsedCode() {
+	predefined()[cellLastUsed] = int32(mpirt.LastUsedCode())
+}
+
+// predefinedAttr returns the value (a C pointer) of a predefined
+// attribute on c; ok is false when the key is not predefined, set is false
+// when the attribute has no value.
+func predefinedAttr(c *mpirt.Comm, key int32) (val uintptr, set, ok bool) {
+	cells := predefined()
+	cell := func(i int) uintptr { return uintptr(unsafe.Pointer(&cells[i])) }
+	switch key {
+	case keyTagUB:
+		return cell(cellTagUB), true, true
+	case keyHost:
+		return cell(cellHost), true, true
+	case keyIO:
+		return cell(cellIO), true, true
+	case keyWtimeGlobal:
+		return cell(cellWtimeGlobal), true, true
+	case keyUniverseSize:
+		return cell(cellUniverse), cells[cellUniverse] > 0, true
+	case keyAppNum:
+		return cell(cellAppNum), cells[cellAppNum] >= 0, true
+	case keyLastUsedCode:
+		return cell(cellLastUsed), true, true
+	case keyTopoDepths:
+		return topoDepths(c), true, true
+	case keyTopoColors:
+		return topoColors(c), true, true
+	}
+	return 0, false, false
+}
+
+// topoDepths is MPICHX_TOPOLOGY_DEPTHS of c: int[size], every process at
+// depth 3 (wide area, site, machine) until vendor-MPI machines exist.
+func topoDepths(c *mpirt.Comm) uintptr {
+	return c.Cached("mpichx_depths", func() (uintptr, func()) {
+		n := c.Size()
+		p := cMalloc(4 * max(n, 1))
+		d := unsafe.Slice((*int32)(p), n)
+		for i := range d {
+			d[i] = 3
+		}
+		return uintptr(p), func() { cFree(p) }
+	})
+}
+
+// topoColors is MPICHX_TOPOLOGY_COLORS of c: int*[size], colors[r][level]
+// with level 0 (wide area) 0 for all, level 1 (site) 0 for all (one site
+// for now), level 2 (machine) the index of the rank's host.
+func topoColors(c *mpirt.Comm) uintptr {
+	return c.Cached("mpichx_colors", func() (uintptr, func()) {
+		n := c.Size()
+		ps := unsafe.Sizeof(uintptr(0))
+		p := cMalloc(int(ps)*max(n, 1) + 3*4*max(n, 1))
+		rows := unsafe.Slice((*uintptr)(p), n)
+		vals := unsafe.Slice((*int32)(unsafe.Add(p, int(ps)*max(n, 1))), 3*n)
+		for r := 0; r < n; r++ {
+			vals[3*r], vals[3*r+1], vals[3*r+2] = 0, 0, int32(world.HostIndex(c.WorldRank(r)))
+			rows[r] = uintptr(unsafe.Pointer(&vals[3*r]))
+		}
+		return uintptr(p), func() { cFree(p) }
+	})
+}
+
+// newKeyval wraps C callbacks into a runtime key of kind.
+func newKeyval(kind mpirt.ObjectType, copyFn, deleteFn, extra unsafe.Pointer) *mpirt.Keyval {
+	k := &mpirt.Keyval{Kind: kind}
+	cf, df, ex := uintptr(copyFn), uintptr(deleteFn), uintptr(extra)
+	if cf != 0 {
+		k.Copy = func(obj mpirt.Handle, val uintptr) (uintptr, bool, error) {
+			out, keep, rc := callCopy(cf, obj, k.Handle(), ex, val)
+			if rc != 0 {
+				return 0, false, callbackError("copy", k, rc)
+			}
+			return out, keep, nil
+		}
+	}
+	if df != 0 {
+		k.Delete = func(obj mpirt.Handle, val uintptr) error {
+			if rc := callDelete(df, obj, k.Handle(), val, ex); rc != 0 {
+				return callbackError("delete", k, rc)
+			}
+			return nil
+		}
+	}
+	return k
+}
+
+// callbackError turns the code a user callback returned into an error of
+// the same class.
+func callbackError(which string, k *mpirt.Keyval, rc int) error {
+	cls, ok := mpirt.ErrorClass(rc)
+	if !ok || cls == 0 {
+		cls = mpirt.ErrOther
+	}
+	return mpirt.Errorf(cls, "", "the attribute %s callback of keyval 0x%08x returned error code %d", which, uint32(k.Handle()), rc)
+}
+
+func createKeyval(fn string, kind mpirt.ObjectType, copyFn, deleteFn unsafe.Pointer, keyval *int32, extra unsafe.Pointer) int32 {
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	if keyval == nil {
+		return badPointer(fn, "keyval")
+	}
+	*keyval = int32(world.NewKeyval(newKeyval(kind, copyFn, deleteFn, extra)))
+	return 0
+}
+
+func MPI_Comm_create_keyval(copyFn, deleteFn unsafe.Pointer, keyval *int32, extra unsafe.Pointer) int32 {
+	return createKeyval("MPI_Comm_create_keyval", mpirt.ObjComm, copyFn, deleteFn, keyval, extra)
+}
+
+func MPI_Keyval_create(copyFn, deleteFn unsafe.Pointer, keyval *int32, extra unsafe.Pointer) int32 {
+	return createKeyval("MPI_Keyval_create", mpirt.ObjComm, copyFn, deleteFn, keyval, extra)
+}
+
+// keyvalArg resolves a user key of kind.
+func keyvalArg(fn string, c *mpirt.Comm, h int32, kind mpirt.ObjectType) (*mpirt.Keyval, int32) {
+	k := world.Keyval(mpirt.Handle(h))
+	switch {
+	case k != nil && k.Kind == kind:
+		return k, 0
+	case k != nil:
+		return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument keyval: 0x%08x is a %s keyval", uint32(h), k.Kind)
+	case mpirt.Handle(h) == mpirt.HandleKeyvalInvalid:
+		return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument keyval: MPI_KEYVAL_INVALID")
+	case mpirt.Handle(h).Kind() == mpirt.KindBuiltin && mpirt.Handle(h).Type() == mpirt.ObjKeyval:
+		return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument keyval: 0x%08x is a predefined keyval, which cannot be changed", uint32(h))
+	}
+	return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument keyval: 0x%08x is not a keyval", uint32(h))
+}
+
+func freeKeyval(fn string, keyval *int32, kind mpirt.ObjectType) int32 {
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	if keyval == nil {
+		return badPointer(fn, "keyval")
+	}
+	if _, rc := keyvalArg(fn, nil, *keyval, kind); rc != 0 {
+		return rc
+	}
+	world.FreeKeyval(mpirt.Handle(*keyval))
+	*keyval = int32(mpirt.HandleKeyvalInvalid)
+	return 0
+}
+
+func MPI_Comm_free_keyval(keyval *int32) int32 {
+	return freeKeyval("MPI_Comm_free_keyval", keyval, mpirt.ObjComm)
+}
+
+func MPI_Keyval_free(keyval *int32) int32 {
+	return freeKeyval("MPI_Keyval_free", keyval, mpirt.ObjComm)
+}
+
+func setAttr(fn string, commH, keyval int32, val unsafe.Pointer) int32 {
+	c, rc := comm(fn, commH)
+	if rc != 0 {
+		return rc
+	}
+	k, rc := keyvalArg(fn, c, keyval, mpirt.ObjComm)
+	if rc != 0 {
+		return rc
+	}
+	return fail(fn, c, c.Attrs.Set(c.Handle(), k, uintptr(val)))
+}
+
+func MPI_Comm_set_attr(commH, keyval int32, val unsafe.Pointer) int32 {
+	return setAttr("MPI_Comm_set_attr", commH, keyval, val)
+}
+
+func MPI_Attr_put(commH, keyval int32, val unsafe.Pointer) int32 {
+	return setAttr("MPI_Attr_put", commH, keyval, val)
+}
+
+func getAttr(fn string, commH, keyval int32, val unsafe.Pointer, flag *int32) int32 {
+	c, rc := comm(fn, commH)
+	if rc != 0 {
+		return rc
+	}
+	if val == nil {
+		return failf(fn, c, mpirt.ErrArg, "invalid argument attribute_val: NULL pointer")
+	}
+	if flag == nil {
+		return failf(fn, c, mpirt.ErrArg, "invalid argument flag: NULL pointer")
+	}
+	out := (*uintptr)(val)
+	if v, set, ok := predefinedAttr(c, keyval); ok {
+		*flag = b2i(set)
+		if set {
+			*out = v
+		}
+		return 0
+	}
+	k, rc := keyvalArg(fn, c, keyval, mpirt.ObjComm)
+	if rc != 0 {
+		return rc
+	}
+	v, set := c.Attrs.Get(k)
+	*flag = b2i(set)
+	if set {
+		*out = v
+	}
+	return 0
+}
+
+func MPI_Comm_get_attr(commH, keyval int32, val unsafe.Pointer, flag *int32) int32 {
+	return getAttr("MPI_Comm_get_attr", commH, keyval, val, flag)
+}
+
+func MPI_Attr_get(commH, keyval int32, val unsafe.Pointer, flag *int32) int32 {
+	return getAttr("MPI_Attr_get", commH, keyval, val, flag)
+}
+
+func deleteAttr(fn string, commH, keyval int32) int32 {
+	c, rc := comm(fn, commH)
+	if rc != 0 {
+		return rc
+	}
+	k, rc := keyvalArg(fn, c, keyval, mpirt.ObjComm)
+	if rc != 0 {
+		return rc
+	}
+	return fail(fn, c, c.Attrs.Delete(c.Handle(), k))
+}
+
+func MPI_Comm_delete_attr(commH, keyval int32) int32 {
+	return deleteAttr("MPI_Comm_delete_attr", commH, keyval)
+}
+
+func MPI_Attr_delete(commH, keyval int32) int32 {
+	return deleteAttr("MPI_Attr_delete", commH, keyval)
+}

@@ -1,0 +1,79 @@
+package shm
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// maxRW bounds one process_vm_readv call (the kernel caps a transfer at
+// MAX_RW_COUNT, just under 2 GiB; shorter reads are looped anyway).
+const maxRW = 1 << 30
+
+// ReadRemote copies len(dst) bytes from address addr of local rank peer's
+// address space into dst with process_vm_readv (one copy, no ring). peer
+// may be this rank itself. It loops over short reads. It fails with an
+// error wrapping the errno (errors.Is(err, unix.EPERM) when cross-memory
+// attach is not permitted); CanReadRemote tells in advance whether it works.
+func (d *Device) ReadRemote(peer int, dst []byte, addr uintptr) error {
+	pid := d.pid
+	if peer != d.rank {
+		if uint(peer) >= uint(len(d.byRank)) || d.byRank[peer] == nil {
+			return fmt.Errorf("shm: rank %d is not a local peer of rank %d", peer, d.rank)
+		}
+		pid = d.byRank[peer].pid
+	}
+	for len(dst) > 0 {
+		chunk := dst[:min(len(dst), maxRW)]
+		n, err := readv(pid, chunk, addr)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err == nil && n == 0 {
+			err = unix.EFAULT
+		}
+		if err != nil {
+			hint := ""
+			if errors.Is(err, unix.EPERM) {
+				hint = " (cross-memory attach not permitted: Yama ptrace_scope, seccomp, or another user)"
+			}
+			return fmt.Errorf("shm: process_vm_readv of %d bytes from rank %d (pid %d) at %#x%s: %w",
+				len(dst), peer, pid, addr, hint, err)
+		}
+		dst = dst[n:]
+		addr += uintptr(n)
+	}
+	return nil
+}
+
+// CanReadRemote reports whether ReadRemote works towards every local peer.
+// New decided it once by reading the first word of each peer's segment
+// through the peer's own mapping (or of this process's memory when alone).
+// A caller should hide the RemoteReader ability from the runtime when it is
+// false, so that rendezvous falls back to data frames.
+func (d *Device) CanReadRemote() bool { return d.canRemote }
+
+// probeBytes is what the self probe reads (read-only; in the data segment,
+// so its address is stable, unlike a stack variable's).
+var probeBytes = [8]byte{'g', 'm', 'p', 'i', 'p', 'r', 'o', 'b'}
+
+// probe tries process_vm_readv against every peer while all are known to
+// be alive and mapped.
+func (d *Device) probe() bool {
+	var w [8]byte
+	if len(d.peers) == 0 {
+		return d.ReadRemote(d.rank, w[:], addrOf(probeBytes[:])) == nil && w == probeBytes
+	}
+	for _, p := range d.peers {
+		if d.ReadRemote(p.rank, w[:], p.addr) != nil {
+			return false
+		}
+		// The peer's mapping starts with the magic word.
+		if binary.NativeEndian.Uint64(w[:]) != magic {
+			return false
+		}
+	}
+	return true
+}

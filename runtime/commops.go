@@ -1,0 +1,614 @@
+package mpirt
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"sort"
+	"sync"
+)
+
+// Communicator construction: context ids by agreement, the internal
+// exchanges creation needs, and dup/split/create/free.
+//
+// Context ids come in pairs: an even id for point-to-point and the next
+// odd one for collectives. Pair 0 is MPI_COMM_WORLD's, pair 1
+// MPI_COMM_SELF's. Every process keeps a bitmap of its free pairs; a new
+// communicator takes a pair that is free on every member, agreed as:
+//
+//  1. allreduce(BAND) the free bitmaps over the parent's collective
+//     context; all members compute the same candidate from the result
+//     (the lowest common free pair on the first attempt);
+//  2. each member claims the candidate locally, under its pool lock, if it
+//     is still free (another thread of the process, creating a
+//     communicator from a different parent, may have taken it meanwhile);
+//  3. allreduce(BAND) the claim flags: if every member claimed it, the
+//     pair is the new communicator's; otherwise the members that claimed
+//     it release it and all retry, starting the search at an offset
+//     derived from the parent and the attempt, so that concurrent
+//     creations on different parents drift apart instead of colliding
+//     again.
+//
+// No pair is ever in use twice on one process, so two communicators a
+// process belongs to never share a context id. Freed communicators return
+// their pair.
+
+// ctxPairs is the number of context-id pairs (ids 0..2*ctxPairs-1).
+const ctxPairs = 4096
+
+type ctxPool struct {
+	mu   sync.Mutex
+	free [ctxPairs / 64]uint64 // bit set: pair free
+}
+
+func (p *ctxPool) init() {
+	for i := range p.free {
+		p.free[i] = ^uint64(0)
+	}
+	p.free[0] &^= 3 // pairs 0 and 1: MPI_COMM_WORLD, MPI_COMM_SELF
+}
+
+func (p *ctxPool) snapshot() []uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]uint64(nil), p.free[:]...)
+}
+
+func (p *ctxPool) claim(pair int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w, b := pair/64, uint64(1)<<(pair%64)
+	if p.free[w]&b == 0 {
+		return false
+	}
+	p.free[w] &^= b
+	return true
+}
+
+func (p *ctxPool) release(pair int) {
+	if pair < 2 || pair >= ctxPairs {
+		return
+	}
+	p.mu.Lock()
+	p.free[pair/64] |= 1 << (pair % 64)
+	p.mu.Unlock()
+}
+
+// FreeContexts is the number of context-id pairs this process has free.
+func (w *World) FreeContexts() int {
+	n := 0
+	for _, x := range w.ctx.snapshot() {
+		n += bits.OnesCount64(x)
+	}
+	return n
+}
+
+// pickPair returns the first set bit of mask at or after start (cyclic),
+// -1 when none.
+func pickPair(mask []uint64, start int) int {
+	for i := 0; i < ctxPairs; i++ {
+		p := (start + i) % ctxPairs
+		if mask[p/64]&(1<<(p%64)) != 0 {
+			return p
+		}
+	}
+	return -1
+}
+
+// Internal tags on a communicator's collective context. User collectives
+// use small positive tags; these are negative so they never match them
+// (MPI_ANY_TAG is -1 and is never used on the collective context).
+const (
+	tagSysAllreduce = -100 - iota
+	tagSysGather
+	tagSysBcast
+	// tagSysUser is the base of the tag offsets derived from a user tag
+	// (MPI_Comm_create_group): tagSysUser - 4*(tag&0x0fffffff).
+	tagSysUser = -1 << 29
+)
+
+// sysAllreduceAnd replaces words with their bitwise AND over every member
+// of c (gather to rank 0, then broadcast).
+func (c *Comm) sysAllreduceAnd(words []uint64, tagOff int) error {
+	buf := make([]byte, 8*len(words))
+	for i, x := range words {
+		binary.LittleEndian.PutUint64(buf[8*i:], x)
+	}
+	n, me := c.Size(), c.Rank()
+	if n == 1 {
+		return nil
+	}
+	if me != 0 {
+		if err := c.sysSend(buf, 0, tagSysAllreduce+tagOff); err != nil {
+			return err
+		}
+	} else {
+		tmp := make([]byte, len(buf))
+		for r := 1; r < n; r++ {
+			if err := c.sysRecv(tmp, r, tagSysAllreduce+tagOff); err != nil {
+				return err
+			}
+			for i := range words {
+				words[i] &= binary.LittleEndian.Uint64(tmp[8*i:])
+			}
+		}
+		for i, x := range words {
+			binary.LittleEndian.PutUint64(buf[8*i:], x)
+		}
+	}
+	if err := c.sysBcast(buf, tagOff); err != nil {
+		return err
+	}
+	for i := range words {
+		words[i] = binary.LittleEndian.Uint64(buf[8*i:])
+	}
+	return nil
+}
+
+// sysBcast broadcasts buf (same length everywhere) from rank 0 over a
+// binomial tree.
+func (c *Comm) sysBcast(buf []byte, tagOff int) error {
+	n, me := c.Size(), c.Rank()
+	mask := 1
+	for ; mask < n; mask <<= 1 {
+		if me&mask != 0 {
+			if err := c.sysRecv(buf, me-mask, tagSysBcast+tagOff); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	for mask >>= 1; mask > 0; mask >>= 1 {
+		if me+mask < n {
+			if err := c.sysSend(buf, me+mask, tagSysBcast+tagOff); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sysAllgather returns every member's mine, indexed by rank. The pieces
+// may differ in length.
+func (c *Comm) sysAllgather(mine []byte, tagOff int) ([][]byte, error) {
+	n, me := c.Size(), c.Rank()
+	out := make([][]byte, n)
+	if n == 1 {
+		out[0] = mine
+		return out, nil
+	}
+	var all []byte
+	if me != 0 {
+		if err := c.sysSend(mine, 0, tagSysGather+tagOff); err != nil {
+			return nil, err
+		}
+	} else {
+		out[0] = mine
+		for r := 1; r < n; r++ {
+			st := c.w.Probe(c, c.CollContext(), r, tagSysGather+tagOff)
+			b := make([]byte, st.Count)
+			if err := c.sysRecv(b, r, tagSysGather+tagOff); err != nil {
+				return nil, err
+			}
+			out[r] = b
+		}
+		for _, b := range out {
+			all = binary.LittleEndian.AppendUint64(all, uint64(len(b)))
+			all = append(all, b...)
+		}
+	}
+	var lenBuf [8]byte
+	binary.LittleEndian.PutUint64(lenBuf[:], uint64(len(all)))
+	if err := c.sysBcast(lenBuf[:], tagOff); err != nil {
+		return nil, err
+	}
+	if me != 0 {
+		all = make([]byte, binary.LittleEndian.Uint64(lenBuf[:]))
+	}
+	if err := c.sysBcast(all, tagOff); err != nil {
+		return nil, err
+	}
+	if me == 0 {
+		return out, nil
+	}
+	for r := 0; r < n; r++ {
+		if len(all) < 8 {
+			return nil, Errorf(ErrIntern, "", "short internal allgather message")
+		}
+		l := binary.LittleEndian.Uint64(all)
+		all = all[8:]
+		if uint64(len(all)) < l {
+			return nil, Errorf(ErrIntern, "", "short internal allgather message")
+		}
+		out[r], all = all[:l:l], all[l:]
+	}
+	return out, nil
+}
+
+func (c *Comm) sysSend(buf []byte, dest, tag int) error {
+	r, err := c.w.Isend(c, c.ctx+1, buf, dest, tag, ModeStandard)
+	if err != nil {
+		return err
+	}
+	return c.w.Wait(r)
+}
+
+func (c *Comm) sysRecv(buf []byte, src, tag int) error {
+	return c.w.Wait(c.w.Irecv(c, c.ctx+1, buf, src, tag))
+}
+
+// allocContext agrees on a free context-id pair with every member of c
+// and returns its point-to-point id. tagOff separates concurrent
+// agreements on the same context (MPI_Comm_create_group).
+func (c *Comm) allocContext(tagOff int) (uint32, error) {
+	w := c.w
+	for attempt := 0; ; attempt++ {
+		mask := w.ctx.snapshot()
+		if err := c.sysAllreduceAnd(mask, tagOff); err != nil {
+			return 0, err
+		}
+		start := 0
+		if attempt > 0 {
+			// Same on every member: derived from the parent and attempt.
+			start = int((uint64(c.ctx)*0x9e3779b97f4a7c15 + uint64(attempt)*0xbf58476d1ce4e5b9) >> 52 % ctxPairs)
+		}
+		pair := pickPair(mask, start)
+		if pair < 0 {
+			return 0, Errorf(ErrOther, "", "no free context id is common to the %d processes (too many communicators)", c.Size())
+		}
+		ok := w.ctx.claim(pair)
+		flag := []uint64{0}
+		if ok {
+			flag[0] = 1
+		}
+		if err := c.sysAllreduceAnd(flag, tagOff); err != nil {
+			if ok {
+				w.ctx.release(pair)
+			}
+			return 0, err
+		}
+		if flag[0] == 1 {
+			return uint32(2 * pair), nil
+		}
+		if ok {
+			w.ctx.release(pair)
+		}
+	}
+}
+
+// derive builds a communicator over group (world ranks) with context ctx,
+// inheriting c's error handler. Members only.
+func (c *Comm) derive(group []int, ctx uint32) (*Comm, error) {
+	nc, err := c.w.newComm(0, group, ctx, "")
+	if err != nil {
+		c.w.ctx.release(int(ctx / 2))
+		return nil, err
+	}
+	c.mu.Lock()
+	nc.errhandler, nc.userEH = c.errhandler, c.userEH
+	c.mu.Unlock()
+	return nc, nil
+}
+
+// Dup is MPI_Comm_dup (info nil) and MPI_Comm_dup_with_info: a new
+// communicator with the same group, c's error handler, the attributes
+// that the copy callbacks keep, and c's hints (or info's).
+func (c *Comm) Dup(info *Info) (*Comm, error) {
+	ctx, err := c.allocContext(0)
+	if err != nil {
+		return nil, err
+	}
+	nc, err := c.derive(append([]int(nil), c.group...), ctx)
+	if err != nil {
+		return nil, err
+	}
+	if info != nil {
+		nc.info = info.Dup()
+	} else {
+		c.mu.Lock()
+		if c.info != nil {
+			nc.info = c.info.Dup()
+		}
+		c.mu.Unlock()
+	}
+	if err := c.Attrs.CopyTo(c.handle, &nc.Attrs); err != nil {
+		nc.Attrs.DeleteAll(nc.handle)
+		c.w.destroy(nc)
+		return nil, err
+	}
+	return nc, nil
+}
+
+// Split is MPI_Comm_split: the members with the same color form a new
+// communicator, ordered by key then by rank in c. It returns nil for
+// color Undefined.
+func (c *Comm) Split(color, key int) (*Comm, error) {
+	if color < 0 && color != Undefined {
+		return nil, Errorf(ErrArg, "", "invalid argument color: %d (must be non-negative or MPI_UNDEFINED)", color)
+	}
+	var mine [8]byte
+	binary.LittleEndian.PutUint32(mine[:], uint32(int32(color)))
+	binary.LittleEndian.PutUint32(mine[4:], uint32(int32(key)))
+	all, err := c.sysAllgather(mine[:], 0)
+	if err != nil {
+		return nil, err
+	}
+	type member struct{ key, rank int }
+	var ms []member
+	for r, b := range all {
+		if len(b) != 8 {
+			return nil, Errorf(ErrIntern, "", "bad split record from rank %d", r)
+		}
+		col := int(int32(binary.LittleEndian.Uint32(b)))
+		if color != Undefined && col == color {
+			ms = append(ms, member{int(int32(binary.LittleEndian.Uint32(b[4:]))), r})
+		}
+	}
+	ctx, err := c.allocContext(0)
+	if err != nil {
+		return nil, err
+	}
+	if color == Undefined {
+		c.w.ctx.release(int(ctx / 2))
+		return nil, nil
+	}
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
+	group := make([]int, len(ms))
+	for i, m := range ms {
+		group[i] = c.group[m.rank]
+	}
+	return c.derive(group, ctx)
+}
+
+// Split types (MPI_COMM_TYPE_*).
+const (
+	CommTypeShared     = 1
+	CommTypeHWGuided   = 2
+	CommTypeHWUnguided = 3
+)
+
+// SplitType is MPI_Comm_split_type. Shared memory domains are hosts (the
+// host names the launch gave). MPI_COMM_TYPE_HW_GUIDED understands the
+// info key mpi_hw_resource_type with the values mpi_shared_memory (host),
+// gmpi_machine (the machine: for now one per host) and gmpi_site (for now
+// one site holds everything); other values, and MPI_COMM_TYPE_HW_UNGUIDED,
+// give MPI_COMM_NULL (nil). The value must be the same on every process.
+func (c *Comm) SplitType(typ, key int, info *Info) (*Comm, error) {
+	color := Undefined
+	switch typ {
+	case Undefined:
+	case CommTypeShared:
+		color = -2
+	case CommTypeHWGuided:
+		v, _ := info.Get("mpi_hw_resource_type")
+		switch v {
+		case "mpi_shared_memory", "gmpi_machine":
+			color = -2
+		case "gmpi_site":
+			color = 0
+		}
+	case CommTypeHWUnguided:
+	default:
+		return nil, Errorf(ErrArg, "", "invalid argument split_type: %d", typ)
+	}
+	if color == -2 {
+		hosts, err := c.hostsOf()
+		if err != nil {
+			return nil, err
+		}
+		me := hosts[c.rank]
+		for i, h := range hosts {
+			if h == me {
+				color = i
+				break
+			}
+		}
+	}
+	return c.Split(color, key)
+}
+
+// hostsOf returns the host name of every member of c, from the world's
+// table when known, else by an exchange over c (collective).
+func (c *Comm) hostsOf() ([]string, error) {
+	if hs := c.w.Hosts(); hs != nil {
+		out := make([]string, len(c.group))
+		for i, g := range c.group {
+			out[i] = hs[g]
+		}
+		return out, nil
+	}
+	all, err := c.sysAllgather([]byte(c.w.cfg.Hostname), 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(all))
+	for i, b := range all {
+		out[i] = string(b)
+	}
+	return out, nil
+}
+
+// Hosts returns the host name of every world rank, nil when not known
+// yet (see ExchangeHosts).
+func (w *World) Hosts() []string {
+	w.hostsMu.Lock()
+	defer w.hostsMu.Unlock()
+	return w.hosts
+}
+
+// ExchangeHosts makes every process learn every world rank's host name,
+// with an allgather over MPI_COMM_WORLD; it is collective over the world
+// unless the names were given in Config.Hosts (then it does nothing).
+func (w *World) ExchangeHosts() error {
+	if w.Hosts() != nil {
+		return nil
+	}
+	all, err := w.commWorld.sysAllgather([]byte(w.cfg.Hostname), 0)
+	if err != nil {
+		return err
+	}
+	hs := make([]string, len(all))
+	for i, b := range all {
+		hs[i] = string(b)
+	}
+	w.hostsMu.Lock()
+	w.hosts = hs
+	w.hostsMu.Unlock()
+	return nil
+}
+
+// HostIndex returns, for world rank r, the index of its host among the
+// distinct hosts in order of first appearance in MPI_COMM_WORLD (0 when
+// the hosts are unknown).
+func (w *World) HostIndex(r int) int {
+	hs := w.Hosts()
+	if hs == nil || r < 0 || r >= len(hs) {
+		return 0
+	}
+	idx := map[string]int{}
+	for _, h := range hs {
+		if _, ok := idx[h]; !ok {
+			idx[h] = len(idx)
+		}
+	}
+	return idx[hs[r]]
+}
+
+// Create is MPI_Comm_create: collective over c; the members of g (which
+// must be a subset of c) get the new communicator, the others nil.
+func (c *Comm) Create(g *Group) (*Comm, error) {
+	for i, wr := range g.ranks {
+		if !c.hasWorldRank(wr) {
+			return nil, Errorf(ErrGroup, "", "invalid group argument group: its rank %d (world rank %d) is not in the communicator", i, wr)
+		}
+	}
+	ctx, err := c.allocContext(0)
+	if err != nil {
+		return nil, err
+	}
+	if g.RankOf(c.w.cfg.Rank) < 0 {
+		c.w.ctx.release(int(ctx / 2))
+		return nil, nil
+	}
+	return c.derive(append([]int(nil), g.ranks...), ctx)
+}
+
+func (c *Comm) hasWorldRank(wr int) bool {
+	for _, x := range c.group {
+		if x == wr {
+			return true
+		}
+	}
+	return false
+}
+
+// CreateGroup is MPI_Comm_create_group: collective over the members of g
+// only (a subset of c that includes the caller); tag tells concurrent
+// calls on c apart.
+func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
+	for i, wr := range g.ranks {
+		if !c.hasWorldRank(wr) {
+			return nil, Errorf(ErrGroup, "", "invalid group argument group: its rank %d (world rank %d) is not in the communicator", i, wr)
+		}
+	}
+	me := g.RankOf(c.w.cfg.Rank)
+	if me < 0 {
+		return nil, Errorf(ErrGroup, "", "invalid group argument group: the calling process is not a member")
+	}
+	// A transient view of the group that talks on c's collective context
+	// with tags derived from the user's tag.
+	tmp := &Comm{w: c.w, group: g.ranks, rank: me, ctx: c.ctx, handle: c.handle}
+	ctx, err := tmp.allocContext(tagSysUser - 4*(tag&0x0fffffff))
+	if err != nil {
+		return nil, err
+	}
+	return c.derive(append([]int(nil), g.ranks...), ctx)
+}
+
+// CompareComms is MPI_Comm_compare.
+func CompareComms(a, b *Comm) int {
+	if a == b {
+		return Ident
+	}
+	switch CompareGroups(a.Group(), b.Group()) {
+	case Ident:
+		return Congruent
+	case Similar:
+		return Similar
+	}
+	return Unequal
+}
+
+// Free is MPI_Comm_free: the attributes' delete callbacks run (newest
+// first; a failing one stops the free and its error is returned), then
+// the handle and the context ids are released.
+func (c *Comm) Free() error {
+	if c == c.w.commWorld || c == c.w.commSelf {
+		return Errorf(ErrComm, "", "invalid communicator argument comm: %s cannot be freed", c.name)
+	}
+	if err := c.Attrs.DeleteAll(c.handle); err != nil {
+		return err
+	}
+	c.w.destroy(c)
+	return nil
+}
+
+// destroy releases c's handle, hooks and context pair.
+func (w *World) destroy(c *Comm) {
+	c.mu.Lock()
+	if c.freed {
+		c.mu.Unlock()
+		return
+	}
+	c.freed = true
+	hooks := c.onFree
+	c.onFree = nil
+	c.mu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
+	w.comms.Remove(c.handle)
+	// Drop the matching queues of the two contexts when they are empty,
+	// so that a reused id starts clean.
+	m := &w.match
+	m.mu.Lock()
+	for _, id := range []uint32{c.ctx, c.ctx + 1} {
+		if int(id) < len(m.queues) {
+			if q := m.queues[id]; q != nil && q.postedHead == nil && q.unexpHead == nil {
+				m.queues[id] = nil
+			}
+		}
+	}
+	m.mu.Unlock()
+	w.ctx.release(int(c.ctx / 2))
+}
+
+// CommCount is the number of live communicator handles besides
+// MPI_COMM_WORLD and MPI_COMM_SELF (leak checks).
+func (w *World) CommCount() int { return w.comms.Len() }
+
+// Info returns a copy of c's hints (MPI_Comm_get_info).
+func (c *Comm) Info() *Info {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.info.Dup()
+}
+
+// SetInfo replaces c's hints (MPI_Comm_set_info).
+func (c *Comm) SetInfo(in *Info) {
+	d := in.Dup()
+	c.mu.Lock()
+	c.info = d
+	c.mu.Unlock()
+}
+
+// IsInter reports whether c is an intercommunicator (never, for now).
+func (c *Comm) IsInter() bool { return false }
+
+// DoneRequest returns a request that is already complete, for operations
+// that finish at once but must hand out a request (MPI_Comm_idup).
+func (w *World) DoneRequest(c *Comm) *Request {
+	r := &Request{w: w, comm: c}
+	r.Status = Status{Source: AnySource, Tag: AnyTag}
+	r.done.Store(true)
+	return r
+}

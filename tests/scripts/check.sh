@@ -1,0 +1,46 @@
+#!/bin/bash
+# check.sh BUILD: everything `make test` runs after the build: go vet, the
+# gofmt check, go test and ctest. Every step runs even if an earlier one
+# failed; the summary names the failures and the exit status is non-zero
+# if there were any.
+set -u
+BUILD=${1:?usage: $0 BUILD}
+cd "$(dirname "$0")/../.."
+JOBS=${JOBS:-2}
+failed=()
+
+step() {
+    local name=$1
+    shift
+    echo
+    echo "==> $name: $*"
+    if "$@"; then
+        echo "==> $name: ok"
+    else
+        echo "==> $name: FAILED"
+        failed+=("$name")
+    fi
+}
+
+gofmt_check() {
+    local files
+    files=$(find . -name '*.go' -not -path './.git/*' -not -path "./$BUILD/*" -not -path './build/*' \
+        -print0 | xargs -0 -r gofmt -l)
+    if [ -n "$files" ]; then
+        echo "not gofmt'ed (run gofmt -w):"
+        echo "$files"
+        return 1
+    fi
+}
+
+step "go vet" go vet ./...
+step "gofmt" gofmt_check
+step "go test" go test -count=1 -timeout 20m ./...
+step "ctest" bash -c "cd '$BUILD' && ctest --output-on-failure -j$JOBS"
+
+echo
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "make test: FAILED: ${failed[*]}"
+    exit 1
+fi
+echo "make test: all steps passed"

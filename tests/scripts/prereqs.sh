@@ -1,0 +1,45 @@
+#!/bin/bash
+# prereqs.sh: makes sure the tools and Debian packages that the build and
+# the tests use are installed. As root it installs what is missing with
+# apt-get; otherwise it names the missing packages and fails.
+set -euo pipefail
+
+# Debian package -> a file that shows it is installed.
+declare -A probe=(
+    [cmake]=/usr/bin/cmake
+    [gcc]=/usr/bin/gcc
+    [make]=/usr/bin/make
+    [libmpich-dev]=/usr/include/x86_64-linux-gnu/mpich/mpi.h
+    [mpich]=/usr/bin/mpiexec.mpich
+    [openmpi-bin]=/usr/bin/mpirun.openmpi
+    [netpipe-mpich2]=/usr/bin/NPmpich2
+    [procps]=/usr/bin/pgrep
+    [binutils]=/usr/bin/readelf
+)
+order=(cmake gcc make libmpich-dev mpich openmpi-bin netpipe-mpich2 procps binutils)
+
+missing=()
+for pkg in "${order[@]}"; do
+    [ -e "${probe[$pkg]}" ] || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+        echo "prereqs: installing ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -q
+        apt-get install -y -q --no-install-recommends "${missing[@]}"
+    else
+        echo "prereqs: missing Debian packages: ${missing[*]}" >&2
+        echo "prereqs: install them with: sudo apt-get install -y ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+
+# Go is not a Debian package here (the module needs a newer one): it must
+# be on PATH or in /usr/local/go.
+if ! command -v go >/dev/null && [ ! -x /usr/local/go/bin/go ]; then
+    echo "prereqs: the Go toolchain (go 1.26 or later) is missing: install it in /usr/local/go" >&2
+    exit 1
+fi
+exit 0
