@@ -48,9 +48,15 @@ func matches(src, tag int, h *Header) bool {
 // takePostedLocked removes and returns the first posted receive matching
 // h, or nil. Must hold m.mu.
 func (q *ctxQueues) takePostedLocked(h *Header) *Request {
+	return q.unlinkPostedLocked(func(r *Request) bool { return matches(r.src, r.tag, h) })
+}
+
+// unlinkPostedLocked removes and returns the first posted receive for
+// which pick is true, or nil. Must hold m.mu.
+func (q *ctxQueues) unlinkPostedLocked(pick func(*Request) bool) *Request {
 	var prev *Request
 	for r := q.postedHead; r != nil; prev, r = r, r.next {
-		if matches(r.src, r.tag, h) {
+		if pick(r) {
 			if prev == nil {
 				q.postedHead = r.next
 			} else {
@@ -77,22 +83,7 @@ func (q *ctxQueues) appendPostedLocked(r *Request) {
 
 // removePostedLocked unlinks r if it is still posted (cancel).
 func (q *ctxQueues) removePostedLocked(r *Request) bool {
-	var prev *Request
-	for p := q.postedHead; p != nil; prev, p = p, p.next {
-		if p == r {
-			if prev == nil {
-				q.postedHead = p.next
-			} else {
-				prev.next = p.next
-			}
-			if q.postedTail == p {
-				q.postedTail = prev
-			}
-			p.next = nil
-			return true
-		}
-	}
-	return false
+	return q.unlinkPostedLocked(func(p *Request) bool { return p == r }) != nil
 }
 
 // findUnexpectedLocked returns the first unexpected message matching

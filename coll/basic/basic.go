@@ -100,15 +100,10 @@ func Reduce(c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datat
 
 func reduce(c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, op mpirt.Handle, root, tag int) error {
 	me := c.Rank()
-	src := sbuf
-	if mpirt.IsInPlace(sbuf) {
-		src = rbuf
-	}
-	in, _, err := mpirt.CollView(src, count, dt, false)
+	acc, err := operand(sbuf, rbuf, count, dt)
 	if err != nil {
 		return err
 	}
-	acc := append([]byte(nil), in...)
 	if err := reduceToZero(c, acc, count, dt, op, tag); err != nil {
 		return err
 	}
@@ -163,15 +158,10 @@ func storeResult(rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, acc []byte)
 
 // Allreduce is Reduce to rank 0 followed by Bcast: 2 ceil(log2 p) steps.
 func Allreduce(c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, op mpirt.Handle) error {
-	src := sbuf
-	if mpirt.IsInPlace(sbuf) {
-		src = rbuf
-	}
-	in, _, err := mpirt.CollView(src, count, dt, false)
+	acc, err := operand(sbuf, rbuf, count, dt)
 	if err != nil {
 		return err
 	}
-	acc := append([]byte(nil), in...)
 	if err := reduceToZero(c, acc, count, dt, op, tagAllreduce); err != nil {
 		return err
 	}
@@ -179,4 +169,18 @@ func Allreduce(c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Da
 		return err
 	}
 	return storeResult(rbuf, count, dt, acc)
+}
+
+// operand returns a private copy of this process's contribution to a
+// reduction: sbuf, or rbuf when sbuf is MPI_IN_PLACE.
+func operand(sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype) ([]byte, error) {
+	src := sbuf
+	if mpirt.IsInPlace(sbuf) {
+		src = rbuf
+	}
+	in, _, err := mpirt.CollView(src, count, dt, false)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), in...), nil
 }

@@ -33,7 +33,23 @@ gofmt_check() {
     fi
 }
 
+# The generated ABI layer must match its spec and the hand-written entry
+# points: regenerate into a scratch copy and compare.
+generated_check() {
+    local tmp
+    tmp=$(mktemp -d) || return 1
+    cp -r capi include "$tmp/" && cp go.mod go.sum "$tmp/" &&
+        ln -s "$PWD/runtime" "$PWD/devices" "$PWD/coll" "$tmp/" &&
+        (cd "$tmp/capi" && go generate . >/dev/null) &&
+        diff -r capi "$tmp/capi" >/dev/null && diff -r include "$tmp/include" >/dev/null
+    local rc=$?
+    [ $rc -ne 0 ] && echo "generated files are stale: run 'cd capi && go generate .'"
+    rm -rf "$tmp"
+    return $rc
+}
+
 step "go vet" go vet ./...
+step "generated" generated_check
 step "gofmt" gofmt_check
 step "go test" go test -count=1 -timeout 20m ./...
 step "ctest" bash -c "cd '$BUILD' && ctest --output-on-failure -j$JOBS"
