@@ -99,20 +99,15 @@ func request(fn string, request *int32) (*mpirt.Request, int32, bool) {
 	return r, 0, true
 }
 
-// finish releases a completed request, writes its status and returns its
-// error code.
-func finish(fn string, r *mpirt.Request, request *int32, status *Status) int32 {
-	world.FreeRequest(r)
-	*request = int32(mpirt.HandleRequestNull)
+// finish retires r, whose operation op completed, writes the status and
+// returns op's error code.
+func finish(fn string, r, op *mpirt.Request, request *int32, status *Status) int32 {
+	retire(r, request)
 	code := int32(0)
-	if r.Err != nil {
-		code = fail(fn, r.Comm(), r.Err)
+	if op.Err != nil {
+		code = fail(fn, op.Comm(), op.Err)
 	}
-	if r.Kind == mpirt.ReqRecv {
-		setStatus(status, &r.Status, code)
-	} else {
-		setStatus(status, &mpirt.Status{Source: mpirt.AnySource, Tag: mpirt.AnyTag, Cancelled: r.Status.Cancelled}, code)
-	}
+	setStatus(status, opStatus(op), code)
 	return code
 }
 
@@ -131,8 +126,13 @@ func MPI_Wait(request_ *int32, status *Status) int32 {
 		}
 		return rc
 	}
-	world.Wait(r)
-	return finish(fn, r, request_, status)
+	op := r.Op()
+	if op == nil {
+		setStatus(status, &emptyStatus, 0)
+		return 0
+	}
+	world.Wait(op)
+	return finish(fn, r, op, request_, status)
 }
 
 func MPI_Test(request_ *int32, flag *int32, status *Status) int32 {
@@ -151,12 +151,18 @@ func MPI_Test(request_ *int32, flag *int32, status *Status) int32 {
 		}
 		return rc
 	}
-	if !world.Test(r) {
+	op := r.Op()
+	if op == nil {
+		*flag = 1
+		setStatus(status, &emptyStatus, 0)
+		return 0
+	}
+	if !world.Test(op) {
 		*flag = 0
 		return 0
 	}
 	*flag = 1
-	return finish(fn, r, request_, status)
+	return finish(fn, r, op, request_, status)
 }
 
 func MPI_Waitall(count int32, requests *int32, statuses *Status) int32 {
@@ -164,56 +170,12 @@ func MPI_Waitall(count int32, requests *int32, statuses *Status) int32 {
 	if !active(fn) {
 		return int32(mpirt.ErrOther)
 	}
-	if count < 0 {
-		return failf(fn, nil, mpirt.ErrCount, "invalid count argument count: %d is negative", count)
+	hs, rs, ops, rc := requestList(fn, count, requests)
+	if rc != 0 {
+		return rc
 	}
-	if count > 0 && requests == nil {
-		return badPointer(fn, "array_of_requests")
-	}
-	hs := unsafe.Slice(requests, count)
-	rs := make([]*mpirt.Request, count)
-	for i := range hs {
-		r, rc, ok := request(fn, &hs[i])
-		if rc != 0 {
-			return rc
-		}
-		if ok {
-			rs[i] = r
-		}
-	}
-	world.WaitAll(rs)
-	ignore := statuses == nil || uintptr(unsafe.Pointer(statuses)) == 1
-	var sts []Status
-	if !ignore {
-		sts = unsafe.Slice(statuses, count)
-	}
-	anyErr := false
-	for i, r := range rs {
-		var st *Status
-		if !ignore {
-			st = &sts[i]
-		}
-		if r == nil {
-			setStatus(st, &emptyStatus, 0)
-			continue
-		}
-		world.FreeRequest(r)
-		hs[i] = int32(mpirt.HandleRequestNull)
-		code := int32(0)
-		if r.Err != nil {
-			anyErr = true
-			code = int32(mpirt.RegisterErrorCode(asError(fn, r.Err)))
-		}
-		if r.Kind == mpirt.ReqRecv {
-			setStatus(st, &r.Status, code)
-		} else {
-			setStatus(st, &mpirt.Status{Source: mpirt.AnySource, Tag: mpirt.AnyTag}, code)
-		}
-	}
-	if anyErr {
-		return failf(fn, nil, mpirt.ErrInStatus, "one or more requests failed; see the statuses")
-	}
-	return 0
+	world.WaitAll(ops)
+	return completeAll(fn, hs, rs, ops, statuses)
 }
 
 func MPI_Get_count(status *Status, datatype int32, count *int32) int32 {

@@ -421,6 +421,26 @@ func gmpi_Pack_size(incount int32, datatype int32, comm int32, size unsafe.Point
 	return MPI_Pack_size(incount, datatype, comm, (*int32)(size))
 }
 
+//export gmpi_Status_set_elements
+func gmpi_Status_set_elements(status unsafe.Pointer, datatype int32, count int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_set_elements", r)
+		}
+	}()
+	return MPI_Status_set_elements((*Status)(status), datatype, count)
+}
+
+//export gmpi_Status_set_elements_x
+func gmpi_Status_set_elements_x(status unsafe.Pointer, datatype int32, count int64) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_set_elements_x", r)
+		}
+	}()
+	return MPI_Status_set_elements_x((*Status)(status), datatype, count)
+}
+
 //export gmpi_Type_commit
 func gmpi_Type_commit(datatype unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -1281,6 +1301,56 @@ func gmpi_Op_free(op unsafe.Pointer) (rc int32) {
 	return MPI_Op_free((*int32)(op))
 }
 
+//export gmpi_Bsend
+func gmpi_Bsend(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Bsend", r)
+		}
+	}()
+	return MPI_Bsend(buf, count, datatype, dest, tag, comm)
+}
+
+//export gmpi_Bsend_init
+func gmpi_Bsend_init(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Bsend_init", r)
+		}
+	}()
+	return MPI_Bsend_init(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
+//export gmpi_Buffer_attach
+func gmpi_Buffer_attach(buffer unsafe.Pointer, size int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Buffer_attach", r)
+		}
+	}()
+	return MPI_Buffer_attach(buffer, size)
+}
+
+//export gmpi_Buffer_detach
+func gmpi_Buffer_detach(buffer_addr unsafe.Pointer, size unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Buffer_detach", r)
+		}
+	}()
+	return MPI_Buffer_detach(buffer_addr, (*int32)(size))
+}
+
+//export gmpi_Ibsend
+func gmpi_Ibsend(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ibsend", r)
+		}
+	}()
+	return MPI_Ibsend(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
 //export gmpi_Iprobe
 func gmpi_Iprobe(source int32, tag int32, comm int32, flag unsafe.Pointer, status unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -1351,6 +1421,16 @@ func gmpi_Recv(buf unsafe.Pointer, count int32, datatype int32, source int32, ta
 	return MPI_Recv(buf, count, datatype, source, tag, comm, (*Status)(status))
 }
 
+//export gmpi_Recv_init
+func gmpi_Recv_init(buf unsafe.Pointer, count int32, datatype int32, source int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Recv_init", r)
+		}
+	}()
+	return MPI_Recv_init(buf, count, datatype, source, tag, comm, (*int32)(request))
+}
+
 //export gmpi_Rsend
 func gmpi_Rsend(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag int32, comm int32) (rc int32) {
 	defer func() {
@@ -1359,6 +1439,16 @@ func gmpi_Rsend(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag
 		}
 	}()
 	return MPI_Rsend(buf, count, datatype, dest, tag, comm)
+}
+
+//export gmpi_Rsend_init
+func gmpi_Rsend_init(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Rsend_init", r)
+		}
+	}()
+	return MPI_Rsend_init(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
 //export gmpi_Send
@@ -1371,6 +1461,16 @@ func gmpi_Send(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag 
 	return MPI_Send(buf, count, datatype, dest, tag, comm)
 }
 
+//export gmpi_Send_init
+func gmpi_Send_init(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Send_init", r)
+		}
+	}()
+	return MPI_Send_init(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
 //export gmpi_Sendrecv
 func gmpi_Sendrecv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, dest int32, sendtag int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, source int32, recvtag int32, comm int32, status unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -1379,6 +1479,16 @@ func gmpi_Sendrecv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, dest
 		}
 	}()
 	return MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, (*Status)(status))
+}
+
+//export gmpi_Sendrecv_replace
+func gmpi_Sendrecv_replace(buf unsafe.Pointer, count int32, datatype int32, dest int32, sendtag int32, source int32, recvtag int32, comm int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Sendrecv_replace", r)
+		}
+	}()
+	return MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, (*Status)(status))
 }
 
 //export gmpi_Ssend
@@ -1391,6 +1501,76 @@ func gmpi_Ssend(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag
 	return MPI_Ssend(buf, count, datatype, dest, tag, comm)
 }
 
+//export gmpi_Ssend_init
+func gmpi_Ssend_init(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ssend_init", r)
+		}
+	}()
+	return MPI_Ssend_init(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
+//export gmpi_Cancel
+func gmpi_Cancel(request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Cancel", r)
+		}
+	}()
+	return MPI_Cancel((*int32)(request))
+}
+
+//export gmpi_Request_free
+func gmpi_Request_free(request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Request_free", r)
+		}
+	}()
+	return MPI_Request_free((*int32)(request))
+}
+
+//export gmpi_Request_get_status
+func gmpi_Request_get_status(request int32, flag unsafe.Pointer, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Request_get_status", r)
+		}
+	}()
+	return MPI_Request_get_status(request, (*int32)(flag), (*Status)(status))
+}
+
+//export gmpi_Start
+func gmpi_Start(request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Start", r)
+		}
+	}()
+	return MPI_Start((*int32)(request))
+}
+
+//export gmpi_Startall
+func gmpi_Startall(count int32, array_of_requests unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Startall", r)
+		}
+	}()
+	return MPI_Startall(count, (*int32)(array_of_requests))
+}
+
+//export gmpi_Status_set_cancelled
+func gmpi_Status_set_cancelled(status unsafe.Pointer, flag int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_set_cancelled", r)
+		}
+	}()
+	return MPI_Status_set_cancelled((*Status)(status), flag)
+}
+
 //export gmpi_Test
 func gmpi_Test(request unsafe.Pointer, flag unsafe.Pointer, status unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -1399,6 +1579,46 @@ func gmpi_Test(request unsafe.Pointer, flag unsafe.Pointer, status unsafe.Pointe
 		}
 	}()
 	return MPI_Test((*int32)(request), (*int32)(flag), (*Status)(status))
+}
+
+//export gmpi_Test_cancelled
+func gmpi_Test_cancelled(status unsafe.Pointer, flag unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Test_cancelled", r)
+		}
+	}()
+	return MPI_Test_cancelled((*Status)(status), (*int32)(flag))
+}
+
+//export gmpi_Testall
+func gmpi_Testall(count int32, array_of_requests unsafe.Pointer, flag unsafe.Pointer, array_of_statuses unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Testall", r)
+		}
+	}()
+	return MPI_Testall(count, (*int32)(array_of_requests), (*int32)(flag), (*Status)(array_of_statuses))
+}
+
+//export gmpi_Testany
+func gmpi_Testany(count int32, array_of_requests unsafe.Pointer, indx unsafe.Pointer, flag unsafe.Pointer, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Testany", r)
+		}
+	}()
+	return MPI_Testany(count, (*int32)(array_of_requests), (*int32)(indx), (*int32)(flag), (*Status)(status))
+}
+
+//export gmpi_Testsome
+func gmpi_Testsome(incount int32, array_of_requests unsafe.Pointer, outcount unsafe.Pointer, array_of_indices unsafe.Pointer, array_of_statuses unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Testsome", r)
+		}
+	}()
+	return MPI_Testsome(incount, (*int32)(array_of_requests), (*int32)(outcount), (*int32)(array_of_indices), (*Status)(array_of_statuses))
 }
 
 //export gmpi_Wait
@@ -1421,6 +1641,26 @@ func gmpi_Waitall(count int32, array_of_requests unsafe.Pointer, array_of_status
 	return MPI_Waitall(count, (*int32)(array_of_requests), (*Status)(array_of_statuses))
 }
 
+//export gmpi_Waitany
+func gmpi_Waitany(count int32, array_of_requests unsafe.Pointer, indx unsafe.Pointer, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Waitany", r)
+		}
+	}()
+	return MPI_Waitany(count, (*int32)(array_of_requests), (*int32)(indx), (*Status)(status))
+}
+
+//export gmpi_Waitsome
+func gmpi_Waitsome(incount int32, array_of_requests unsafe.Pointer, outcount unsafe.Pointer, array_of_indices unsafe.Pointer, array_of_statuses unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Waitsome", r)
+		}
+	}()
+	return MPI_Waitsome(incount, (*int32)(array_of_requests), (*int32)(outcount), (*int32)(array_of_indices), (*Status)(array_of_statuses))
+}
+
 //export gmpi_Wtick
 func gmpi_Wtick() (rc float64) {
 	defer func() {
@@ -1439,6 +1679,206 @@ func gmpi_Wtime() (rc float64) {
 		}
 	}()
 	return MPI_Wtime()
+}
+
+//export gmpi_Cart_coords
+func gmpi_Cart_coords(comm int32, rank int32, maxdims int32, coords unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Cart_coords", r)
+		}
+	}()
+	return MPI_Cart_coords(comm, rank, maxdims, (*int32)(coords))
+}
+
+//export gmpi_Cart_create
+func gmpi_Cart_create(comm_old int32, ndims int32, dims unsafe.Pointer, periods unsafe.Pointer, reorder int32, comm_cart unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Cart_create", r)
+		}
+	}()
+	return MPI_Cart_create(comm_old, ndims, (*int32)(dims), (*int32)(periods), reorder, (*int32)(comm_cart))
+}
+
+//export gmpi_Cart_get
+func gmpi_Cart_get(comm int32, maxdims int32, dims unsafe.Pointer, periods unsafe.Pointer, coords unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Cart_get", r)
+		}
+	}()
+	return MPI_Cart_get(comm, maxdims, (*int32)(dims), (*int32)(periods), (*int32)(coords))
+}
+
+//export gmpi_Cart_map
+func gmpi_Cart_map(comm int32, ndims int32, dims unsafe.Pointer, periods unsafe.Pointer, newrank unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Cart_map", r)
+		}
+	}()
+	return MPI_Cart_map(comm, ndims, (*int32)(dims), (*int32)(periods), (*int32)(newrank))
+}
+
+//export gmpi_Cart_rank
+func gmpi_Cart_rank(comm int32, coords unsafe.Pointer, rank unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Cart_rank", r)
+		}
+	}()
+	return MPI_Cart_rank(comm, (*int32)(coords), (*int32)(rank))
+}
+
+//export gmpi_Cart_shift
+func gmpi_Cart_shift(comm int32, direction int32, disp int32, rank_source unsafe.Pointer, rank_dest unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Cart_shift", r)
+		}
+	}()
+	return MPI_Cart_shift(comm, direction, disp, (*int32)(rank_source), (*int32)(rank_dest))
+}
+
+//export gmpi_Cart_sub
+func gmpi_Cart_sub(comm int32, remain_dims unsafe.Pointer, newcomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Cart_sub", r)
+		}
+	}()
+	return MPI_Cart_sub(comm, (*int32)(remain_dims), (*int32)(newcomm))
+}
+
+//export gmpi_Cartdim_get
+func gmpi_Cartdim_get(comm int32, ndims unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Cartdim_get", r)
+		}
+	}()
+	return MPI_Cartdim_get(comm, (*int32)(ndims))
+}
+
+//export gmpi_Dims_create
+func gmpi_Dims_create(nnodes int32, ndims int32, dims unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Dims_create", r)
+		}
+	}()
+	return MPI_Dims_create(nnodes, ndims, (*int32)(dims))
+}
+
+//export gmpi_Dist_graph_create
+func gmpi_Dist_graph_create(comm_old int32, n int32, sources unsafe.Pointer, degrees unsafe.Pointer, destinations unsafe.Pointer, weights unsafe.Pointer, info int32, reorder int32, comm_dist_graph unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Dist_graph_create", r)
+		}
+	}()
+	return MPI_Dist_graph_create(comm_old, n, (*int32)(sources), (*int32)(degrees), (*int32)(destinations), (*int32)(weights), info, reorder, (*int32)(comm_dist_graph))
+}
+
+//export gmpi_Dist_graph_create_adjacent
+func gmpi_Dist_graph_create_adjacent(comm_old int32, indegree int32, sources unsafe.Pointer, sourceweights unsafe.Pointer, outdegree int32, destinations unsafe.Pointer, destweights unsafe.Pointer, info int32, reorder int32, comm_dist_graph unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Dist_graph_create_adjacent", r)
+		}
+	}()
+	return MPI_Dist_graph_create_adjacent(comm_old, indegree, (*int32)(sources), (*int32)(sourceweights), outdegree, (*int32)(destinations), (*int32)(destweights), info, reorder, (*int32)(comm_dist_graph))
+}
+
+//export gmpi_Dist_graph_neighbors
+func gmpi_Dist_graph_neighbors(comm int32, maxindegree int32, sources unsafe.Pointer, sourceweights unsafe.Pointer, maxoutdegree int32, destinations unsafe.Pointer, destweights unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Dist_graph_neighbors", r)
+		}
+	}()
+	return MPI_Dist_graph_neighbors(comm, maxindegree, (*int32)(sources), (*int32)(sourceweights), maxoutdegree, (*int32)(destinations), (*int32)(destweights))
+}
+
+//export gmpi_Dist_graph_neighbors_count
+func gmpi_Dist_graph_neighbors_count(comm int32, indegree unsafe.Pointer, outdegree unsafe.Pointer, weighted unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Dist_graph_neighbors_count", r)
+		}
+	}()
+	return MPI_Dist_graph_neighbors_count(comm, (*int32)(indegree), (*int32)(outdegree), (*int32)(weighted))
+}
+
+//export gmpi_Graph_create
+func gmpi_Graph_create(comm_old int32, nnodes int32, indx unsafe.Pointer, edges unsafe.Pointer, reorder int32, comm_graph unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Graph_create", r)
+		}
+	}()
+	return MPI_Graph_create(comm_old, nnodes, (*int32)(indx), (*int32)(edges), reorder, (*int32)(comm_graph))
+}
+
+//export gmpi_Graph_get
+func gmpi_Graph_get(comm int32, maxindex int32, maxedges int32, indx unsafe.Pointer, edges unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Graph_get", r)
+		}
+	}()
+	return MPI_Graph_get(comm, maxindex, maxedges, (*int32)(indx), (*int32)(edges))
+}
+
+//export gmpi_Graph_map
+func gmpi_Graph_map(comm int32, nnodes int32, indx unsafe.Pointer, edges unsafe.Pointer, newrank unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Graph_map", r)
+		}
+	}()
+	return MPI_Graph_map(comm, nnodes, (*int32)(indx), (*int32)(edges), (*int32)(newrank))
+}
+
+//export gmpi_Graph_neighbors
+func gmpi_Graph_neighbors(comm int32, rank int32, maxneighbors int32, neighbors unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Graph_neighbors", r)
+		}
+	}()
+	return MPI_Graph_neighbors(comm, rank, maxneighbors, (*int32)(neighbors))
+}
+
+//export gmpi_Graph_neighbors_count
+func gmpi_Graph_neighbors_count(comm int32, rank int32, nneighbors unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Graph_neighbors_count", r)
+		}
+	}()
+	return MPI_Graph_neighbors_count(comm, rank, (*int32)(nneighbors))
+}
+
+//export gmpi_Graphdims_get
+func gmpi_Graphdims_get(comm int32, nnodes unsafe.Pointer, nedges unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Graphdims_get", r)
+		}
+	}()
+	return MPI_Graphdims_get(comm, (*int32)(nnodes), (*int32)(nedges))
+}
+
+//export gmpi_Topo_test
+func gmpi_Topo_test(comm int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Topo_test", r)
+		}
+	}()
+	return MPI_Topo_test(comm, (*int32)(status))
 }
 
 //export gmpi_Reduce_local_c

@@ -52,6 +52,8 @@ extern int gmpi_Pack(void *, int, int, void *, int, void *, int);
 extern int gmpi_Pack_external(void *, void *, int, int, void *, long long, void *);
 extern int gmpi_Pack_external_size(void *, int, int, void *);
 extern int gmpi_Pack_size(int, int, int, void *);
+extern int gmpi_Status_set_elements(void *, int, int);
+extern int gmpi_Status_set_elements_x(void *, int, long long);
 extern int gmpi_Type_commit(void *);
 extern int gmpi_Type_contiguous(int, int, void *);
 extern int gmpi_Type_create_darray(int, int, int, void *, void *, void *, void *, int, int, void *);
@@ -138,6 +140,11 @@ extern int gmpi_Get_version(void *, void *);
 extern int gmpi_Op_commutative(int, void *);
 extern int gmpi_Op_create(void *, int, void *);
 extern int gmpi_Op_free(void *);
+extern int gmpi_Bsend(void *, int, int, int, int, int);
+extern int gmpi_Bsend_init(void *, int, int, int, int, int, void *);
+extern int gmpi_Buffer_attach(void *, int);
+extern int gmpi_Buffer_detach(void *, void *);
+extern int gmpi_Ibsend(void *, int, int, int, int, int, void *);
 extern int gmpi_Iprobe(int, int, int, void *, void *);
 extern int gmpi_Irecv(void *, int, int, int, int, int, void *);
 extern int gmpi_Irsend(void *, int, int, int, int, int, void *);
@@ -145,15 +152,52 @@ extern int gmpi_Isend(void *, int, int, int, int, int, void *);
 extern int gmpi_Issend(void *, int, int, int, int, int, void *);
 extern int gmpi_Probe(int, int, int, void *);
 extern int gmpi_Recv(void *, int, int, int, int, int, void *);
+extern int gmpi_Recv_init(void *, int, int, int, int, int, void *);
 extern int gmpi_Rsend(void *, int, int, int, int, int);
+extern int gmpi_Rsend_init(void *, int, int, int, int, int, void *);
 extern int gmpi_Send(void *, int, int, int, int, int);
+extern int gmpi_Send_init(void *, int, int, int, int, int, void *);
 extern int gmpi_Sendrecv(void *, int, int, int, int, void *, int, int, int, int, int, void *);
+extern int gmpi_Sendrecv_replace(void *, int, int, int, int, int, int, int, void *);
 extern int gmpi_Ssend(void *, int, int, int, int, int);
+extern int gmpi_Ssend_init(void *, int, int, int, int, int, void *);
+extern int gmpi_Cancel(void *);
+extern int gmpi_Request_free(void *);
+extern int gmpi_Request_get_status(int, void *, void *);
+extern int gmpi_Start(void *);
+extern int gmpi_Startall(int, void *);
+extern int gmpi_Status_set_cancelled(void *, int);
 extern int gmpi_Test(void *, void *, void *);
+extern int gmpi_Test_cancelled(void *, void *);
+extern int gmpi_Testall(int, void *, void *, void *);
+extern int gmpi_Testany(int, void *, void *, void *, void *);
+extern int gmpi_Testsome(int, void *, void *, void *, void *);
 extern int gmpi_Wait(void *, void *);
 extern int gmpi_Waitall(int, void *, void *);
+extern int gmpi_Waitany(int, void *, void *, void *);
+extern int gmpi_Waitsome(int, void *, void *, void *, void *);
 extern double gmpi_Wtick(void);
 extern double gmpi_Wtime(void);
+extern int gmpi_Cart_coords(int, int, int, void *);
+extern int gmpi_Cart_create(int, int, void *, void *, int, void *);
+extern int gmpi_Cart_get(int, int, void *, void *, void *);
+extern int gmpi_Cart_map(int, int, void *, void *, void *);
+extern int gmpi_Cart_rank(int, void *, void *);
+extern int gmpi_Cart_shift(int, int, int, void *, void *);
+extern int gmpi_Cart_sub(int, void *, void *);
+extern int gmpi_Cartdim_get(int, void *);
+extern int gmpi_Dims_create(int, int, void *);
+extern int gmpi_Dist_graph_create(int, int, void *, void *, void *, void *, int, int, void *);
+extern int gmpi_Dist_graph_create_adjacent(int, int, void *, void *, int, void *, void *, int, int, void *);
+extern int gmpi_Dist_graph_neighbors(int, int, void *, void *, int, void *, void *);
+extern int gmpi_Dist_graph_neighbors_count(int, void *, void *, void *);
+extern int gmpi_Graph_create(int, int, void *, void *, int, void *);
+extern int gmpi_Graph_get(int, int, int, void *, void *);
+extern int gmpi_Graph_map(int, int, void *, void *, void *);
+extern int gmpi_Graph_neighbors(int, int, int, void *);
+extern int gmpi_Graph_neighbors_count(int, int, void *);
+extern int gmpi_Graphdims_get(int, void *, void *);
+extern int gmpi_Topo_test(int, void *);
 extern int gmpi_Reduce_local_c(void *, void *, long long, int, int);
 extern int gmpi_Get_elements_c(void *, int, void *);
 extern int gmpi_Pack_c(void *, long long, int, void *, long long, void *, int);
@@ -975,13 +1019,13 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 #pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
-    return gmpi_unsupported("MPI_Status_set_elements", 0x44000000);
+    return gmpi_Status_set_elements((void *)status, datatype, count);
 }
 
 #pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
-    return gmpi_unsupported("MPI_Status_set_elements_x", 0x44000000);
+    return gmpi_Status_set_elements_x((void *)status, datatype, count);
 }
 
 #pragma weak MPI_Type_commit = PMPI_Type_commit
@@ -1701,31 +1745,31 @@ int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Dataty
 #pragma weak MPI_Bsend = PMPI_Bsend
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Bsend", comm);
+    return gmpi_Bsend((void *)buf, count, datatype, dest, tag, comm);
 }
 
 #pragma weak MPI_Bsend_init = PMPI_Bsend_init
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Bsend_init", comm);
+    return gmpi_Bsend_init((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 int PMPI_Buffer_attach(void *buffer, int size)
 {
-    return gmpi_unsupported("MPI_Buffer_attach", 0x44000000);
+    return gmpi_Buffer_attach((void *)buffer, size);
 }
 
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
-    return gmpi_unsupported("MPI_Buffer_detach", 0x44000000);
+    return gmpi_Buffer_detach((void *)buffer_addr, (void *)size);
 }
 
 #pragma weak MPI_Ibsend = PMPI_Ibsend
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ibsend", comm);
+    return gmpi_Ibsend((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Improbe = PMPI_Improbe
@@ -1809,7 +1853,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 #pragma weak MPI_Recv_init = PMPI_Recv_init
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Recv_init", comm);
+    return gmpi_Recv_init((void *)buf, count, datatype, source, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Rsend = PMPI_Rsend
@@ -1821,7 +1865,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 #pragma weak MPI_Rsend_init = PMPI_Rsend_init
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Rsend_init", comm);
+    return gmpi_Rsend_init((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Send = PMPI_Send
@@ -1833,7 +1877,7 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 #pragma weak MPI_Send_init = PMPI_Send_init
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Send_init", comm);
+    return gmpi_Send_init((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
@@ -1845,7 +1889,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_Sendrecv_replace", comm);
+    return gmpi_Sendrecv_replace((void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)status);
 }
 
 #pragma weak MPI_Ssend = PMPI_Ssend
@@ -1857,13 +1901,13 @@ int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 #pragma weak MPI_Ssend_init = PMPI_Ssend_init
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ssend_init", comm);
+    return gmpi_Ssend_init((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Cancel = PMPI_Cancel
 int PMPI_Cancel(MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Cancel", 0x44000000);
+    return gmpi_Cancel((void *)request);
 }
 
 #pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
@@ -1881,31 +1925,31 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 #pragma weak MPI_Request_free = PMPI_Request_free
 int PMPI_Request_free(MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Request_free", 0x44000000);
+    return gmpi_Request_free((void *)request);
 }
 
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_Request_get_status", 0x44000000);
+    return gmpi_Request_get_status(request, (void *)flag, (void *)status);
 }
 
 #pragma weak MPI_Start = PMPI_Start
 int PMPI_Start(MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Start", 0x44000000);
+    return gmpi_Start((void *)request);
 }
 
 #pragma weak MPI_Startall = PMPI_Startall
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
-    return gmpi_unsupported("MPI_Startall", 0x44000000);
+    return gmpi_Startall(count, (void *)array_of_requests);
 }
 
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
-    return gmpi_unsupported("MPI_Status_set_cancelled", 0x44000000);
+    return gmpi_Status_set_cancelled((void *)status, flag);
 }
 
 #pragma weak MPI_Test = PMPI_Test
@@ -1917,25 +1961,25 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
-    return gmpi_unsupported("MPI_Test_cancelled", 0x44000000);
+    return gmpi_Test_cancelled((void *)status, (void *)flag);
 }
 
 #pragma weak MPI_Testall = PMPI_Testall
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
 {
-    return gmpi_unsupported("MPI_Testall", 0x44000000);
+    return gmpi_Testall(count, (void *)array_of_requests, (void *)flag, (void *)array_of_statuses);
 }
 
 #pragma weak MPI_Testany = PMPI_Testany
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_Testany", 0x44000000);
+    return gmpi_Testany(count, (void *)array_of_requests, (void *)indx, (void *)flag, (void *)status);
 }
 
 #pragma weak MPI_Testsome = PMPI_Testsome
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
-    return gmpi_unsupported("MPI_Testsome", 0x44000000);
+    return gmpi_Testsome(incount, (void *)array_of_requests, (void *)outcount, (void *)array_of_indices, (void *)array_of_statuses);
 }
 
 #pragma weak MPI_Wait = PMPI_Wait
@@ -1953,13 +1997,13 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_o
 #pragma weak MPI_Waitany = PMPI_Waitany
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_Waitany", 0x44000000);
+    return gmpi_Waitany(count, (void *)array_of_requests, (void *)indx, (void *)status);
 }
 
 #pragma weak MPI_Waitsome = PMPI_Waitsome
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
-    return gmpi_unsupported("MPI_Waitsome", 0x44000000);
+    return gmpi_Waitsome(incount, (void *)array_of_requests, (void *)outcount, (void *)array_of_indices, (void *)array_of_statuses);
 }
 
 #pragma weak MPI_Accumulate = PMPI_Accumulate
@@ -2289,121 +2333,121 @@ double PMPI_Wtime(void)
 #pragma weak MPI_Cart_coords = PMPI_Cart_coords
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
-    return gmpi_unsupported("MPI_Cart_coords", comm);
+    return gmpi_Cart_coords(comm, rank, maxdims, (void *)coords);
 }
 
 #pragma weak MPI_Cart_create = PMPI_Cart_create
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
-    return gmpi_unsupported("MPI_Cart_create", comm_old);
+    return gmpi_Cart_create(comm_old, ndims, (void *)dims, (void *)periods, reorder, (void *)comm_cart);
 }
 
 #pragma weak MPI_Cart_get = PMPI_Cart_get
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
-    return gmpi_unsupported("MPI_Cart_get", comm);
+    return gmpi_Cart_get(comm, maxdims, (void *)dims, (void *)periods, (void *)coords);
 }
 
 #pragma weak MPI_Cart_map = PMPI_Cart_map
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
-    return gmpi_unsupported("MPI_Cart_map", comm);
+    return gmpi_Cart_map(comm, ndims, (void *)dims, (void *)periods, (void *)newrank);
 }
 
 #pragma weak MPI_Cart_rank = PMPI_Cart_rank
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
-    return gmpi_unsupported("MPI_Cart_rank", comm);
+    return gmpi_Cart_rank(comm, (void *)coords, (void *)rank);
 }
 
 #pragma weak MPI_Cart_shift = PMPI_Cart_shift
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
-    return gmpi_unsupported("MPI_Cart_shift", comm);
+    return gmpi_Cart_shift(comm, direction, disp, (void *)rank_source, (void *)rank_dest);
 }
 
 #pragma weak MPI_Cart_sub = PMPI_Cart_sub
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
-    return gmpi_unsupported("MPI_Cart_sub", comm);
+    return gmpi_Cart_sub(comm, (void *)remain_dims, (void *)newcomm);
 }
 
 #pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
-    return gmpi_unsupported("MPI_Cartdim_get", comm);
+    return gmpi_Cartdim_get(comm, (void *)ndims);
 }
 
 #pragma weak MPI_Dims_create = PMPI_Dims_create
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
-    return gmpi_unsupported("MPI_Dims_create", 0x44000000);
+    return gmpi_Dims_create(nnodes, ndims, (void *)dims);
 }
 
 #pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
-    return gmpi_unsupported("MPI_Dist_graph_create", comm_old);
+    return gmpi_Dist_graph_create(comm_old, n, (void *)sources, (void *)degrees, (void *)destinations, (void *)weights, info, reorder, (void *)comm_dist_graph);
 }
 
 #pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
-    return gmpi_unsupported("MPI_Dist_graph_create_adjacent", comm_old);
+    return gmpi_Dist_graph_create_adjacent(comm_old, indegree, (void *)sources, (void *)sourceweights, outdegree, (void *)destinations, (void *)destweights, info, reorder, (void *)comm_dist_graph);
 }
 
 #pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
-    return gmpi_unsupported("MPI_Dist_graph_neighbors", comm);
+    return gmpi_Dist_graph_neighbors(comm, maxindegree, (void *)sources, (void *)sourceweights, maxoutdegree, (void *)destinations, (void *)destweights);
 }
 
 #pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
-    return gmpi_unsupported("MPI_Dist_graph_neighbors_count", comm);
+    return gmpi_Dist_graph_neighbors_count(comm, (void *)indegree, (void *)outdegree, (void *)weighted);
 }
 
 #pragma weak MPI_Graph_create = PMPI_Graph_create
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
-    return gmpi_unsupported("MPI_Graph_create", comm_old);
+    return gmpi_Graph_create(comm_old, nnodes, (void *)indx, (void *)edges, reorder, (void *)comm_graph);
 }
 
 #pragma weak MPI_Graph_get = PMPI_Graph_get
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[])
 {
-    return gmpi_unsupported("MPI_Graph_get", comm);
+    return gmpi_Graph_get(comm, maxindex, maxedges, (void *)indx, (void *)edges);
 }
 
 #pragma weak MPI_Graph_map = PMPI_Graph_map
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank)
 {
-    return gmpi_unsupported("MPI_Graph_map", comm);
+    return gmpi_Graph_map(comm, nnodes, (void *)indx, (void *)edges, (void *)newrank);
 }
 
 #pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
-    return gmpi_unsupported("MPI_Graph_neighbors", comm);
+    return gmpi_Graph_neighbors(comm, rank, maxneighbors, (void *)neighbors);
 }
 
 #pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
-    return gmpi_unsupported("MPI_Graph_neighbors_count", comm);
+    return gmpi_Graph_neighbors_count(comm, rank, (void *)nneighbors);
 }
 
 #pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
-    return gmpi_unsupported("MPI_Graphdims_get", comm);
+    return gmpi_Graphdims_get(comm, (void *)nnodes, (void *)nedges);
 }
 
 #pragma weak MPI_Topo_test = PMPI_Topo_test
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
-    return gmpi_unsupported("MPI_Topo_test", comm);
+    return gmpi_Topo_test(comm, (void *)status);
 }
 
 #pragma weak MPI_T_category_changed = PMPI_T_category_changed

@@ -24,6 +24,7 @@ type Comm struct {
 	onFree     []func()    // run when the communicator is freed
 	cache      map[string]uintptr
 	freed      bool
+	topo       *Topology // process topology (immutable; shared by dups)
 
 	// Attrs holds the cached attributes (MPI_Comm_set_attr).
 	Attrs Attrs

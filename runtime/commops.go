@@ -301,6 +301,7 @@ func (c *Comm) Dup(info *Info) (*Comm, error) {
 	if err != nil {
 		return nil, err
 	}
+	nc.topo = c.topo
 	if info != nil {
 		nc.info = info.Dup()
 	} else {

@@ -71,9 +71,10 @@ type Request struct {
 
 	// Handle is the user-visible MPI_Request, 0 when the request is internal.
 	Handle Handle
-	// Persistent requests are restarted by Start; Inactive marks a
-	// persistent request that completed or never started.
+	// Persistent requests are restarted by Start; between a completion
+	// and the next Start they are inactive (Op returns nil; persist.go).
 	Persistent bool
+	pers       *persistent // arguments and current operation (persistent requests)
 
 	next *Request // posted queue link
 }

@@ -1,0 +1,560 @@
+package main
+
+import (
+	"unsafe"
+
+	mpirt "gmpi/runtime"
+)
+
+// Multiple completion, persistent requests, Request_free/get_status,
+// Sendrecv_replace and the Status_set_* calls.
+
+// retire releases r after its operation completed: a persistent request
+// goes inactive and keeps its handle; any other request is freed and *h
+// becomes MPI_REQUEST_NULL.
+func retire(r *mpirt.Request, h *int32) {
+	if r.Persistent {
+		r.Deactivate()
+		return
+	}
+	world.FreeRequest(r)
+	*h = int32(mpirt.HandleRequestNull)
+}
+
+// opStatus is the status a completed operation reports.
+func opStatus(op *mpirt.Request) *mpirt.Status {
+	if op.Kind == mpirt.ReqRecv {
+		return &op.Status
+	}
+	return &mpirt.Status{Source: mpirt.AnySource, Tag: mpirt.AnyTag, Cancelled: op.Status.Cancelled}
+}
+
+func ignoreStatuses(s *Status) bool {
+	return s == nil || uintptr(unsafe.Pointer(s)) == 1
+}
+
+// requestList resolves an array of count request handles: the requests
+// (nil for MPI_REQUEST_NULL) and their operations (nil also for inactive
+// persistent requests).
+func requestList(fn string, count int32, requests *int32) (hs []int32, rs, ops []*mpirt.Request, rc int32) {
+	if count < 0 {
+		return nil, nil, nil, failf(fn, nil, mpirt.ErrCount, "invalid count argument count: %d is negative", count)
+	}
+	if count > 0 && requests == nil {
+		return nil, nil, nil, badPointer(fn, "array_of_requests")
+	}
+	hs = unsafe.Slice(requests, count)
+	rs = make([]*mpirt.Request, count)
+	ops = make([]*mpirt.Request, count)
+	for i := range hs {
+		r, rc, ok := request(fn, &hs[i])
+		if rc != 0 {
+			return nil, nil, nil, rc
+		}
+		if ok {
+			rs[i] = r
+			ops[i] = r.Op()
+		}
+	}
+	return hs, rs, ops, 0
+}
+
+// completeAll retires every request of a list whose operations are all
+// done and writes the statuses (Waitall, Testall).
+func completeAll(fn string, hs []int32, rs, ops []*mpirt.Request, statuses *Status) int32 {
+	ignore := ignoreStatuses(statuses)
+	var sts []Status
+	if !ignore {
+		sts = unsafe.Slice(statuses, len(hs))
+	}
+	anyErr := false
+	for i, op := range ops {
+		var st *Status
+		if !ignore {
+			st = &sts[i]
+		}
+		if op == nil {
+			setStatus(st, &emptyStatus, 0)
+			continue
+		}
+		if retireInList(fn, rs[i], op, &hs[i], st) {
+			anyErr = true
+		}
+	}
+	if anyErr {
+		return failf(fn, nil, mpirt.ErrInStatus, "one or more requests failed; see the statuses")
+	}
+	return 0
+}
+
+// retireInList retires one request of a multiple-completion call and
+// writes its status with the error code registered (not raised); it
+// reports whether the operation failed.
+func retireInList(fn string, r, op *mpirt.Request, h *int32, st *Status) bool {
+	retire(r, h)
+	code := int32(0)
+	if op.Err != nil {
+		code = int32(mpirt.RegisterErrorCode(asError(fn, op.Err)))
+	}
+	setStatus(st, opStatus(op), code)
+	return op.Err != nil
+}
+
+func MPI_Testall(count int32, requests *int32, flag *int32, statuses *Status) int32 {
+	const fn = "MPI_Testall"
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	if flag == nil {
+		return badPointer(fn, "flag")
+	}
+	hs, rs, ops, rc := requestList(fn, count, requests)
+	if rc != 0 {
+		return rc
+	}
+	world.Progress()
+	for _, op := range ops {
+		if op != nil && !op.Done() {
+			*flag = 0
+			return 0
+		}
+	}
+	*flag = 1
+	return completeAll(fn, hs, rs, ops, statuses)
+}
+
+func MPI_Waitany(count int32, requests *int32, index *int32, status *Status) int32 {
+	return anyOf("MPI_Waitany", count, requests, index, nil, status)
+}
+
+func MPI_Testany(count int32, requests *int32, index *int32, flag *int32, status *Status) int32 {
+	const fn = "MPI_Testany"
+	if flag == nil {
+		return badPointer(fn, "flag")
+	}
+	return anyOf(fn, count, requests, index, flag, status)
+}
+
+// anyOf is Waitany (flag nil) and Testany.
+func anyOf(fn string, count int32, requests *int32, index *int32, flag *int32, status *Status) int32 {
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	if index == nil {
+		return badPointer(fn, "indx")
+	}
+	hs, rs, ops, rc := requestList(fn, count, requests)
+	if rc != 0 {
+		return rc
+	}
+	var i int
+	if flag == nil {
+		i = world.WaitAny(ops)
+	} else {
+		i = -1
+		anyActive := false
+		world.Progress()
+		for j, op := range ops {
+			if op == nil {
+				continue
+			}
+			anyActive = true
+			if op.Done() {
+				i = j
+				break
+			}
+		}
+		if i < 0 && anyActive {
+			*flag = 0
+			*index = undefined
+			return 0
+		}
+		*flag = 1
+	}
+	if i < 0 {
+		*index = undefined
+		setStatus(status, &emptyStatus, 0)
+		return 0
+	}
+	*index = int32(i)
+	return finish(fn, rs[i], ops[i], &hs[i], status)
+}
+
+func MPI_Waitsome(incount int32, requests *int32, outcount *int32, indices *int32, statuses *Status) int32 {
+	return someOf("MPI_Waitsome", true, incount, requests, outcount, indices, statuses)
+}
+
+func MPI_Testsome(incount int32, requests *int32, outcount *int32, indices *int32, statuses *Status) int32 {
+	return someOf("MPI_Testsome", false, incount, requests, outcount, indices, statuses)
+}
+
+func someOf(fn string, wait bool, incount int32, requests *int32, outcount *int32, indices *int32, statuses *Status) int32 {
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	if outcount == nil {
+		return badPointer(fn, "outcount")
+	}
+	if incount > 0 && indices == nil {
+		return badPointer(fn, "array_of_indices")
+	}
+	hs, rs, ops, rc := requestList(fn, incount, requests)
+	if rc != 0 {
+		return rc
+	}
+	anyActive := false
+	for _, op := range ops {
+		if op != nil {
+			anyActive = true
+			break
+		}
+	}
+	if !anyActive {
+		*outcount = undefined
+		return 0
+	}
+	var done []int
+	if wait {
+		done = world.WaitSome(ops)
+	} else {
+		done = world.TestSome(ops)
+	}
+	idx := unsafe.Slice(indices, incount)
+	ignore := ignoreStatuses(statuses)
+	var sts []Status
+	if !ignore {
+		sts = unsafe.Slice(statuses, incount)
+	}
+	anyErr := false
+	for k, i := range done {
+		var st *Status
+		if !ignore {
+			st = &sts[k]
+		}
+		idx[k] = int32(i)
+		if retireInList(fn, rs[i], ops[i], &hs[i], st) {
+			anyErr = true
+		}
+	}
+	*outcount = int32(len(done))
+	if anyErr {
+		return failf(fn, nil, mpirt.ErrInStatus, "one or more requests failed; see the statuses")
+	}
+	return 0
+}
+
+func MPI_Request_free(request_ *int32) int32 {
+	const fn = "MPI_Request_free"
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	r, rc, ok := request(fn, request_)
+	if rc != 0 {
+		return rc
+	}
+	if !ok {
+		return failf(fn, nil, mpirt.ErrRequest, "invalid request argument: MPI_REQUEST_NULL")
+	}
+	// An active operation still completes; only the handle goes away.
+	world.FreeRequest(r)
+	*request_ = int32(mpirt.HandleRequestNull)
+	return 0
+}
+
+func MPI_Request_get_status(request_ int32, flag *int32, status *Status) int32 {
+	const fn = "MPI_Request_get_status"
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	if flag == nil {
+		return badPointer(fn, "flag")
+	}
+	h := request_
+	r, rc, ok := request(fn, &h)
+	if rc != 0 {
+		return rc
+	}
+	var op *mpirt.Request
+	if ok {
+		op = r.Op()
+	}
+	if op == nil {
+		*flag = 1
+		setStatus(status, &emptyStatus, 0)
+		return 0
+	}
+	if !world.Test(op) {
+		*flag = 0
+		return 0
+	}
+	*flag = 1
+	code := int32(0)
+	if op.Err != nil {
+		code = fail(fn, op.Comm(), op.Err)
+	}
+	setStatus(status, opStatus(op), code)
+	return code
+}
+
+// Persistent requests.
+
+func MPI_Send_init(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
+	return sendInit("MPI_Send_init", buf, count, datatype, dest, tag, commH, request, mpirt.ModeStandard)
+}
+
+func MPI_Ssend_init(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
+	return sendInit("MPI_Ssend_init", buf, count, datatype, dest, tag, commH, request, mpirt.ModeSync)
+}
+
+func MPI_Rsend_init(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
+	return sendInit("MPI_Rsend_init", buf, count, datatype, dest, tag, commH, request, mpirt.ModeReady)
+}
+
+func sendInit(fn string, buf unsafe.Pointer, count, dtH, dest, tag, commH int32, request *int32, mode mpirt.SendMode) int32 {
+	c, dt, rc := p2pArgs(fn, buf, count, dtH, dest, tag, commH, false)
+	if rc != 0 {
+		return rc
+	}
+	if request == nil {
+		return failf(fn, c, mpirt.ErrArg, "invalid argument request: NULL pointer")
+	}
+	*request = int32(world.AddRequest(c.SendInit(buf, int(count), dt, int(dest), int(tag), mode)))
+	return 0
+}
+
+func MPI_Recv_init(buf unsafe.Pointer, count, datatype, source, tag, commH int32, request *int32) int32 {
+	const fn = "MPI_Recv_init"
+	c, dt, rc := p2pArgs(fn, buf, count, datatype, source, tag, commH, true)
+	if rc != 0 {
+		return rc
+	}
+	if request == nil {
+		return failf(fn, c, mpirt.ErrArg, "invalid argument request: NULL pointer")
+	}
+	*request = int32(world.AddRequest(c.RecvInit(buf, int(count), dt, int(source), int(tag))))
+	return 0
+}
+
+func start(fn string, h *int32) int32 {
+	r, rc, ok := request(fn, h)
+	if rc != 0 {
+		return rc
+	}
+	if !ok {
+		return failf(fn, nil, mpirt.ErrRequest, "invalid request argument: MPI_REQUEST_NULL")
+	}
+	if !r.Persistent {
+		return failf(fn, r.Comm(), mpirt.ErrRequest, "invalid request argument: not a persistent request")
+	}
+	return fail(fn, r.Comm(), r.Start())
+}
+
+func MPI_Start(request_ *int32) int32 {
+	const fn = "MPI_Start"
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	return start(fn, request_)
+}
+
+func MPI_Startall(count int32, requests *int32) int32 {
+	const fn = "MPI_Startall"
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	if count < 0 {
+		return failf(fn, nil, mpirt.ErrCount, "invalid count argument count: %d is negative", count)
+	}
+	if count > 0 && requests == nil {
+		return badPointer(fn, "array_of_requests")
+	}
+	hs := unsafe.Slice(requests, count)
+	for i := range hs {
+		if rc := start(fn, &hs[i]); rc != 0 {
+			return rc
+		}
+	}
+	return 0
+}
+
+func MPI_Sendrecv_replace(buf unsafe.Pointer, count, datatype, dest, sendtag, source, recvtag, commH int32, status *Status) int32 {
+	const fn = "MPI_Sendrecv_replace"
+	c, dt, rc := p2pArgs(fn, buf, count, datatype, dest, sendtag, commH, false)
+	if rc != 0 {
+		return rc
+	}
+	if rc := checkRank(fn, c, source, "source", true); rc != 0 {
+		return rc
+	}
+	if rc := checkTag(fn, c, recvtag, true); rc != 0 {
+		return rc
+	}
+	// Send from a packed copy so the receive can land in buf at once.
+	packed := make([]byte, int(count)*dt.Size())
+	if len(packed) > 0 {
+		dt.Pack(packed, buf, int(count))
+	}
+	rr, err := c.IrecvTyped(buf, int(count), dt, int(source), int(recvtag))
+	if err != nil {
+		return fail(fn, c, err)
+	}
+	sr, err := c.IsendBytes(packed, int(dest), int(sendtag))
+	if err != nil {
+		world.Wait(rr)
+		return fail(fn, c, err)
+	}
+	serr := world.Wait(sr)
+	rerr := world.Wait(rr)
+	code := fail(fn, c, rerr)
+	if code == 0 {
+		code = fail(fn, c, serr)
+	}
+	setStatus(status, &rr.Status, code)
+	return code
+}
+
+// Status_set_* and Test_cancelled.
+
+func statusArg(fn string, s *Status) int32 {
+	if ignoreStatuses(s) {
+		return failf(fn, nil, mpirt.ErrArg, "invalid argument status: NULL or MPI_STATUS_IGNORE")
+	}
+	return 0
+}
+
+func setElements(fn string, status *Status, dtH int32, count int64) int32 {
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	if rc := statusArg(fn, status); rc != 0 {
+		return rc
+	}
+	d, rc := typeArg(fn, dtH)
+	if rc != 0 {
+		return rc
+	}
+	if count < 0 {
+		return failf(fn, nil, mpirt.ErrCount, "invalid count argument count: %d is negative", count)
+	}
+	n := uint64(count) * uint64(d.Size())
+	status.CountLo = int32(uint32(n))
+	status.CountHiAndCancelled = int32(n>>32)<<1 | status.CountHiAndCancelled&1
+	return 0
+}
+
+func MPI_Status_set_elements(status *Status, datatype, count int32) int32 {
+	return setElements("MPI_Status_set_elements", status, datatype, int64(count))
+}
+
+func MPI_Status_set_elements_x(status *Status, datatype int32, count int64) int32 {
+	return setElements("MPI_Status_set_elements_x", status, datatype, count)
+}
+
+func MPI_Status_set_cancelled(status *Status, flag int32) int32 {
+	const fn = "MPI_Status_set_cancelled"
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	if rc := statusArg(fn, status); rc != 0 {
+		return rc
+	}
+	status.CountHiAndCancelled = status.CountHiAndCancelled&^1 | b2i(flag != 0)
+	return 0
+}
+
+func MPI_Test_cancelled(status *Status, flag *int32) int32 {
+	const fn = "MPI_Test_cancelled"
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	if rc := statusArg(fn, status); rc != 0 {
+		return rc
+	}
+	if flag == nil {
+		return badPointer(fn, "flag")
+	}
+	*flag = status.CountHiAndCancelled & 1
+	return 0
+}
+
+// Buffered sends.
+
+func MPI_Bsend(buf unsafe.Pointer, count, datatype, dest, tag, commH int32) int32 {
+	const fn = "MPI_Bsend"
+	c, dt, rc := p2pArgs(fn, buf, count, datatype, dest, tag, commH, false)
+	if rc != 0 {
+		return rc
+	}
+	_, err := c.IbsendTyped(buf, int(count), dt, int(dest), int(tag))
+	return fail(fn, c, err)
+}
+
+func MPI_Ibsend(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
+	const fn = "MPI_Ibsend"
+	c, dt, rc := p2pArgs(fn, buf, count, datatype, dest, tag, commH, false)
+	if rc != 0 {
+		return rc
+	}
+	if request == nil {
+		return failf(fn, c, mpirt.ErrArg, "invalid argument request: NULL pointer")
+	}
+	r, err := c.IbsendTyped(buf, int(count), dt, int(dest), int(tag))
+	if err != nil {
+		return fail(fn, c, err)
+	}
+	*request = int32(world.AddRequest(r))
+	return 0
+}
+
+func MPI_Bsend_init(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
+	return sendInit("MPI_Bsend_init", buf, count, datatype, dest, tag, commH, request, mpirt.ModeBuffered)
+}
+
+func MPI_Buffer_attach(buffer unsafe.Pointer, size int32) int32 {
+	const fn = "MPI_Buffer_attach"
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	if size < 0 {
+		return failf(fn, nil, mpirt.ErrArg, "invalid argument size: %d is negative", size)
+	}
+	if buffer == nil && size > 0 {
+		return failf(fn, nil, mpirt.ErrBuffer, "invalid buffer pointer: NULL")
+	}
+	return fail(fn, nil, world.BufferAttach(buffer, int(size)))
+}
+
+func MPI_Buffer_detach(bufferAddr unsafe.Pointer, size *int32) int32 {
+	const fn = "MPI_Buffer_detach"
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	if bufferAddr == nil {
+		return badPointer(fn, "buffer_addr")
+	}
+	if size == nil {
+		return badPointer(fn, "size")
+	}
+	buf, n := world.BufferDetach()
+	*(*unsafe.Pointer)(bufferAddr) = buf
+	*size = int32(n)
+	return 0
+}
+
+func MPI_Cancel(request_ *int32) int32 {
+	const fn = "MPI_Cancel"
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	r, rc, ok := request(fn, request_)
+	if rc != 0 {
+		return rc
+	}
+	if !ok {
+		return failf(fn, nil, mpirt.ErrRequest, "invalid request argument: MPI_REQUEST_NULL")
+	}
+	if op := r.Op(); op != nil {
+		world.Cancel(op)
+	}
+	return 0
+}

@@ -1,0 +1,278 @@
+package mpirt
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// Persistent requests (MPI_Send_init, MPI_Recv_init, ...) keep their
+// arguments; Start launches an ordinary operation with them. The
+// persistent Request is the user's handle; the launched operation is what
+// completion calls wait for (Op). After completion the persistent request
+// goes inactive (Deactivate) and can be started again.
+
+type persistent struct {
+	buf   unsafe.Pointer
+	count int
+	dt    *Datatype
+	rank  int // dest (sends) or source (receives)
+	tag   int
+	mode  SendMode
+	cur   *Request // operation launched by Start; nil while inactive
+}
+
+// SendInit creates an inactive persistent send request.
+func (c *Comm) SendInit(buf unsafe.Pointer, count int, dt *Datatype, dest, tag int, mode SendMode) *Request {
+	return &Request{w: c.w, Kind: ReqSend, comm: c, Persistent: true,
+		pers: &persistent{buf: buf, count: count, dt: dt, rank: dest, tag: tag, mode: mode}}
+}
+
+// RecvInit creates an inactive persistent receive request.
+func (c *Comm) RecvInit(buf unsafe.Pointer, count int, dt *Datatype, src, tag int) *Request {
+	return &Request{w: c.w, Kind: ReqRecv, comm: c, Persistent: true,
+		pers: &persistent{buf: buf, count: count, dt: dt, rank: src, tag: tag}}
+}
+
+// Start activates the persistent request r.
+func (r *Request) Start() error {
+	p := r.pers
+	if p == nil {
+		return Errorf(ErrRequest, "", "invalid request: not a persistent request")
+	}
+	if p.cur != nil {
+		return Errorf(ErrRequest, "", "invalid request: persistent request is already active")
+	}
+	var op *Request
+	var err error
+	if r.Kind == ReqSend && p.mode == ModeBuffered {
+		op, err = r.comm.IbsendTyped(p.buf, p.count, p.dt, p.rank, p.tag)
+	} else if r.Kind == ReqSend {
+		op, err = r.comm.IsendTyped(p.buf, p.count, p.dt, p.rank, p.tag, p.mode)
+	} else {
+		op, err = r.comm.IrecvTyped(p.buf, p.count, p.dt, p.rank, p.tag)
+	}
+	if err != nil {
+		return err
+	}
+	p.cur = op
+	return nil
+}
+
+// Op returns the operation completion calls wait for: r itself for an
+// ordinary request, the started operation of a persistent one, nil when a
+// persistent request is inactive.
+func (r *Request) Op() *Request {
+	if r.pers == nil {
+		return r
+	}
+	return r.pers.cur
+}
+
+// Active reports whether a persistent request has been started and not
+// yet completed by a completion call (always true for other requests).
+func (r *Request) Active() bool { return r.Op() != nil }
+
+// Deactivate marks a persistent request inactive after its operation
+// completed; it is a no-op for other requests.
+func (r *Request) Deactivate() {
+	if r.pers != nil {
+		r.pers.cur = nil
+	}
+}
+
+// WaitAny blocks until one of the non-nil requests of rs completes and
+// returns its index; -1 when every entry is nil.
+func (w *World) WaitAny(rs []*Request) int {
+	idx := -1
+	for i, r := range rs {
+		if r != nil {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return -1
+	}
+	w.waitUntil(func() bool {
+		for i, r := range rs {
+			if r != nil && r.Done() {
+				idx = i
+				return true
+			}
+		}
+		return false
+	})
+	return idx
+}
+
+// WaitSome blocks until at least one non-nil request of rs completes and
+// returns the indices of all completed ones; nil when every entry is nil.
+func (w *World) WaitSome(rs []*Request) []int {
+	if w.WaitAny(rs) < 0 {
+		return nil
+	}
+	return DoneIndices(rs)
+}
+
+// TestSome makes progress once and returns the indices of the completed
+// non-nil requests of rs.
+func (w *World) TestSome(rs []*Request) []int {
+	w.progress()
+	return DoneIndices(rs)
+}
+
+// DoneIndices lists the indices of the completed non-nil requests of rs.
+func DoneIndices(rs []*Request) []int {
+	var out []int
+	for i, r := range rs {
+		if r != nil && r.Done() {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// IsendBytes starts a standard-mode send of the contiguous bytes buf.
+func (c *Comm) IsendBytes(buf []byte, dest, tag int) (*Request, error) {
+	return c.w.Isend(c, c.ctx, buf, dest, tag, ModeStandard)
+}
+
+// Buffered sends. MPI_Buffer_attach hands the library a buffer; every
+// buffered send charges its packed size plus BsendOverhead against it
+// until the message has left. The data itself is copied into Go memory
+// (the attached memory is only accounted, never written), and the send
+// proceeds as a standard send from that copy.
+
+// BsendOverhead is MPI_BSEND_OVERHEAD in the MPICH ABI.
+const BsendOverhead = 96
+
+type bsendPool struct {
+	mu       sync.Mutex
+	attached bool
+	buf      unsafe.Pointer
+	size     int
+	used     int
+	pending  []bsendMsg
+}
+
+type bsendMsg struct {
+	r    *Request
+	cost int
+}
+
+// bsendPools maps *World to its *bsendPool.
+var bsendPools sync.Map
+
+func (w *World) bsend() *bsendPool {
+	if p, ok := bsendPools.Load(w); ok {
+		return p.(*bsendPool)
+	}
+	p, _ := bsendPools.LoadOrStore(w, &bsendPool{})
+	return p.(*bsendPool)
+}
+
+// reapLocked releases the space of buffered sends that have left.
+func (p *bsendPool) reapLocked() {
+	k := 0
+	for _, m := range p.pending {
+		if m.r.Done() {
+			p.used -= m.cost
+			continue
+		}
+		p.pending[k] = m
+		k++
+	}
+	clear(p.pending[k:])
+	p.pending = p.pending[:k]
+}
+
+// BufferAttach attaches the buffered-send buffer buf of size bytes.
+func (w *World) BufferAttach(buf unsafe.Pointer, size int) error {
+	p := w.bsend()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.attached {
+		return Errorf(ErrBuffer, "", "invalid buffer: a buffer is already attached")
+	}
+	p.attached, p.buf, p.size = true, buf, size
+	return nil
+}
+
+// BufferDetach waits until every buffered send has left, detaches the
+// buffer and returns it (nil, 0 when none is attached).
+func (w *World) BufferDetach() (unsafe.Pointer, int) {
+	p := w.bsend()
+	w.waitUntil(func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.reapLocked()
+		return len(p.pending) == 0
+	})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	buf, size := p.buf, p.size
+	if !p.attached {
+		buf, size = nil, 0
+	}
+	p.attached, p.buf, p.size = false, nil, 0
+	return buf, size
+}
+
+// IbsendTyped starts a buffered send: the data is copied out of buf at
+// once and the returned request is already complete.
+func (c *Comm) IbsendTyped(buf unsafe.Pointer, count int, dt *Datatype, dest, tag int) (*Request, error) {
+	w := c.w
+	if dest == ProcNull {
+		return w.completedRequest(c, ReqSend, ProcNull, AnyTag), nil
+	}
+	n := count * dt.Size()
+	cost := n + BsendOverhead
+	p := w.bsend()
+	p.mu.Lock()
+	p.reapLocked()
+	if !p.attached || p.size-p.used < cost {
+		free := 0
+		if p.attached {
+			free = p.size - p.used
+		}
+		p.mu.Unlock()
+		return nil, Errorf(ErrBuffer, "", "invalid buffer: buffered send of %d bytes needs %d bytes of attached buffer, %d free", n, cost, free)
+	}
+	p.used += cost
+	p.mu.Unlock()
+	data := make([]byte, n)
+	if n > 0 {
+		dt.Pack(data, buf, count)
+	}
+	r, err := w.Isend(c, c.ctx, data, dest, tag, ModeStandard)
+	p.mu.Lock()
+	if err != nil {
+		p.used -= cost
+	} else {
+		p.pending = append(p.pending, bsendMsg{r, cost})
+	}
+	p.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return w.completedRequest(c, ReqSend, AnySource, AnyTag), nil
+}
+
+// Cancel tries to cancel the operation r. A receive still waiting for its
+// match completes at once with Status.Cancelled set; anything else (sends,
+// matched receives) is left to complete normally, which MPI allows.
+func (w *World) Cancel(r *Request) {
+	if r.Kind != ReqRecv || r.Done() || r.comm == nil {
+		return
+	}
+	m := &w.match
+	m.mu.Lock()
+	ok := m.queuesLocked(r.ctx).removePostedLocked(r)
+	m.mu.Unlock()
+	if !ok {
+		return
+	}
+	r.Status = Status{Source: AnySource, Tag: AnyTag, Cancelled: true}
+	r.onDone = nil // nothing arrived to unpack
+	w.complete(r)
+}
