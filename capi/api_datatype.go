@@ -980,24 +980,34 @@ func datarep(fn string, p *byte) int32 {
 	return 0
 }
 
-func packExternal(fn string, rep *byte, in unsafe.Pointer, incount int64, dtH int32, out unsafe.Pointer, outsize int64, pos *int64) int32 {
+// externalArgs checks the arguments MPI_Pack_external and
+// MPI_Unpack_external share and returns the datatype and the external32
+// size of count elements.
+func externalArgs(fn string, rep *byte, count int64, countName string, dtH int32, pos *int64) (*mpirt.Datatype, int64, int32) {
 	if !active(fn) {
-		return int32(mpirt.ErrOther)
+		return nil, 0, int32(mpirt.ErrOther)
 	}
 	if rc := datarep(fn, rep); rc != 0 {
-		return rc
+		return nil, 0, rc
 	}
-	if rc := countArg(fn, incount, "incount"); rc != 0 {
-		return rc
+	if rc := countArg(fn, count, countName); rc != 0 {
+		return nil, 0, rc
 	}
 	d, rc := datatype(fn, nil, dtH, "datatype")
 	if rc != 0 {
-		return rc
+		return nil, 0, rc
 	}
 	if rc := nullArg(fn, pos == nil, "position"); rc != 0 {
+		return nil, 0, rc
+	}
+	return d, count * int64(d.ExternalSize()), 0
+}
+
+func packExternal(fn string, rep *byte, in unsafe.Pointer, incount int64, dtH int32, out unsafe.Pointer, outsize int64, pos *int64) int32 {
+	d, n, rc := externalArgs(fn, rep, incount, "incount", dtH, pos)
+	if rc != 0 {
 		return rc
 	}
-	n := incount * int64(d.ExternalSize())
 	if *pos < 0 || *pos+n > outsize {
 		return failf(fn, nil, mpirt.ErrArg, "invalid argument outsize: %d bytes from position %d do not fit in %d", n, *pos, outsize)
 	}
@@ -1020,23 +1030,10 @@ func MPI_Pack_external_c(rep *byte, in unsafe.Pointer, incount int64, dtH int32,
 }
 
 func unpackExternal(fn string, rep *byte, in unsafe.Pointer, insize int64, pos *int64, out unsafe.Pointer, outcount int64, dtH int32) int32 {
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	if rc := datarep(fn, rep); rc != 0 {
-		return rc
-	}
-	if rc := countArg(fn, outcount, "outcount"); rc != 0 {
-		return rc
-	}
-	d, rc := datatype(fn, nil, dtH, "datatype")
+	d, n, rc := externalArgs(fn, rep, outcount, "outcount", dtH, pos)
 	if rc != 0 {
 		return rc
 	}
-	if rc := nullArg(fn, pos == nil, "position"); rc != 0 {
-		return rc
-	}
-	n := outcount * int64(d.ExternalSize())
 	if *pos < 0 || *pos+n > insize {
 		return failf(fn, nil, mpirt.ErrTruncate, "message truncated: unpacking %d bytes from position %d of a %d-byte buffer", n, *pos, insize)
 	}

@@ -276,21 +276,9 @@ func MPI_Sendrecv(sendbuf unsafe.Pointer, sendcount, sendtype, dest, sendtag int
 	if rc != 0 {
 		return rc
 	}
-	rr, err := c.IrecvTyped(recvbuf, int(recvcount), rdt, int(source), int(recvtag))
-	if err != nil {
-		return fail(fn, c, err)
-	}
-	sr, err := c.IsendTyped(sendbuf, int(sendcount), sdt, int(dest), int(sendtag), mpirt.ModeStandard)
-	if err != nil {
-		world.Wait(rr)
-		return fail(fn, c, err)
-	}
-	serr := world.Wait(sr)
-	rerr := world.Wait(rr)
-	code := fail(fn, c, rerr)
-	if code == 0 {
-		code = fail(fn, c, serr)
-	}
-	setStatus(status, &rr.Status, code)
+	st, err := c.SendrecvTyped(sendbuf, int(sendcount), sdt, int(dest), int(sendtag),
+		recvbuf, int(recvcount), rdt, int(source), int(recvtag))
+	code := fail(fn, c, err)
+	setStatus(status, &st, code)
 	return code
 }

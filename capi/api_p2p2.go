@@ -245,15 +245,9 @@ func someOf(fn string, wait bool, incount int32, requests *int32, outcount *int3
 
 func MPI_Request_free(request_ *int32) int32 {
 	const fn = "MPI_Request_free"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	r, rc, ok := request(fn, request_)
+	r, rc := liveRequest(fn, request_)
 	if rc != 0 {
 		return rc
-	}
-	if !ok {
-		return failf(fn, nil, mpirt.ErrRequest, "invalid request argument: MPI_REQUEST_NULL")
 	}
 	// An active operation still completes; only the handle goes away.
 	world.FreeRequest(r)
@@ -389,27 +383,9 @@ func MPI_Sendrecv_replace(buf unsafe.Pointer, count, datatype, dest, sendtag, so
 	if rc := checkTag(fn, c, recvtag, true); rc != 0 {
 		return rc
 	}
-	// Send from a packed copy so the receive can land in buf at once.
-	packed := make([]byte, int(count)*dt.Size())
-	if len(packed) > 0 {
-		dt.Pack(packed, buf, int(count))
-	}
-	rr, err := c.IrecvTyped(buf, int(count), dt, int(source), int(recvtag))
-	if err != nil {
-		return fail(fn, c, err)
-	}
-	sr, err := c.IsendBytes(packed, int(dest), int(sendtag))
-	if err != nil {
-		world.Wait(rr)
-		return fail(fn, c, err)
-	}
-	serr := world.Wait(sr)
-	rerr := world.Wait(rr)
-	code := fail(fn, c, rerr)
-	if code == 0 {
-		code = fail(fn, c, serr)
-	}
-	setStatus(status, &rr.Status, code)
+	st, err := c.SendrecvReplace(buf, int(count), dt, int(dest), int(sendtag), int(source), int(recvtag))
+	code := fail(fn, c, err)
+	setStatus(status, &st, code)
 	return code
 }
 
@@ -543,18 +519,28 @@ func MPI_Buffer_detach(bufferAddr unsafe.Pointer, size *int32) int32 {
 
 func MPI_Cancel(request_ *int32) int32 {
 	const fn = "MPI_Cancel"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	r, rc, ok := request(fn, request_)
+	r, rc := liveRequest(fn, request_)
 	if rc != 0 {
 		return rc
-	}
-	if !ok {
-		return failf(fn, nil, mpirt.ErrRequest, "invalid request argument: MPI_REQUEST_NULL")
 	}
 	if op := r.Op(); op != nil {
 		world.Cancel(op)
 	}
 	return 0
+}
+
+// liveRequest resolves *request for calls that need a real request:
+// MPI_REQUEST_NULL is an error there.
+func liveRequest(fn string, request_ *int32) (*mpirt.Request, int32) {
+	if !active(fn) {
+		return nil, int32(mpirt.ErrOther)
+	}
+	r, rc, ok := request(fn, request_)
+	if rc != 0 {
+		return nil, rc
+	}
+	if !ok {
+		return nil, failf(fn, nil, mpirt.ErrRequest, "invalid request argument: MPI_REQUEST_NULL")
+	}
+	return r, 0
 }

@@ -132,11 +132,6 @@ func DoneIndices(rs []*Request) []int {
 	return out
 }
 
-// IsendBytes starts a standard-mode send of the contiguous bytes buf.
-func (c *Comm) IsendBytes(buf []byte, dest, tag int) (*Request, error) {
-	return c.w.Isend(c, c.ctx, buf, dest, tag, ModeStandard)
-}
-
 // Buffered sends. MPI_Buffer_attach hands the library a buffer; every
 // buffered send charges its packed size plus BsendOverhead against it
 // until the message has left. The data itself is copied into Go memory
