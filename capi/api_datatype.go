@@ -76,13 +76,6 @@ func countArg(fn string, n int64, arg string) int32 {
 	return checkCount(fn, nil, n, arg)
 }
 
-func nullArg(fn string, isNil bool, arg string) int32 {
-	if isNil {
-		return failf(fn, nil, mpirt.ErrArg, "invalid argument %s: NULL pointer", arg)
-	}
-	return 0
-}
-
 func typeContiguous(fn string, count int64, oldH int32, out *int32, large bool) int32 {
 	old, rc := oldType(fn, oldH, "oldtype")
 	if rc != 0 {
@@ -187,7 +180,7 @@ func MPI_Type_indexed_c(count int64, bls, disps *int64, oldtype int32, newtype *
 	if !active(fn) {
 		return int32(mpirt.ErrOther)
 	}
-	if rc := nullArg(fn, count > 0 && bls == nil, "array_of_blocklengths"); rc != 0 {
+	if rc := nullArg(fn, nil, count > 0 && bls == nil, "array_of_blocklengths"); rc != 0 {
 		return rc
 	}
 	b, d, rc := indexArgs(fn, count, nil, bls, nil, disps)
@@ -201,7 +194,7 @@ func hindexed(fn string, count int32, bls *int32, disps *int64, oldtype int32, n
 	if !active(fn) {
 		return int32(mpirt.ErrOther)
 	}
-	if rc := nullArg(fn, count > 0 && disps == nil, "array_of_displacements"); rc != 0 {
+	if rc := nullArg(fn, nil, count > 0 && disps == nil, "array_of_displacements"); rc != 0 {
 		return rc
 	}
 	b, d, rc := indexArgs(fn, int64(count), bls, nil, nil, disps)
@@ -224,7 +217,7 @@ func MPI_Type_create_hindexed_c(count int64, bls, disps *int64, oldtype int32, n
 	if !active(fn) {
 		return int32(mpirt.ErrOther)
 	}
-	if rc := nullArg(fn, count > 0 && (bls == nil || disps == nil), "array_of_blocklengths/array_of_displacements"); rc != 0 {
+	if rc := nullArg(fn, nil, count > 0 && (bls == nil || disps == nil), "array_of_blocklengths/array_of_displacements"); rc != 0 {
 		return rc
 	}
 	b, d, rc := indexArgs(fn, count, nil, bls, nil, disps)
@@ -262,7 +255,7 @@ func MPI_Type_create_indexed_block(count, blocklength int32, disps *int32, oldty
 func MPI_Type_create_indexed_block_c(count, blocklength int64, disps *int64, oldtype int32, newtype *int32) int32 {
 	const fn = "MPI_Type_create_indexed_block_c"
 	if count > 0 && disps == nil && active(fn) {
-		return nullArg(fn, true, "array_of_displacements")
+		return nullArg(fn, nil, true, "array_of_displacements")
 	}
 	return indexedBlock(fn, count, blocklength, nil, disps, oldtype, newtype, false, true)
 }
@@ -270,7 +263,7 @@ func MPI_Type_create_indexed_block_c(count, blocklength int64, disps *int64, old
 func MPI_Type_create_hindexed_block(count, blocklength int32, disps *int64, oldtype int32, newtype *int32) int32 {
 	const fn = "MPI_Type_create_hindexed_block"
 	if count > 0 && disps == nil && active(fn) {
-		return nullArg(fn, true, "array_of_displacements")
+		return nullArg(fn, nil, true, "array_of_displacements")
 	}
 	return indexedBlock(fn, int64(count), int64(blocklength), nil, disps, oldtype, newtype, true, false)
 }
@@ -278,7 +271,7 @@ func MPI_Type_create_hindexed_block(count, blocklength int32, disps *int64, oldt
 func MPI_Type_create_hindexed_block_c(count, blocklength int64, disps *int64, oldtype int32, newtype *int32) int32 {
 	const fn = "MPI_Type_create_hindexed_block_c"
 	if count > 0 && disps == nil && active(fn) {
-		return nullArg(fn, true, "array_of_displacements")
+		return nullArg(fn, nil, true, "array_of_displacements")
 	}
 	return indexedBlock(fn, count, blocklength, nil, disps, oldtype, newtype, true, true)
 }
@@ -302,7 +295,7 @@ func structC(fn string, count int32, bls *int32, disps *int64, types *int32, new
 	if !active(fn) {
 		return int32(mpirt.ErrOther)
 	}
-	if rc := nullArg(fn, count > 0 && disps == nil, "array_of_displacements"); rc != 0 {
+	if rc := nullArg(fn, nil, count > 0 && disps == nil, "array_of_displacements"); rc != 0 {
 		return rc
 	}
 	b, d, rc := indexArgs(fn, int64(count), bls, nil, nil, disps)
@@ -325,7 +318,7 @@ func MPI_Type_create_struct_c(count int64, bls, disps *int64, types *int32, newt
 	if !active(fn) {
 		return int32(mpirt.ErrOther)
 	}
-	if rc := nullArg(fn, count > 0 && (bls == nil || disps == nil), "array_of_blocklengths/array_of_displacements"); rc != 0 {
+	if rc := nullArg(fn, nil, count > 0 && (bls == nil || disps == nil), "array_of_blocklengths/array_of_displacements"); rc != 0 {
 		return rc
 	}
 	b, d, rc := indexArgs(fn, count, nil, bls, nil, disps)
@@ -518,7 +511,7 @@ func MPI_Type_size(dtH int32, size *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := nullArg(fn, size == nil, "size"); rc != 0 {
+	if rc := nullArg(fn, nil, size == nil, "size"); rc != 0 {
 		return rc
 	}
 	if d.Size() > 1<<31-1 {
@@ -534,7 +527,7 @@ func typeSize64(fn string, dtH int32, size *int64) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := nullArg(fn, size == nil, "size"); rc != 0 {
+	if rc := nullArg(fn, nil, size == nil, "size"); rc != 0 {
 		return rc
 	}
 	*size = int64(d.Size())
@@ -549,7 +542,7 @@ func extent(fn string, dtH int32, lb, ext *int64, true_ bool) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := nullArg(fn, lb == nil || ext == nil, "lb/extent"); rc != 0 {
+	if rc := nullArg(fn, nil, lb == nil || ext == nil, "lb/extent"); rc != 0 {
 		return rc
 	}
 	if true_ {
@@ -584,7 +577,7 @@ func oneBound(fn string, dtH int32, out *int64, f func(*mpirt.Datatype) int) int
 	if rc != 0 {
 		return rc
 	}
-	if rc := nullArg(fn, out == nil, "displacement"); rc != 0 {
+	if rc := nullArg(fn, nil, out == nil, "displacement"); rc != 0 {
 		return rc
 	}
 	*out = int64(f(d))
@@ -607,7 +600,7 @@ func MPI_Type_get_envelope(dtH int32, ni, na, nd, combiner *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := nullArg(fn, ni == nil || na == nil || nd == nil || combiner == nil, "num_integers/num_addresses/num_datatypes/combiner"); rc != 0 {
+	if rc := nullArg(fn, nil, ni == nil || na == nil || nd == nil || combiner == nil, "num_integers/num_addresses/num_datatypes/combiner"); rc != 0 {
 		return rc
 	}
 	c, i, a, l, t := d.Envelope()
@@ -624,7 +617,7 @@ func MPI_Type_get_envelope_c(dtH int32, ni, na, nl, nd *int64, combiner *int32) 
 	if rc != 0 {
 		return rc
 	}
-	if rc := nullArg(fn, ni == nil || na == nil || nl == nil || nd == nil || combiner == nil, "num_integers/num_addresses/num_large_counts/num_datatypes/combiner"); rc != 0 {
+	if rc := nullArg(fn, nil, ni == nil || na == nil || nl == nil || nd == nil || combiner == nil, "num_integers/num_addresses/num_large_counts/num_datatypes/combiner"); rc != 0 {
 		return rc
 	}
 	c, i, a, l, t := d.Envelope()
@@ -704,7 +697,7 @@ func MPI_Type_set_name(dtH int32, name *byte) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := nullArg(fn, name == nil, "type_name"); rc != 0 {
+	if rc := nullArg(fn, nil, name == nil, "type_name"); rc != 0 {
 		return rc
 	}
 	s := unsafe.Slice(name, 128)
@@ -722,7 +715,7 @@ func MPI_Type_get_name(dtH int32, name *byte, resultlen *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := nullArg(fn, name == nil || resultlen == nil, "type_name/resultlen"); rc != 0 {
+	if rc := nullArg(fn, nil, name == nil || resultlen == nil, "type_name/resultlen"); rc != 0 {
 		return rc
 	}
 	*resultlen = cString(name, 128, d.Name())
@@ -734,7 +727,7 @@ func MPI_Type_match_size(typeclass, size int32, dtH *int32) int32 {
 	if !active(fn) {
 		return int32(mpirt.ErrOther)
 	}
-	if rc := nullArg(fn, dtH == nil, "datatype"); rc != 0 {
+	if rc := nullArg(fn, nil, dtH == nil, "datatype"); rc != 0 {
 		return rc
 	}
 	d, err := mpirt.TypeMatchSize(int(typeclass), int(size))
@@ -787,7 +780,7 @@ func MPI_Get_elements(status *Status, dtH int32, count *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := nullArg(fn, count == nil, "count"); rc != 0 {
+	if rc := nullArg(fn, nil, count == nil, "count"); rc != 0 {
 		return rc
 	}
 	if n > 1<<31-1 {
@@ -802,7 +795,7 @@ func elements64(fn string, status *Status, dtH int32, count *int64) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := nullArg(fn, count == nil, "count"); rc != 0 {
+	if rc := nullArg(fn, nil, count == nil, "count"); rc != 0 {
 		return rc
 	}
 	*count = n
@@ -940,7 +933,7 @@ func MPI_Pack_size(incount, dtH, commH int32, size *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := nullArg(fn, size == nil, "size"); rc != 0 {
+	if rc := nullArg(fn, nil, size == nil, "size"); rc != 0 {
 		return rc
 	}
 	if n > 1<<31-1 {
@@ -956,7 +949,7 @@ func MPI_Pack_size_c(incount int64, dtH, commH int32, size *int64) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := nullArg(fn, size == nil, "size"); rc != 0 {
+	if rc := nullArg(fn, nil, size == nil, "size"); rc != 0 {
 		return rc
 	}
 	*size = n
@@ -997,7 +990,7 @@ func externalArgs(fn string, rep *byte, count int64, countName string, dtH int32
 	if rc != 0 {
 		return nil, 0, rc
 	}
-	if rc := nullArg(fn, pos == nil, "position"); rc != 0 {
+	if rc := nullArg(fn, nil, pos == nil, "position"); rc != 0 {
 		return nil, 0, rc
 	}
 	return d, count * int64(d.ExternalSize()), 0
@@ -1014,7 +1007,7 @@ func packExternal(fn string, rep *byte, in unsafe.Pointer, incount int64, dtH in
 	if n == 0 {
 		return 0
 	}
-	if rc := nullArg(fn, out == nil, "outbuf"); rc != 0 {
+	if rc := nullArg(fn, nil, out == nil, "outbuf"); rc != 0 {
 		return rc
 	}
 	*pos += int64(d.PackExternal(unsafe.Slice((*byte)(unsafe.Add(out, *pos)), n), in, int(incount)))
@@ -1040,7 +1033,7 @@ func unpackExternal(fn string, rep *byte, in unsafe.Pointer, insize int64, pos *
 	if n == 0 {
 		return 0
 	}
-	if rc := nullArg(fn, in == nil, "inbuf"); rc != 0 {
+	if rc := nullArg(fn, nil, in == nil, "inbuf"); rc != 0 {
 		return rc
 	}
 	*pos += int64(d.UnpackExternal(out, unsafe.Slice((*byte)(unsafe.Add(in, *pos)), n), int(outcount)))
@@ -1069,7 +1062,7 @@ func externalSize(fn string, rep *byte, incount int64, dtH int32, size *int64) i
 	if rc != 0 {
 		return rc
 	}
-	if rc := nullArg(fn, size == nil, "size"); rc != 0 {
+	if rc := nullArg(fn, nil, size == nil, "size"); rc != 0 {
 		return rc
 	}
 	*size = incount * int64(d.ExternalSize())

@@ -99,18 +99,12 @@ func groupSubset(fn string, groupH, n int32, ranks *int32, newgroup *int32, excl
 	if rc := groupOut(fn, newgroup, "newgroup"); rc != 0 {
 		return rc
 	}
-	var ng *mpirt.Group
-	var err error
+	build := g.Incl
 	if excl {
-		ng, err = g.Excl(rs)
-	} else {
-		ng, err = g.Incl(rs)
+		build = g.Excl
 	}
-	if err != nil {
-		return fail(fn, nil, err)
-	}
-	*newgroup = int32(world.AddGroup(ng))
-	return 0
+	ng, err := build(rs)
+	return storeGroup(fn, newgroup, ng, err)
 }
 
 func MPI_Group_incl(groupH, n int32, ranks *int32, newgroup *int32) int32 {
@@ -140,18 +134,12 @@ func groupRanges(fn string, groupH, n int32, ranges *int32, newgroup *int32, exc
 	for i := range rs {
 		rs[i] = [3]int{flat[3*i], flat[3*i+1], flat[3*i+2]}
 	}
-	var ng *mpirt.Group
-	var err error
+	build := g.RangeIncl
 	if excl {
-		ng, err = g.RangeExcl(rs)
-	} else {
-		ng, err = g.RangeIncl(rs)
+		build = g.RangeExcl
 	}
-	if err != nil {
-		return fail(fn, nil, err)
-	}
-	*newgroup = int32(world.AddGroup(ng))
-	return 0
+	ng, err := build(rs)
+	return storeGroup(fn, newgroup, ng, err)
 }
 
 func MPI_Group_range_incl(groupH, n int32, ranges *int32, newgroup *int32) int32 {
@@ -243,5 +231,14 @@ func MPI_Group_compare(g1, g2 int32, result *int32) int32 {
 		return rc
 	}
 	*result = int32(mpirt.CompareGroups(a, b))
+	return 0
+}
+
+// storeGroup hands the result of a group constructor to the caller.
+func storeGroup(fn string, newgroup *int32, ng *mpirt.Group, err error) int32 {
+	if err != nil {
+		return fail(fn, nil, err)
+	}
+	*newgroup = int32(world.AddGroup(ng))
 	return 0
 }

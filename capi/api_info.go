@@ -45,10 +45,7 @@ func MPI_Info_create_env(argc int32, argv unsafe.Pointer, info *int32) int32 {
 
 func MPI_Info_set(infoH int32, key, value *byte) int32 {
 	const fn = "MPI_Info_set"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	in, rc := infoArg(fn, nil, infoH, "info", false)
+	in, rc := activeInfo(fn, infoH)
 	if rc != 0 {
 		return rc
 	}
@@ -72,10 +69,7 @@ func MPI_Info_set(infoH int32, key, value *byte) int32 {
 
 func MPI_Info_get(infoH int32, key *byte, valuelen int32, value *byte, flag *int32) int32 {
 	const fn = "MPI_Info_get"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	in, rc := infoArg(fn, nil, infoH, "info", false)
+	in, rc := activeInfo(fn, infoH)
 	if rc != 0 {
 		return rc
 	}
@@ -103,10 +97,7 @@ func MPI_Info_get(infoH int32, key *byte, valuelen int32, value *byte, flag *int
 
 func MPI_Info_get_valuelen(infoH int32, key *byte, valuelen, flag *int32) int32 {
 	const fn = "MPI_Info_get_valuelen"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	in, rc := infoArg(fn, nil, infoH, "info", false)
+	in, rc := activeInfo(fn, infoH)
 	if rc != 0 {
 		return rc
 	}
@@ -130,10 +121,7 @@ func MPI_Info_get_valuelen(infoH int32, key *byte, valuelen, flag *int32) int32 
 
 func MPI_Info_get_string(infoH int32, key *byte, buflen *int32, value *byte, flag *int32) int32 {
 	const fn = "MPI_Info_get_string"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	in, rc := infoArg(fn, nil, infoH, "info", false)
+	in, rc := activeInfo(fn, infoH)
 	if rc != 0 {
 		return rc
 	}
@@ -167,10 +155,7 @@ func MPI_Info_get_string(infoH int32, key *byte, buflen *int32, value *byte, fla
 
 func MPI_Info_delete(infoH int32, key *byte) int32 {
 	const fn = "MPI_Info_delete"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	in, rc := infoArg(fn, nil, infoH, "info", false)
+	in, rc := activeInfo(fn, infoH)
 	if rc != 0 {
 		return rc
 	}
@@ -189,10 +174,7 @@ func MPI_Info_delete(infoH int32, key *byte) int32 {
 
 func MPI_Info_dup(infoH int32, newinfo *int32) int32 {
 	const fn = "MPI_Info_dup"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	in, rc := infoArg(fn, nil, infoH, "info", false)
+	in, rc := activeInfo(fn, infoH)
 	if rc != 0 {
 		return rc
 	}
@@ -224,10 +206,7 @@ func MPI_Info_free(infoH *int32) int32 {
 
 func MPI_Info_get_nkeys(infoH int32, nkeys *int32) int32 {
 	const fn = "MPI_Info_get_nkeys"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	in, rc := infoArg(fn, nil, infoH, "info", false)
+	in, rc := activeInfo(fn, infoH)
 	if rc != 0 {
 		return rc
 	}
@@ -240,10 +219,7 @@ func MPI_Info_get_nkeys(infoH int32, nkeys *int32) int32 {
 
 func MPI_Info_get_nthkey(infoH int32, n int32, key *byte) int32 {
 	const fn = "MPI_Info_get_nthkey"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	in, rc := infoArg(fn, nil, infoH, "info", false)
+	in, rc := activeInfo(fn, infoH)
 	if rc != 0 {
 		return rc
 	}
@@ -256,4 +232,13 @@ func MPI_Info_get_nthkey(infoH int32, n int32, key *byte) int32 {
 	}
 	cString(key, mpirt.MaxInfoKey+1, k)
 	return 0
+}
+
+// activeInfo resolves the info argument of the MPI_Info_* calls (after
+// checking that MPI is initialized).
+func activeInfo(fn string, infoH int32) (*mpirt.Info, int32) {
+	if !active(fn) {
+		return nil, int32(mpirt.ErrOther)
+	}
+	return infoArg(fn, nil, infoH, "info", false)
 }

@@ -55,13 +55,6 @@ func arrayArg(fn string, c *mpirt.Comm, p *int32, n int32, arg string) int32 {
 	return 0
 }
 
-func outArg(fn string, c *mpirt.Comm, p *int32, arg string) int32 {
-	if p == nil {
-		return failf(fn, c, mpirt.ErrArg, "invalid argument %s: NULL pointer", arg)
-	}
-	return 0
-}
-
 func isUnweighted(p *int32) bool {
 	return unsafe.Pointer(p) == unsafe.Pointer(C.MPI_UNWEIGHTED)
 }
@@ -135,7 +128,7 @@ func MPI_Cart_map(commH, ndims int32, dims, periods *int32, newrank *int32) int3
 	if rc != 0 {
 		return rc
 	}
-	if rc := outArg(fn, c, newrank, "newrank"); rc != 0 {
+	if rc := nullArg(fn, c, newrank == nil, "newrank"); rc != 0 {
 		return rc
 	}
 	r, err := c.CartMap(d, p)
@@ -148,11 +141,17 @@ func MPI_Cart_map(commH, ndims int32, dims, periods *int32, newrank *int32) int3
 
 // cartComm resolves a communicator that must have a Cartesian topology.
 func cartComm(fn string, commH int32) (*mpirt.Comm, *mpirt.Topology, int32) {
+	return topoComm(fn, commH, (*mpirt.Comm).CartTopo)
+}
+
+// topoComm resolves a communicator and its topology of the kind get
+// requires (MPI_ERR_TOPOLOGY otherwise).
+func topoComm(fn string, commH int32, get func(*mpirt.Comm) (*mpirt.Topology, error)) (*mpirt.Comm, *mpirt.Topology, int32) {
 	c, rc := comm(fn, commH)
 	if rc != 0 {
 		return nil, nil, rc
 	}
-	t, err := c.CartTopo()
+	t, err := get(c)
 	if err != nil {
 		return nil, nil, fail(fn, c, err)
 	}
@@ -165,7 +164,7 @@ func MPI_Cartdim_get(commH int32, ndims *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := outArg(fn, c, ndims, "ndims"); rc != 0 {
+	if rc := nullArg(fn, c, ndims == nil, "ndims"); rc != 0 {
 		return rc
 	}
 	*ndims = int32(len(t.Dims))
@@ -215,7 +214,7 @@ func MPI_Cart_rank(commH int32, coords, rank *int32) int32 {
 	if rc := arrayArg(fn, c, coords, int32(len(t.Dims)), "coords"); rc != 0 {
 		return rc
 	}
-	if rc := outArg(fn, c, rank, "rank"); rc != 0 {
+	if rc := nullArg(fn, c, rank == nil, "rank"); rc != 0 {
 		return rc
 	}
 	r, err := c.CartRank(ints(coords, len(t.Dims)))
@@ -252,10 +251,10 @@ func MPI_Cart_shift(commH, direction, disp int32, source, dest *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := outArg(fn, c, source, "rank_source"); rc != 0 {
+	if rc := nullArg(fn, c, source == nil, "rank_source"); rc != 0 {
 		return rc
 	}
-	if rc := outArg(fn, c, dest, "rank_dest"); rc != 0 {
+	if rc := nullArg(fn, c, dest == nil, "rank_dest"); rc != 0 {
 		return rc
 	}
 	s, d, err := c.CartShift(int(direction), int(disp))
@@ -341,7 +340,7 @@ func MPI_Graph_map(commH, nnodes int32, index, edges, newrank *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := outArg(fn, c, newrank, "newrank"); rc != 0 {
+	if rc := nullArg(fn, c, newrank == nil, "newrank"); rc != 0 {
 		return rc
 	}
 	r, err := c.GraphMap(ix, es)
@@ -352,16 +351,9 @@ func MPI_Graph_map(commH, nnodes int32, index, edges, newrank *int32) int32 {
 	return 0
 }
 
+// graphComm resolves a communicator that must have a graph topology.
 func graphComm(fn string, commH int32) (*mpirt.Comm, *mpirt.Topology, int32) {
-	c, rc := comm(fn, commH)
-	if rc != 0 {
-		return nil, nil, rc
-	}
-	t, err := c.GraphTopo()
-	if err != nil {
-		return nil, nil, fail(fn, c, err)
-	}
-	return c, t, 0
+	return topoComm(fn, commH, (*mpirt.Comm).GraphTopo)
 }
 
 func MPI_Graphdims_get(commH int32, nnodes, nedges *int32) int32 {
@@ -370,10 +362,10 @@ func MPI_Graphdims_get(commH int32, nnodes, nedges *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := outArg(fn, c, nnodes, "nnodes"); rc != 0 {
+	if rc := nullArg(fn, c, nnodes == nil, "nnodes"); rc != 0 {
 		return rc
 	}
-	if rc := outArg(fn, c, nedges, "nedges"); rc != 0 {
+	if rc := nullArg(fn, c, nedges == nil, "nedges"); rc != 0 {
 		return rc
 	}
 	*nnodes, *nedges = int32(len(t.Index)), int32(len(t.Edges))
@@ -407,7 +399,7 @@ func MPI_Graph_neighbors_count(commH, rank int32, n *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := outArg(fn, c, n, "nneighbors"); rc != 0 {
+	if rc := nullArg(fn, c, n == nil, "nneighbors"); rc != 0 {
 		return rc
 	}
 	nb, err := c.GraphNeighbors(int(rank))
@@ -445,7 +437,7 @@ func MPI_Topo_test(commH int32, status *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if rc := outArg(fn, c, status, "status"); rc != 0 {
+	if rc := nullArg(fn, c, status == nil, "status"); rc != 0 {
 		return rc
 	}
 	*status = int32(c.TopoKind())
@@ -580,7 +572,7 @@ func MPI_Dist_graph_neighbors_count(commH int32, indegree, outdegree, weighted *
 		p   *int32
 		arg string
 	}{{indegree, "indegree"}, {outdegree, "outdegree"}, {weighted, "weighted"}} {
-		if rc := outArg(fn, c, a.p, a.arg); rc != 0 {
+		if rc := nullArg(fn, c, a.p == nil, a.arg); rc != 0 {
 			return rc
 		}
 	}

@@ -153,3 +153,12 @@ func cString(p *byte, max int, s string) int32 {
 	b[len(s)] = 0
 	return int32(len(s))
 }
+
+// nullArg raises MPI_ERR_ARG on c (nil: MPI_COMM_WORLD) when a required
+// pointer argument is NULL.
+func nullArg(fn string, c *mpirt.Comm, isNil bool, arg string) int32 {
+	if isNil {
+		return failf(fn, c, mpirt.ErrArg, "invalid argument %s: NULL pointer", arg)
+	}
+	return 0
+}
