@@ -13,7 +13,11 @@ type Comm struct {
 	w      *World
 	handle Handle
 	rank   int
-	group  []int // comm rank -> world rank
+	group  []int // comm rank -> world rank (the local group)
+	// remote is the remote group of an intercommunicator (remote rank ->
+	// world rank), nil for an intracommunicator. Point-to-point ranks
+	// name remote processes when it is set (peerOf).
+	remote []int
 	ctx    uint32
 
 	mu         sync.Mutex
@@ -108,6 +112,16 @@ func (c *Comm) Size() int { return len(c.group) }
 
 // WorldRank translates a rank of c to a rank of MPI_COMM_WORLD.
 func (c *Comm) WorldRank(r int) int { return c.group[r] }
+
+// peerOf maps a point-to-point rank (destination or source) to a world
+// rank: a rank of the remote group on an intercommunicator, of the group
+// otherwise.
+func (c *Comm) peerOf(r int) int {
+	if c.remote != nil {
+		return c.remote[r]
+	}
+	return c.group[r]
+}
 
 // Context is the point-to-point context id; Context()+1 is for collectives.
 func (c *Comm) Context() uint32 { return c.ctx }

@@ -28,7 +28,7 @@ func (w *World) Isend(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendM
 	if dest == ProcNull {
 		return w.completedRequest(c, ReqSend, ProcNull, AnyTag), nil
 	}
-	peer := c.group[dest]
+	peer := c.peerOf(dest)
 	r := &Request{w: w, Kind: ReqSend, comm: c, ctx: ctx, buf: buf, peer: peer}
 	r.hdr = Header{Context: ctx, Source: int32(c.rank), Tag: int32(tag), Len: uint64(len(buf))}
 	h := &r.hdr
