@@ -212,28 +212,85 @@ func MPI_Keyval_free(keyval *int32) int32 {
 	return freeKeyval("MPI_Keyval_free", keyval, mpirt.ObjComm)
 }
 
-func setAttr(fn string, commH, keyval int32, val unsafe.Pointer) int32 {
-	c, rc := comm(fn, commH)
+func MPI_Type_create_keyval(copyFn, deleteFn unsafe.Pointer, keyval *int32, extra unsafe.Pointer) int32 {
+	return createKeyval("MPI_Type_create_keyval", mpirt.ObjDatatype, copyFn, deleteFn, keyval, extra)
+}
+
+func MPI_Type_free_keyval(keyval *int32) int32 {
+	return freeKeyval("MPI_Type_free_keyval", keyval, mpirt.ObjDatatype)
+}
+
+func MPI_Win_create_keyval(copyFn, deleteFn unsafe.Pointer, keyval *int32, extra unsafe.Pointer) int32 {
+	return createKeyval("MPI_Win_create_keyval", mpirt.ObjWin, copyFn, deleteFn, keyval, extra)
+}
+
+func MPI_Win_free_keyval(keyval *int32) int32 {
+	return freeKeyval("MPI_Win_free_keyval", keyval, mpirt.ObjWin)
+}
+
+// attrTarget resolves the object of an attribute call: a communicator, a
+// datatype (committed or not, predefined ones included) or a window. It
+// returns the object's attribute cache and handle, and the communicator
+// whose error handler reports errors (nil: MPI_COMM_WORLD's).
+func attrTarget(fn string, kind mpirt.ObjectType, h int32) (a *mpirt.Attrs, obj mpirt.Handle, c *mpirt.Comm, rc int32) {
+	switch kind {
+	case mpirt.ObjComm:
+		if c, rc = comm(fn, h); rc != 0 {
+			return nil, 0, nil, rc
+		}
+		return &c.Attrs, c.Handle(), c, 0
+	case mpirt.ObjDatatype:
+		d, rc := oldType(fn, h, "datatype")
+		if rc != 0 {
+			return nil, 0, nil, rc
+		}
+		return world.TypeAttrs(d), d.Handle, nil, 0
+	}
+	if !active(fn) {
+		return nil, 0, nil, int32(mpirt.ErrOther)
+	}
+	return nil, 0, nil, winArg(fn, h)
+}
+
+// winArg reports an invalid window argument: gmpi has no windows yet
+// (MPI_Win_create is unsupported), so no handle names one.
+func winArg(fn string, h int32) int32 {
+	if mpirt.Handle(h) == mpirt.HandleWinNull {
+		return failf(fn, nil, mpirt.ErrWin, "invalid window argument win: MPI_WIN_NULL")
+	}
+	return failf(fn, nil, mpirt.ErrWin, "invalid window argument win: 0x%08x is not a window", uint32(h))
+}
+
+func setAttr(fn string, kind mpirt.ObjectType, objH, keyval int32, val unsafe.Pointer) int32 {
+	a, obj, c, rc := attrTarget(fn, kind, objH)
 	if rc != 0 {
 		return rc
 	}
-	k, rc := keyvalArg(fn, c, keyval, mpirt.ObjComm)
+	k, rc := keyvalArg(fn, c, keyval, kind)
 	if rc != 0 {
 		return rc
 	}
-	return fail(fn, c, c.Attrs.Set(c.Handle(), k, uintptr(val)))
+	return fail(fn, c, a.Set(obj, k, uintptr(val)))
 }
 
 func MPI_Comm_set_attr(commH, keyval int32, val unsafe.Pointer) int32 {
-	return setAttr("MPI_Comm_set_attr", commH, keyval, val)
+	return setAttr("MPI_Comm_set_attr", mpirt.ObjComm, commH, keyval, val)
 }
 
 func MPI_Attr_put(commH, keyval int32, val unsafe.Pointer) int32 {
-	return setAttr("MPI_Attr_put", commH, keyval, val)
+	return setAttr("MPI_Attr_put", mpirt.ObjComm, commH, keyval, val)
 }
 
-func getAttr(fn string, commH, keyval int32, val unsafe.Pointer, flag *int32) int32 {
-	c, rc := comm(fn, commH)
+func MPI_Type_set_attr(dtH, keyval int32, val unsafe.Pointer) int32 {
+	return setAttr("MPI_Type_set_attr", mpirt.ObjDatatype, dtH, keyval, val)
+}
+
+func MPI_Win_set_attr(winH, keyval int32, val unsafe.Pointer) int32 {
+	return setAttr("MPI_Win_set_attr", mpirt.ObjWin, winH, keyval, val)
+}
+
+func getAttr(fn string, kind mpirt.ObjectType, objH, keyval int32, val unsafe.Pointer, flag *int32) int32 {
+	a, _, c, rc := attrTarget(fn, kind, objH)
 	if rc != 0 {
 		return rc
 	}
@@ -244,18 +301,20 @@ func getAttr(fn string, commH, keyval int32, val unsafe.Pointer, flag *int32) in
 		return failf(fn, c, mpirt.ErrArg, "invalid argument flag: NULL pointer")
 	}
 	out := (*uintptr)(val)
-	if v, set, ok := predefinedAttr(c, keyval); ok {
-		*flag = b2i(set)
-		if set {
-			*out = v
+	if kind == mpirt.ObjComm {
+		if v, set, ok := predefinedAttr(c, keyval); ok {
+			*flag = b2i(set)
+			if set {
+				*out = v
+			}
+			return 0
 		}
-		return 0
 	}
-	k, rc := keyvalArg(fn, c, keyval, mpirt.ObjComm)
+	k, rc := keyvalArg(fn, c, keyval, kind)
 	if rc != 0 {
 		return rc
 	}
-	v, set := c.Attrs.Get(k)
+	v, set := a.Get(k)
 	*flag = b2i(set)
 	if set {
 		*out = v
@@ -264,29 +323,45 @@ func getAttr(fn string, commH, keyval int32, val unsafe.Pointer, flag *int32) in
 }
 
 func MPI_Comm_get_attr(commH, keyval int32, val unsafe.Pointer, flag *int32) int32 {
-	return getAttr("MPI_Comm_get_attr", commH, keyval, val, flag)
+	return getAttr("MPI_Comm_get_attr", mpirt.ObjComm, commH, keyval, val, flag)
 }
 
 func MPI_Attr_get(commH, keyval int32, val unsafe.Pointer, flag *int32) int32 {
-	return getAttr("MPI_Attr_get", commH, keyval, val, flag)
+	return getAttr("MPI_Attr_get", mpirt.ObjComm, commH, keyval, val, flag)
 }
 
-func deleteAttr(fn string, commH, keyval int32) int32 {
-	c, rc := comm(fn, commH)
+func MPI_Type_get_attr(dtH, keyval int32, val unsafe.Pointer, flag *int32) int32 {
+	return getAttr("MPI_Type_get_attr", mpirt.ObjDatatype, dtH, keyval, val, flag)
+}
+
+func MPI_Win_get_attr(winH, keyval int32, val unsafe.Pointer, flag *int32) int32 {
+	return getAttr("MPI_Win_get_attr", mpirt.ObjWin, winH, keyval, val, flag)
+}
+
+func deleteAttr(fn string, kind mpirt.ObjectType, objH, keyval int32) int32 {
+	a, obj, c, rc := attrTarget(fn, kind, objH)
 	if rc != 0 {
 		return rc
 	}
-	k, rc := keyvalArg(fn, c, keyval, mpirt.ObjComm)
+	k, rc := keyvalArg(fn, c, keyval, kind)
 	if rc != 0 {
 		return rc
 	}
-	return fail(fn, c, c.Attrs.Delete(c.Handle(), k))
+	return fail(fn, c, a.Delete(obj, k))
 }
 
 func MPI_Comm_delete_attr(commH, keyval int32) int32 {
-	return deleteAttr("MPI_Comm_delete_attr", commH, keyval)
+	return deleteAttr("MPI_Comm_delete_attr", mpirt.ObjComm, commH, keyval)
 }
 
 func MPI_Attr_delete(commH, keyval int32) int32 {
-	return deleteAttr("MPI_Attr_delete", commH, keyval)
+	return deleteAttr("MPI_Attr_delete", mpirt.ObjComm, commH, keyval)
+}
+
+func MPI_Type_delete_attr(dtH, keyval int32) int32 {
+	return deleteAttr("MPI_Type_delete_attr", mpirt.ObjDatatype, dtH, keyval)
+}
+
+func MPI_Win_delete_attr(winH, keyval int32) int32 {
+	return deleteAttr("MPI_Win_delete_attr", mpirt.ObjWin, winH, keyval)
 }

@@ -33,7 +33,7 @@ func MPI_Bcast(buf unsafe.Pointer, count, datatype, root, commH int32) int32 {
 	if rc := checkBuf(fn, c, buf, int64(count), dt, "buffer"); rc != 0 {
 		return rc
 	}
-	if count == 0 || c.Size() == 1 {
+	if count == 0 || c.Size() == 1 && !c.IsInter() {
 		return 0
 	}
 	return fail(fn, c, c.Coll.Bcast(c, buf, int(count), dt, int(root)))
@@ -48,7 +48,11 @@ func MPI_Reduce(sendbuf, recvbuf unsafe.Pointer, count, datatype, op, root, comm
 	if rc := checkRoot(fn, c, root); rc != 0 {
 		return rc
 	}
-	if mpirt.IsInPlace(sendbuf) && c.Rank() != int(root) {
+	if c.IsInter() {
+		if mpirt.IsInPlace(sendbuf) && root >= 0 {
+			return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument sendbuf: MPI_IN_PLACE is not valid on an intercommunicator")
+		}
+	} else if mpirt.IsInPlace(sendbuf) && c.Rank() != int(root) {
 		return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument sendbuf: MPI_IN_PLACE is only valid at the root")
 	}
 	if count == 0 {
@@ -62,6 +66,9 @@ func MPI_Allreduce(sendbuf, recvbuf unsafe.Pointer, count, datatype, op, commH i
 	c, dt, rc := reduceArgs(fn, sendbuf, recvbuf, count, datatype, op, commH)
 	if rc != 0 {
 		return rc
+	}
+	if c.IsInter() && mpirt.IsInPlace(sendbuf) {
+		return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument sendbuf: MPI_IN_PLACE is not valid on an intercommunicator")
 	}
 	if count == 0 {
 		return 0

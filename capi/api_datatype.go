@@ -465,8 +465,15 @@ func MPI_Type_dup(oldtype int32, newtype *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	d, err := mpirt.TypeDup(old)
-	return newType(fn, d, err, newtype)
+	if newtype == nil {
+		return failf(fn, nil, mpirt.ErrArg, "invalid argument newtype: NULL pointer")
+	}
+	d, err := world.DupDatatype(old)
+	if err != nil {
+		return fail(fn, nil, err)
+	}
+	*newtype = int32(d.Handle)
+	return 0
 }
 
 func MPI_Type_commit(dtH *int32) int32 {
@@ -496,7 +503,7 @@ func MPI_Type_free(dtH *int32) int32 {
 	if _, rc := anyDatatype(fn, *dtH, "datatype"); rc != 0 {
 		return rc
 	}
-	if err := world.FreeDatatype(mpirt.Handle(*dtH)); err != nil {
+	if err := world.ReleaseDatatype(mpirt.Handle(*dtH)); err != nil {
 		return fail(fn, nil, err)
 	}
 	*dtH = int32(mpirt.HandleDatatypeNull)

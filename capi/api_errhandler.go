@@ -1,18 +1,19 @@
 package main
 
 import (
+	"fmt"
 	"unsafe"
 
 	mpirt "gmpi/runtime"
 )
 
-// errhandlerArg resolves an error handler argument: a predefined handler
-// or a live user handler.
-func errhandlerArg(fn string, c *mpirt.Comm, h int32, arg string) (mpirt.Handle, int32) {
+// errhandlerArg resolves an error handler argument for an object of
+// kind: a predefined handler or a live user handler created for kind.
+func errhandlerArg(fn string, c *mpirt.Comm, h int32, arg string, kind mpirt.ObjectType) (mpirt.Handle, int32) {
 	eh := mpirt.Handle(h)
 	if world.ValidErrhandler(eh) {
-		if u := world.Errhandler(eh); u != nil && u.Kind != mpirt.ObjComm {
-			return 0, failf(fn, c, mpirt.ErrArg, "invalid error handler argument %s: 0x%08x is a %s error handler, not a communicator one", arg, uint32(h), u.Kind)
+		if u := world.Errhandler(eh); u != nil && u.Kind != kind {
+			return 0, failf(fn, c, mpirt.ErrArg, "invalid error handler argument %s: 0x%08x is a %s error handler, not a %s one", arg, uint32(h), u.Kind, kind)
 		}
 		return eh, 0
 	}
@@ -28,7 +29,7 @@ func MPI_Comm_set_errhandler(commH int32, errhandler int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	h, rc := errhandlerArg(fn, c, errhandler, "errhandler")
+	h, rc := errhandlerArg(fn, c, errhandler, "errhandler", mpirt.ObjComm)
 	if rc != 0 {
 		return rc
 	}
@@ -58,17 +59,28 @@ func MPI_Errhandler_get(commH int32, errhandler *int32) int32 {
 }
 
 func MPI_Comm_create_errhandler(f unsafe.Pointer, errhandler *int32) int32 {
-	const fn = "MPI_Comm_create_errhandler"
+	return createErrhandler("MPI_Comm_create_errhandler", mpirt.ObjComm, f, "comm_errhandler_fn", errhandler)
+}
+
+func MPI_Win_create_errhandler(f unsafe.Pointer, errhandler *int32) int32 {
+	return createErrhandler("MPI_Win_create_errhandler", mpirt.ObjWin, f, "win_errhandler_fn", errhandler)
+}
+
+func MPI_File_create_errhandler(f unsafe.Pointer, errhandler *int32) int32 {
+	return createErrhandler("MPI_File_create_errhandler", mpirt.ObjFile, f, "file_errhandler_fn", errhandler)
+}
+
+func createErrhandler(fn string, kind mpirt.ObjectType, f unsafe.Pointer, arg string, errhandler *int32) int32 {
 	if !active(fn) {
 		return int32(mpirt.ErrOther)
 	}
 	if f == nil {
-		return failf(fn, nil, mpirt.ErrArg, "invalid argument comm_errhandler_fn: NULL function pointer")
+		return failf(fn, nil, mpirt.ErrArg, "invalid argument %s: NULL function pointer", arg)
 	}
 	if errhandler == nil {
 		return badPointer(fn, "errhandler")
 	}
-	*errhandler = int32(world.NewErrhandler(mpirt.ObjComm, uintptr(f)))
+	*errhandler = int32(world.NewErrhandler(kind, uintptr(f)))
 	return 0
 }
 
@@ -155,4 +167,92 @@ func MPI_Add_error_string(errorcode int32, s *byte) int32 {
 		return failf(fn, nil, mpirt.ErrArg, "invalid argument string: longer than MPI_MAX_ERROR_STRING-1 (%d) characters", maxErrorString-1)
 	}
 	return fail(fn, nil, mpirt.AddErrorString(int(errorcode), str))
+}
+
+// Files: gmpi has no file I/O yet (MPI_File_open is unsupported), so the
+// only file handle is MPI_FILE_NULL, whose error handler is the default
+// for file operations.
+
+// fileArg checks a file handle: only MPI_FILE_NULL is valid here.
+func fileArg(fn string, fh unsafe.Pointer) int32 {
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	if fh != nil {
+		return failf(fn, nil, mpirt.ErrFile, "invalid file argument file: %p is not a file handle", fh)
+	}
+	return 0
+}
+
+func MPI_File_set_errhandler(fh unsafe.Pointer, errhandler int32) int32 {
+	const fn = "MPI_File_set_errhandler"
+	if rc := fileArg(fn, fh); rc != 0 {
+		return rc
+	}
+	h, rc := errhandlerArg(fn, nil, errhandler, "errhandler", mpirt.ObjFile)
+	if rc != 0 {
+		return rc
+	}
+	world.FileErrhandler().Set(world, h)
+	return 0
+}
+
+func MPI_File_get_errhandler(fh unsafe.Pointer, errhandler *int32) int32 {
+	const fn = "MPI_File_get_errhandler"
+	if rc := fileArg(fn, fh); rc != 0 {
+		return rc
+	}
+	if errhandler == nil {
+		return badPointer(fn, "errhandler")
+	}
+	*errhandler = int32(world.FileErrhandler().Ref(world))
+	return 0
+}
+
+func MPI_File_call_errhandler(fh unsafe.Pointer, errorcode int32) int32 {
+	const fn = "MPI_File_call_errhandler"
+	if rc := fileArg(fn, fh); rc != 0 {
+		return rc
+	}
+	h, eh := world.FileErrhandler().Get()
+	switch {
+	case eh != nil:
+		callFileErrhandler(eh.Fn, fh, errorcode)
+	case h == mpirt.HandleErrorsReturn:
+	default: // MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT
+		cls, ok := mpirt.ErrorClass(int(errorcode))
+		if !ok {
+			cls = mpirt.ErrUnknown
+		}
+		world.Abort(cls+1, fmt.Sprintf("gmpi: rank %d: fatal error on MPI_FILE_NULL: %s: %s", world.Rank(), fn, mpirt.ErrorString(int(errorcode))))
+	}
+	// The handler returned.
+	return 0
+}
+
+// Windows: gmpi has no windows yet (MPI_Win_create is unsupported), so
+// every window handle is invalid.
+
+func MPI_Win_set_errhandler(win, errhandler int32) int32 {
+	const fn = "MPI_Win_set_errhandler"
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	return winArg(fn, win)
+}
+
+func MPI_Win_get_errhandler(win int32, errhandler *int32) int32 {
+	const fn = "MPI_Win_get_errhandler"
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	return winArg(fn, win)
+}
+
+func MPI_Win_call_errhandler(win, errorcode int32) int32 {
+	const fn = "MPI_Win_call_errhandler"
+	if !active(fn) {
+		return int32(mpirt.ErrOther)
+	}
+	return winArg(fn, win)
 }

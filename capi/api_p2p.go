@@ -7,28 +7,61 @@ import (
 )
 
 func MPI_Send(buf unsafe.Pointer, count, datatype, dest, tag, commH int32) int32 {
-	return send("MPI_Send", buf, count, datatype, dest, tag, commH, mpirt.ModeStandard)
+	return send("MPI_Send", buf, int64(count), datatype, dest, tag, commH, mpirt.ModeStandard)
+}
+
+func MPI_Send_c(buf unsafe.Pointer, count int64, datatype, dest, tag, commH int32) int32 {
+	return send("MPI_Send_c", buf, count, datatype, dest, tag, commH, mpirt.ModeStandard)
 }
 
 func MPI_Ssend(buf unsafe.Pointer, count, datatype, dest, tag, commH int32) int32 {
-	return send("MPI_Ssend", buf, count, datatype, dest, tag, commH, mpirt.ModeSync)
+	return send("MPI_Ssend", buf, int64(count), datatype, dest, tag, commH, mpirt.ModeSync)
+}
+
+func MPI_Ssend_c(buf unsafe.Pointer, count int64, datatype, dest, tag, commH int32) int32 {
+	return send("MPI_Ssend_c", buf, count, datatype, dest, tag, commH, mpirt.ModeSync)
 }
 
 func MPI_Rsend(buf unsafe.Pointer, count, datatype, dest, tag, commH int32) int32 {
-	return send("MPI_Rsend", buf, count, datatype, dest, tag, commH, mpirt.ModeReady)
+	return send("MPI_Rsend", buf, int64(count), datatype, dest, tag, commH, mpirt.ModeReady)
 }
 
-func send(fn string, buf unsafe.Pointer, count, dtH, dest, tag, commH int32, mode mpirt.SendMode) int32 {
+func MPI_Rsend_c(buf unsafe.Pointer, count int64, datatype, dest, tag, commH int32) int32 {
+	return send("MPI_Rsend_c", buf, count, datatype, dest, tag, commH, mpirt.ModeReady)
+}
+
+func MPI_Bsend(buf unsafe.Pointer, count, datatype, dest, tag, commH int32) int32 {
+	return send("MPI_Bsend", buf, int64(count), datatype, dest, tag, commH, mpirt.ModeBuffered)
+}
+
+func MPI_Bsend_c(buf unsafe.Pointer, count int64, datatype, dest, tag, commH int32) int32 {
+	return send("MPI_Bsend_c", buf, count, datatype, dest, tag, commH, mpirt.ModeBuffered)
+}
+
+// send is every blocking send (MPI_Send, Ssend, Rsend, Bsend and their
+// _c forms).
+func send(fn string, buf unsafe.Pointer, count int64, dtH, dest, tag, commH int32, mode mpirt.SendMode) int32 {
 	c, dt, rc := p2pArgs(fn, buf, count, dtH, dest, tag, commH, false)
 	if rc != 0 {
 		return rc
+	}
+	if mode == mpirt.ModeBuffered {
+		_, err := c.IbsendTyped(buf, int(count), dt, int(dest), int(tag))
+		return fail(fn, c, err)
 	}
 	return fail(fn, c, c.SendTyped(buf, int(count), dt, int(dest), int(tag), mode))
 }
 
 func MPI_Recv(buf unsafe.Pointer, count, datatype, source, tag, commH int32, status *Status) int32 {
-	const fn = "MPI_Recv"
-	c, dt, rc := p2pArgs(fn, buf, count, datatype, source, tag, commH, true)
+	return recv("MPI_Recv", buf, int64(count), datatype, source, tag, commH, status)
+}
+
+func MPI_Recv_c(buf unsafe.Pointer, count int64, datatype, source, tag, commH int32, status *Status) int32 {
+	return recv("MPI_Recv_c", buf, count, datatype, source, tag, commH, status)
+}
+
+func recv(fn string, buf unsafe.Pointer, count int64, dtH, source, tag, commH int32, status *Status) int32 {
+	c, dt, rc := p2pArgs(fn, buf, count, dtH, source, tag, commH, true)
 	if rc != 0 {
 		return rc
 	}
@@ -39,26 +72,54 @@ func MPI_Recv(buf unsafe.Pointer, count, datatype, source, tag, commH int32, sta
 }
 
 func MPI_Isend(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
-	return isend("MPI_Isend", buf, count, datatype, dest, tag, commH, request, mpirt.ModeStandard)
+	return isend("MPI_Isend", buf, int64(count), datatype, dest, tag, commH, request, mpirt.ModeStandard)
+}
+
+func MPI_Isend_c(buf unsafe.Pointer, count int64, datatype, dest, tag, commH int32, request *int32) int32 {
+	return isend("MPI_Isend_c", buf, count, datatype, dest, tag, commH, request, mpirt.ModeStandard)
 }
 
 func MPI_Issend(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
-	return isend("MPI_Issend", buf, count, datatype, dest, tag, commH, request, mpirt.ModeSync)
+	return isend("MPI_Issend", buf, int64(count), datatype, dest, tag, commH, request, mpirt.ModeSync)
+}
+
+func MPI_Issend_c(buf unsafe.Pointer, count int64, datatype, dest, tag, commH int32, request *int32) int32 {
+	return isend("MPI_Issend_c", buf, count, datatype, dest, tag, commH, request, mpirt.ModeSync)
 }
 
 func MPI_Irsend(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
-	return isend("MPI_Irsend", buf, count, datatype, dest, tag, commH, request, mpirt.ModeReady)
+	return isend("MPI_Irsend", buf, int64(count), datatype, dest, tag, commH, request, mpirt.ModeReady)
 }
 
-func isend(fn string, buf unsafe.Pointer, count, dtH, dest, tag, commH int32, request *int32, mode mpirt.SendMode) int32 {
+func MPI_Irsend_c(buf unsafe.Pointer, count int64, datatype, dest, tag, commH int32, request *int32) int32 {
+	return isend("MPI_Irsend_c", buf, count, datatype, dest, tag, commH, request, mpirt.ModeReady)
+}
+
+func MPI_Ibsend(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
+	return isend("MPI_Ibsend", buf, int64(count), datatype, dest, tag, commH, request, mpirt.ModeBuffered)
+}
+
+func MPI_Ibsend_c(buf unsafe.Pointer, count int64, datatype, dest, tag, commH int32, request *int32) int32 {
+	return isend("MPI_Ibsend_c", buf, count, datatype, dest, tag, commH, request, mpirt.ModeBuffered)
+}
+
+// isend is every nonblocking send (MPI_Isend, Issend, Irsend, Ibsend and
+// their _c forms).
+func isend(fn string, buf unsafe.Pointer, count int64, dtH, dest, tag, commH int32, request *int32, mode mpirt.SendMode) int32 {
 	c, dt, rc := p2pArgs(fn, buf, count, dtH, dest, tag, commH, false)
 	if rc != 0 {
 		return rc
 	}
-	if request == nil {
-		return failf(fn, c, mpirt.ErrArg, "invalid argument request: NULL pointer")
+	if rc := nullArg(fn, c, request == nil, "request"); rc != 0 {
+		return rc
 	}
-	r, err := c.IsendTyped(buf, int(count), dt, int(dest), int(tag), mode)
+	var r *mpirt.Request
+	var err error
+	if mode == mpirt.ModeBuffered {
+		r, err = c.IbsendTyped(buf, int(count), dt, int(dest), int(tag))
+	} else {
+		r, err = c.IsendTyped(buf, int(count), dt, int(dest), int(tag), mode)
+	}
 	if err != nil {
 		return fail(fn, c, err)
 	}
@@ -67,13 +128,20 @@ func isend(fn string, buf unsafe.Pointer, count, dtH, dest, tag, commH int32, re
 }
 
 func MPI_Irecv(buf unsafe.Pointer, count, datatype, source, tag, commH int32, request *int32) int32 {
-	const fn = "MPI_Irecv"
-	c, dt, rc := p2pArgs(fn, buf, count, datatype, source, tag, commH, true)
+	return irecv("MPI_Irecv", buf, int64(count), datatype, source, tag, commH, request)
+}
+
+func MPI_Irecv_c(buf unsafe.Pointer, count int64, datatype, source, tag, commH int32, request *int32) int32 {
+	return irecv("MPI_Irecv_c", buf, count, datatype, source, tag, commH, request)
+}
+
+func irecv(fn string, buf unsafe.Pointer, count int64, dtH, source, tag, commH int32, request *int32) int32 {
+	c, dt, rc := p2pArgs(fn, buf, count, dtH, source, tag, commH, true)
 	if rc != 0 {
 		return rc
 	}
-	if request == nil {
-		return failf(fn, c, mpirt.ErrArg, "invalid argument request: NULL pointer")
+	if rc := nullArg(fn, c, request == nil, "request"); rc != 0 {
+		return rc
 	}
 	r, err := c.IrecvTyped(buf, int(count), dt, int(source), int(tag))
 	if err != nil {
@@ -180,30 +248,50 @@ func MPI_Waitall(count int32, requests *int32, statuses *Status) int32 {
 
 func MPI_Get_count(status *Status, datatype int32, count *int32) int32 {
 	const fn = "MPI_Get_count"
+	n, rc := getCount(fn, status, datatype, count == nil)
+	if rc != 0 {
+		return rc
+	}
+	if n > 1<<31-1 {
+		n = undefined
+	}
+	*count = int32(n)
+	return 0
+}
+
+func MPI_Get_count_c(status *Status, datatype int32, count *int64) int32 {
+	n, rc := getCount("MPI_Get_count_c", status, datatype, count == nil)
+	if rc == 0 {
+		*count = n
+	}
+	return rc
+}
+
+// getCount is the number of whole elements of datatype in status, or
+// MPI_UNDEFINED.
+func getCount(fn string, status *Status, datatype int32, nilCount bool) (int64, int32) {
 	if !active(fn) {
-		return int32(mpirt.ErrOther)
+		return 0, int32(mpirt.ErrOther)
 	}
-	if status == nil || uintptr(unsafe.Pointer(status)) == 1 {
-		return badPointer(fn, "status")
+	if ignoreStatuses(status) {
+		return 0, badPointer(fn, "status")
 	}
-	if count == nil {
-		return badPointer(fn, "count")
+	if nilCount {
+		return 0, badPointer(fn, "count")
 	}
 	dt, rc := datatype_(fn, datatype)
 	if rc != 0 {
-		return rc
+		return 0, rc
 	}
 	n := statusCount(status)
 	sz := int64(dt.Size())
 	switch {
 	case sz == 0 && n == 0:
-		*count = 0
-	case sz == 0 || n%sz != 0 || n/sz > 1<<31-1:
-		*count = undefined
-	default:
-		*count = int32(n / sz)
+		return 0, 0
+	case sz == 0 || n%sz != 0:
+		return undefined, 0
 	}
-	return 0
+	return n / sz, 0
 }
 
 // undefined is MPI_UNDEFINED.
@@ -267,7 +355,18 @@ func asError(fn string, err error) *mpirt.Error {
 
 func MPI_Sendrecv(sendbuf unsafe.Pointer, sendcount, sendtype, dest, sendtag int32,
 	recvbuf unsafe.Pointer, recvcount, recvtype, source, recvtag, commH int32, status *Status) int32 {
-	const fn = "MPI_Sendrecv"
+	return sendrecv("MPI_Sendrecv", sendbuf, int64(sendcount), sendtype, dest, sendtag,
+		recvbuf, int64(recvcount), recvtype, source, recvtag, commH, status)
+}
+
+func MPI_Sendrecv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype, dest, sendtag int32,
+	recvbuf unsafe.Pointer, recvcount int64, recvtype, source, recvtag, commH int32, status *Status) int32 {
+	return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag,
+		recvbuf, recvcount, recvtype, source, recvtag, commH, status)
+}
+
+func sendrecv(fn string, sendbuf unsafe.Pointer, sendcount int64, sendtype, dest, sendtag int32,
+	recvbuf unsafe.Pointer, recvcount int64, recvtype, source, recvtag, commH int32, status *Status) int32 {
 	c, sdt, rc := p2pArgs(fn, sendbuf, sendcount, sendtype, dest, sendtag, commH, false)
 	if rc != 0 {
 		return rc

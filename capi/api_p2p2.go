@@ -293,37 +293,64 @@ func MPI_Request_get_status(request_ int32, flag *int32, status *Status) int32 {
 // Persistent requests.
 
 func MPI_Send_init(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
-	return sendInit("MPI_Send_init", buf, count, datatype, dest, tag, commH, request, mpirt.ModeStandard)
+	return sendInit("MPI_Send_init", buf, int64(count), datatype, dest, tag, commH, request, mpirt.ModeStandard)
+}
+
+func MPI_Send_init_c(buf unsafe.Pointer, count int64, datatype, dest, tag, commH int32, request *int32) int32 {
+	return sendInit("MPI_Send_init_c", buf, count, datatype, dest, tag, commH, request, mpirt.ModeStandard)
 }
 
 func MPI_Ssend_init(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
-	return sendInit("MPI_Ssend_init", buf, count, datatype, dest, tag, commH, request, mpirt.ModeSync)
+	return sendInit("MPI_Ssend_init", buf, int64(count), datatype, dest, tag, commH, request, mpirt.ModeSync)
+}
+
+func MPI_Ssend_init_c(buf unsafe.Pointer, count int64, datatype, dest, tag, commH int32, request *int32) int32 {
+	return sendInit("MPI_Ssend_init_c", buf, count, datatype, dest, tag, commH, request, mpirt.ModeSync)
 }
 
 func MPI_Rsend_init(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
-	return sendInit("MPI_Rsend_init", buf, count, datatype, dest, tag, commH, request, mpirt.ModeReady)
+	return sendInit("MPI_Rsend_init", buf, int64(count), datatype, dest, tag, commH, request, mpirt.ModeReady)
 }
 
-func sendInit(fn string, buf unsafe.Pointer, count, dtH, dest, tag, commH int32, request *int32, mode mpirt.SendMode) int32 {
+func MPI_Rsend_init_c(buf unsafe.Pointer, count int64, datatype, dest, tag, commH int32, request *int32) int32 {
+	return sendInit("MPI_Rsend_init_c", buf, count, datatype, dest, tag, commH, request, mpirt.ModeReady)
+}
+
+func MPI_Bsend_init(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
+	return sendInit("MPI_Bsend_init", buf, int64(count), datatype, dest, tag, commH, request, mpirt.ModeBuffered)
+}
+
+func MPI_Bsend_init_c(buf unsafe.Pointer, count int64, datatype, dest, tag, commH int32, request *int32) int32 {
+	return sendInit("MPI_Bsend_init_c", buf, count, datatype, dest, tag, commH, request, mpirt.ModeBuffered)
+}
+
+func sendInit(fn string, buf unsafe.Pointer, count int64, dtH, dest, tag, commH int32, request *int32, mode mpirt.SendMode) int32 {
 	c, dt, rc := p2pArgs(fn, buf, count, dtH, dest, tag, commH, false)
 	if rc != 0 {
 		return rc
 	}
-	if request == nil {
-		return failf(fn, c, mpirt.ErrArg, "invalid argument request: NULL pointer")
+	if rc := nullArg(fn, c, request == nil, "request"); rc != 0 {
+		return rc
 	}
 	*request = int32(world.AddRequest(c.SendInit(buf, int(count), dt, int(dest), int(tag), mode)))
 	return 0
 }
 
 func MPI_Recv_init(buf unsafe.Pointer, count, datatype, source, tag, commH int32, request *int32) int32 {
-	const fn = "MPI_Recv_init"
-	c, dt, rc := p2pArgs(fn, buf, count, datatype, source, tag, commH, true)
+	return recvInit("MPI_Recv_init", buf, int64(count), datatype, source, tag, commH, request)
+}
+
+func MPI_Recv_init_c(buf unsafe.Pointer, count int64, datatype, source, tag, commH int32, request *int32) int32 {
+	return recvInit("MPI_Recv_init_c", buf, count, datatype, source, tag, commH, request)
+}
+
+func recvInit(fn string, buf unsafe.Pointer, count int64, dtH, source, tag, commH int32, request *int32) int32 {
+	c, dt, rc := p2pArgs(fn, buf, count, dtH, source, tag, commH, true)
 	if rc != 0 {
 		return rc
 	}
-	if request == nil {
-		return failf(fn, c, mpirt.ErrArg, "invalid argument request: NULL pointer")
+	if rc := nullArg(fn, c, request == nil, "request"); rc != 0 {
+		return rc
 	}
 	*request = int32(world.AddRequest(c.RecvInit(buf, int(count), dt, int(source), int(tag))))
 	return 0
@@ -372,8 +399,15 @@ func MPI_Startall(count int32, requests *int32) int32 {
 }
 
 func MPI_Sendrecv_replace(buf unsafe.Pointer, count, datatype, dest, sendtag, source, recvtag, commH int32, status *Status) int32 {
-	const fn = "MPI_Sendrecv_replace"
-	c, dt, rc := p2pArgs(fn, buf, count, datatype, dest, sendtag, commH, false)
+	return sendrecvReplace("MPI_Sendrecv_replace", buf, int64(count), datatype, dest, sendtag, source, recvtag, commH, status)
+}
+
+func MPI_Sendrecv_replace_c(buf unsafe.Pointer, count int64, datatype, dest, sendtag, source, recvtag, commH int32, status *Status) int32 {
+	return sendrecvReplace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, commH, status)
+}
+
+func sendrecvReplace(fn string, buf unsafe.Pointer, count int64, dtH, dest, sendtag, source, recvtag, commH int32, status *Status) int32 {
+	c, dt, rc := p2pArgs(fn, buf, count, dtH, dest, sendtag, commH, false)
 	if rc != 0 {
 		return rc
 	}
@@ -453,41 +487,17 @@ func MPI_Test_cancelled(status *Status, flag *int32) int32 {
 	return 0
 }
 
-// Buffered sends.
-
-func MPI_Bsend(buf unsafe.Pointer, count, datatype, dest, tag, commH int32) int32 {
-	const fn = "MPI_Bsend"
-	c, dt, rc := p2pArgs(fn, buf, count, datatype, dest, tag, commH, false)
-	if rc != 0 {
-		return rc
-	}
-	_, err := c.IbsendTyped(buf, int(count), dt, int(dest), int(tag))
-	return fail(fn, c, err)
-}
-
-func MPI_Ibsend(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
-	const fn = "MPI_Ibsend"
-	c, dt, rc := p2pArgs(fn, buf, count, datatype, dest, tag, commH, false)
-	if rc != 0 {
-		return rc
-	}
-	if request == nil {
-		return failf(fn, c, mpirt.ErrArg, "invalid argument request: NULL pointer")
-	}
-	r, err := c.IbsendTyped(buf, int(count), dt, int(dest), int(tag))
-	if err != nil {
-		return fail(fn, c, err)
-	}
-	*request = int32(world.AddRequest(r))
-	return 0
-}
-
-func MPI_Bsend_init(buf unsafe.Pointer, count, datatype, dest, tag, commH int32, request *int32) int32 {
-	return sendInit("MPI_Bsend_init", buf, count, datatype, dest, tag, commH, request, mpirt.ModeBuffered)
-}
+// Buffered sends (MPI_Bsend and MPI_Ibsend are in api_p2p.go).
 
 func MPI_Buffer_attach(buffer unsafe.Pointer, size int32) int32 {
-	const fn = "MPI_Buffer_attach"
+	return bufferAttach("MPI_Buffer_attach", buffer, int64(size))
+}
+
+func MPI_Buffer_attach_c(buffer unsafe.Pointer, size int64) int32 {
+	return bufferAttach("MPI_Buffer_attach_c", buffer, size)
+}
+
+func bufferAttach(fn string, buffer unsafe.Pointer, size int64) int32 {
 	if !active(fn) {
 		return int32(mpirt.ErrOther)
 	}
@@ -495,25 +505,46 @@ func MPI_Buffer_attach(buffer unsafe.Pointer, size int32) int32 {
 		return failf(fn, nil, mpirt.ErrArg, "invalid argument size: %d is negative", size)
 	}
 	if buffer == nil && size > 0 {
-		return failf(fn, nil, mpirt.ErrBuffer, "invalid buffer pointer: NULL")
+		return failf(fn, nil, mpirt.ErrBuffer, "invalid buffer argument buffer: NULL with size %d", size)
 	}
 	return fail(fn, nil, world.BufferAttach(buffer, int(size)))
 }
 
 func MPI_Buffer_detach(bufferAddr unsafe.Pointer, size *int32) int32 {
 	const fn = "MPI_Buffer_detach"
+	if rc := detachArgs(fn, bufferAddr, size == nil); rc != 0 {
+		return rc
+	}
+	if n := world.BufferSize(); n > 1<<31-1 {
+		return failf(fn, nil, mpirt.ErrCount, "the attached buffer of %d bytes does not fit the int size argument; use MPI_Buffer_detach_c", n)
+	}
+	buf, n := world.BufferDetach()
+	*(*unsafe.Pointer)(bufferAddr) = buf
+	*size = int32(n)
+	return 0
+}
+
+func MPI_Buffer_detach_c(bufferAddr unsafe.Pointer, size *int64) int32 {
+	const fn = "MPI_Buffer_detach_c"
+	if rc := detachArgs(fn, bufferAddr, size == nil); rc != 0 {
+		return rc
+	}
+	buf, n := world.BufferDetach()
+	*(*unsafe.Pointer)(bufferAddr) = buf
+	*size = int64(n)
+	return 0
+}
+
+func detachArgs(fn string, bufferAddr unsafe.Pointer, nilSize bool) int32 {
 	if !active(fn) {
 		return int32(mpirt.ErrOther)
 	}
 	if bufferAddr == nil {
 		return badPointer(fn, "buffer_addr")
 	}
-	if size == nil {
+	if nilSize {
 		return badPointer(fn, "size")
 	}
-	buf, n := world.BufferDetach()
-	*(*unsafe.Pointer)(bufferAddr) = buf
-	*size = int32(n)
 	return 0
 }
 
@@ -523,9 +554,7 @@ func MPI_Cancel(request_ *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if op := r.Op(); op != nil {
-		world.Cancel(op)
-	}
+	world.Cancel(r)
 	return 0
 }
 

@@ -98,7 +98,7 @@ func cartArgs(fn string, c *mpirt.Comm, ndims int32, dims, periods *int32) ([]in
 
 func MPI_Cart_create(commH, ndims int32, dims, periods *int32, reorder int32, commCart *int32) int32 {
 	const fn = "MPI_Cart_create"
-	c, rc := comm(fn, commH)
+	c, rc := intraComm(fn, commH)
 	if rc != 0 {
 		return rc
 	}
@@ -120,7 +120,7 @@ func MPI_Cart_create(commH, ndims int32, dims, periods *int32, reorder int32, co
 
 func MPI_Cart_map(commH, ndims int32, dims, periods *int32, newrank *int32) int32 {
 	const fn = "MPI_Cart_map"
-	c, rc := comm(fn, commH)
+	c, rc := intraComm(fn, commH)
 	if rc != 0 {
 		return rc
 	}
@@ -310,7 +310,7 @@ func graphArgs(fn string, c *mpirt.Comm, nnodes int32, index, edges *int32) ([]i
 
 func MPI_Graph_create(commH, nnodes int32, index, edges *int32, reorder int32, commGraph *int32) int32 {
 	const fn = "MPI_Graph_create"
-	c, rc := comm(fn, commH)
+	c, rc := intraComm(fn, commH)
 	if rc != 0 {
 		return rc
 	}
@@ -332,7 +332,7 @@ func MPI_Graph_create(commH, nnodes int32, index, edges *int32, reorder int32, c
 
 func MPI_Graph_map(commH, nnodes int32, index, edges, newrank *int32) int32 {
 	const fn = "MPI_Graph_map"
-	c, rc := comm(fn, commH)
+	c, rc := intraComm(fn, commH)
 	if rc != 0 {
 		return rc
 	}
@@ -463,7 +463,7 @@ func weightsArg(fn string, c *mpirt.Comm, p *int32, n int32, arg string) ([]int,
 func MPI_Dist_graph_create_adjacent(commH, indegree int32, sources, sourceweights *int32, outdegree int32,
 	destinations, destweights *int32, infoH, reorder int32, newcomm *int32) int32 {
 	const fn = "MPI_Dist_graph_create_adjacent"
-	c, rc := comm(fn, commH)
+	c, rc := intraComm(fn, commH)
 	if rc != 0 {
 		return rc
 	}
@@ -507,7 +507,7 @@ func MPI_Dist_graph_create_adjacent(commH, indegree int32, sources, sourceweight
 
 func MPI_Dist_graph_create(commH, n int32, sources, degrees, destinations, weights *int32, infoH, reorder int32, newcomm *int32) int32 {
 	const fn = "MPI_Dist_graph_create"
-	c, rc := comm(fn, commH)
+	c, rc := intraComm(fn, commH)
 	if rc != 0 {
 		return rc
 	}

@@ -46,6 +46,9 @@ func datatype(fn string, c *mpirt.Comm, h int32, arg string) (*mpirt.Datatype, i
 	if h == int32(mpirt.HandleDatatypeNull) {
 		return nil, failf(fn, c, mpirt.ErrType, "invalid datatype argument %s: MPI_DATATYPE_NULL", arg)
 	}
+	if world.AnyDatatype(mpirt.Handle(h)) != nil {
+		return nil, failf(fn, c, mpirt.ErrType, "invalid datatype argument %s: 0x%08x is not committed", arg, uint32(h))
+	}
 	return nil, failf(fn, c, mpirt.ErrType, "invalid datatype argument %s: 0x%08x is not a datatype", arg, uint32(h))
 }
 
@@ -58,18 +61,43 @@ func checkCount(fn string, c *mpirt.Comm, count int64, arg string) int32 {
 
 // checkRank checks a destination/source rank; wildcard allows
 // MPI_ANY_SOURCE.
+// On an intercommunicator the rank names a process of the remote group.
 func checkRank(fn string, c *mpirt.Comm, r int32, arg string, wildcard bool) int32 {
-	if r == mpirt.ProcNull || wildcard && r == mpirt.AnySource || r >= 0 && int(r) < c.Size() {
+	if r == mpirt.ProcNull || wildcard && r == mpirt.AnySource || r >= 0 && int(r) < c.PeerSize() {
 		return 0
+	}
+	if c.IsInter() {
+		return failf(fn, c, mpirt.ErrRank, "invalid rank argument %s: %d (remote group size %d)", arg, r, c.PeerSize())
 	}
 	return failf(fn, c, mpirt.ErrRank, "invalid rank argument %s: %d (communicator size %d)", arg, r, c.Size())
 }
 
+// checkRoot checks a collective's root: a rank of c, or on an
+// intercommunicator MPI_ROOT, MPI_PROC_NULL or a rank of the remote group.
 func checkRoot(fn string, c *mpirt.Comm, r int32) int32 {
+	if c.IsInter() {
+		if r == mpirt.RootRank || r == mpirt.ProcNull || r >= 0 && int(r) < c.RemoteSize() {
+			return 0
+		}
+		return failf(fn, c, mpirt.ErrRoot, "invalid root argument root: %d (on an intercommunicator: MPI_ROOT, MPI_PROC_NULL or a rank of the remote group of size %d)", r, c.RemoteSize())
+	}
 	if r >= 0 && int(r) < c.Size() {
 		return 0
 	}
 	return failf(fn, c, mpirt.ErrRoot, "invalid root argument root: %d (communicator size %d)", r, c.Size())
+}
+
+// intraComm resolves a communicator that must be an intracommunicator
+// (topology constructors and the like).
+func intraComm(fn string, h int32) (*mpirt.Comm, int32) {
+	c, rc := comm(fn, h)
+	if rc != 0 {
+		return nil, rc
+	}
+	if c.IsInter() {
+		return nil, failf(fn, c, mpirt.ErrComm, "invalid communicator argument comm: %s is not defined on an intercommunicator", fn)
+	}
+	return c, 0
 }
 
 func checkTag(fn string, c *mpirt.Comm, t int32, wildcard bool) int32 {
@@ -87,18 +115,32 @@ func checkBuf(fn string, c *mpirt.Comm, p unsafe.Pointer, count int64, dt *mpirt
 	return 0
 }
 
+// checkMessageSize rejects count elements of dt that make a message
+// larger than the runtime can carry (large-count calls).
+func checkMessageSize(fn string, c *mpirt.Comm, count int64, dt *mpirt.Datatype, arg string) int32 {
+	if sz := int64(dt.Size()); sz > 0 && count > mpirt.MaxMessageBytes/sz {
+		return failf(fn, c, mpirt.ErrCount, "invalid count argument %s: %d elements of %s (%d bytes each) exceed the %d-byte message limit",
+			arg, count, dt, sz, int64(mpirt.MaxMessageBytes))
+	}
+	return 0
+}
+
 // p2pArgs checks the common (buf, count, datatype, rank, tag, comm)
-// argument list of point-to-point calls.
-func p2pArgs(fn string, buf unsafe.Pointer, count, dtH, rank, tag, commH int32, recv bool) (*mpirt.Comm, *mpirt.Datatype, int32) {
+// argument list of point-to-point calls; the int and the MPI_Count (_c)
+// forms share it.
+func p2pArgs(fn string, buf unsafe.Pointer, count int64, dtH, rank, tag, commH int32, recv bool) (*mpirt.Comm, *mpirt.Datatype, int32) {
 	c, rc := comm(fn, commH)
 	if rc != 0 {
 		return nil, nil, rc
 	}
-	if rc := checkCount(fn, c, int64(count), "count"); rc != 0 {
+	if rc := checkCount(fn, c, count, "count"); rc != 0 {
 		return nil, nil, rc
 	}
 	dt, rc := datatype(fn, c, dtH, "datatype")
 	if rc != 0 {
+		return nil, nil, rc
+	}
+	if rc := checkMessageSize(fn, c, count, dt, "count"); rc != 0 {
 		return nil, nil, rc
 	}
 	arg := "dest"
@@ -111,7 +153,7 @@ func p2pArgs(fn string, buf unsafe.Pointer, count, dtH, rank, tag, commH int32, 
 	if rc := checkTag(fn, c, tag, recv); rc != 0 {
 		return nil, nil, rc
 	}
-	if rc := checkBuf(fn, c, buf, int64(count), dt, "buf"); rc != 0 {
+	if rc := checkBuf(fn, c, buf, count, dt, "buf"); rc != 0 {
 		return nil, nil, rc
 	}
 	return c, dt, 0

@@ -21,3 +21,8 @@ void gmpi_call_comm_errhandler(void *fn, int *comm, int *code)
 {
     ((MPI_Comm_errhandler_function *)fn)((MPI_Comm *)comm, code);
 }
+
+void gmpi_call_file_errhandler(void *fn, void **file, int *code)
+{
+    ((MPI_File_errhandler_function *)fn)((MPI_File *)file, code);
+}

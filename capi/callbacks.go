@@ -4,6 +4,7 @@ package main
 // extern int gmpi_call_copy_fn(void *fn, int oldobj, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
 // extern int gmpi_call_delete_fn(void *fn, int obj, int keyval, void *attribute_val, void *extra_state);
 // extern void gmpi_call_comm_errhandler(void *fn, int *comm, int *code);
+// extern void gmpi_call_file_errhandler(void *fn, void **file, int *code);
 import "C"
 
 import (
@@ -29,6 +30,13 @@ func callDelete(fn uintptr, obj, keyval mpirt.Handle, val, extra uintptr) int {
 func callCommErrhandler(fn uintptr, comm mpirt.Handle, code int32) {
 	ch, cc := C.int(comm), C.int(code)
 	C.gmpi_call_comm_errhandler(ptr(fn), &ch, &cc)
+}
+
+// callFileErrhandler runs a user file error handler on the file handle
+// fh (MPI_File is a pointer in the MPICH ABI).
+func callFileErrhandler(fn uintptr, fh unsafe.Pointer, code int32) {
+	cc := C.int(code)
+	C.gmpi_call_file_errhandler(ptr(fn), &fh, &cc)
 }
 
 // ptr turns a C address kept as uintptr back into a pointer for a C call.

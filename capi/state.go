@@ -10,6 +10,7 @@ import (
 
 	"gmpi/coll"
 	"gmpi/coll/basic"
+	"gmpi/coll/inter"
 	"gmpi/devices/shm"
 	mpirt "gmpi/runtime"
 	"gmpi/runtime/pmi"
@@ -87,14 +88,14 @@ func initWorld() error {
 		// here (Yama, seccomp may forbid it): the runtime looks for the
 		// RemoteReader ability by type.
 		var dev mpirt.Device = d
-		if !d.CanReadRemote() {
+		if !d.CanReadRemote() || os.Getenv("GMPI_SHM_CMA") == "0" {
 			dev = copyOnly{d}
 		}
 		for _, p := range peers {
 			routes = append(routes, mpirt.Route{Peer: p, Device: dev})
 		}
 	}
-	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}))
+	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}, inter.Component{}))
 	if err != nil {
 		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "%v", err)
 	}
@@ -142,6 +143,7 @@ func exchangeHosts(c *pmi.Client, rank, size int, host string) ([]string, error)
 // needs us, then the devices and PMI are shut down.
 func finalizeWorld() error {
 	w := world
+	w.FinalizeBuffers() // MPI_Finalize detaches the buffered-send buffer
 	cw := w.CommWorld()
 	if err := cw.Coll.Barrier(cw); err != nil {
 		return err

@@ -111,6 +111,106 @@ func gmpi_Keyval_free(keyval unsafe.Pointer) (rc int32) {
 	return MPI_Keyval_free((*int32)(keyval))
 }
 
+//export gmpi_Type_create_keyval
+func gmpi_Type_create_keyval(type_copy_attr_fn unsafe.Pointer, type_delete_attr_fn unsafe.Pointer, type_keyval unsafe.Pointer, extra_state unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_keyval", r)
+		}
+	}()
+	return MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, (*int32)(type_keyval), extra_state)
+}
+
+//export gmpi_Type_delete_attr
+func gmpi_Type_delete_attr(datatype int32, type_keyval int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_delete_attr", r)
+		}
+	}()
+	return MPI_Type_delete_attr(datatype, type_keyval)
+}
+
+//export gmpi_Type_free_keyval
+func gmpi_Type_free_keyval(type_keyval unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_free_keyval", r)
+		}
+	}()
+	return MPI_Type_free_keyval((*int32)(type_keyval))
+}
+
+//export gmpi_Type_get_attr
+func gmpi_Type_get_attr(datatype int32, type_keyval int32, attribute_val unsafe.Pointer, flag unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_get_attr", r)
+		}
+	}()
+	return MPI_Type_get_attr(datatype, type_keyval, attribute_val, (*int32)(flag))
+}
+
+//export gmpi_Type_set_attr
+func gmpi_Type_set_attr(datatype int32, type_keyval int32, attribute_val unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_set_attr", r)
+		}
+	}()
+	return MPI_Type_set_attr(datatype, type_keyval, attribute_val)
+}
+
+//export gmpi_Win_create_keyval
+func gmpi_Win_create_keyval(win_copy_attr_fn unsafe.Pointer, win_delete_attr_fn unsafe.Pointer, win_keyval unsafe.Pointer, extra_state unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_create_keyval", r)
+		}
+	}()
+	return MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, (*int32)(win_keyval), extra_state)
+}
+
+//export gmpi_Win_delete_attr
+func gmpi_Win_delete_attr(win int32, win_keyval int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_delete_attr", r)
+		}
+	}()
+	return MPI_Win_delete_attr(win, win_keyval)
+}
+
+//export gmpi_Win_free_keyval
+func gmpi_Win_free_keyval(win_keyval unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_free_keyval", r)
+		}
+	}()
+	return MPI_Win_free_keyval((*int32)(win_keyval))
+}
+
+//export gmpi_Win_get_attr
+func gmpi_Win_get_attr(win int32, win_keyval int32, attribute_val unsafe.Pointer, flag unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_get_attr", r)
+		}
+	}()
+	return MPI_Win_get_attr(win, win_keyval, attribute_val, (*int32)(flag))
+}
+
+//export gmpi_Win_set_attr
+func gmpi_Win_set_attr(win int32, win_keyval int32, attribute_val unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_set_attr", r)
+		}
+	}()
+	return MPI_Win_set_attr(win, win_keyval, attribute_val)
+}
+
 //export gmpi_Allreduce
 func gmpi_Allreduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype int32, op int32, comm int32) (rc int32) {
 	defer func() {
@@ -139,6 +239,156 @@ func gmpi_Bcast(buffer unsafe.Pointer, count int32, datatype int32, root int32, 
 		}
 	}()
 	return MPI_Bcast(buffer, count, datatype, root, comm)
+}
+
+//export gmpi_Ineighbor_allgather
+func gmpi_Ineighbor_allgather(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ineighbor_allgather", r)
+		}
+	}()
+	return MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Ineighbor_allgatherv
+func gmpi_Ineighbor_allgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ineighbor_allgatherv", r)
+		}
+	}()
+	return MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Ineighbor_alltoall
+func gmpi_Ineighbor_alltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ineighbor_alltoall", r)
+		}
+	}()
+	return MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Ineighbor_alltoallv
+func gmpi_Ineighbor_alltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ineighbor_alltoallv", r)
+		}
+	}()
+	return MPI_Ineighbor_alltoallv(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), sendtype, recvbuf, (*int32)(recvcounts), (*int32)(rdispls), recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Ineighbor_alltoallw
+func gmpi_Ineighbor_alltoallw(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ineighbor_alltoallw", r)
+		}
+	}()
+	return MPI_Ineighbor_alltoallw(sendbuf, (*int32)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int32)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, (*int32)(request))
+}
+
+//export gmpi_Neighbor_allgather
+func gmpi_Neighbor_allgather(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_allgather", r)
+		}
+	}()
+	return MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
+}
+
+//export gmpi_Neighbor_allgather_init
+func gmpi_Neighbor_allgather_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_allgather_init", r)
+		}
+	}()
+	return MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Neighbor_allgatherv
+func gmpi_Neighbor_allgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_allgatherv", r)
+		}
+	}()
+	return MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, comm)
+}
+
+//export gmpi_Neighbor_allgatherv_init
+func gmpi_Neighbor_allgatherv_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_allgatherv_init", r)
+		}
+	}()
+	return MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Neighbor_alltoall
+func gmpi_Neighbor_alltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_alltoall", r)
+		}
+	}()
+	return MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
+}
+
+//export gmpi_Neighbor_alltoall_init
+func gmpi_Neighbor_alltoall_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_alltoall_init", r)
+		}
+	}()
+	return MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Neighbor_alltoallv
+func gmpi_Neighbor_alltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_alltoallv", r)
+		}
+	}()
+	return MPI_Neighbor_alltoallv(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), sendtype, recvbuf, (*int32)(recvcounts), (*int32)(rdispls), recvtype, comm)
+}
+
+//export gmpi_Neighbor_alltoallv_init
+func gmpi_Neighbor_alltoallv_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_alltoallv_init", r)
+		}
+	}()
+	return MPI_Neighbor_alltoallv_init(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), sendtype, recvbuf, (*int32)(recvcounts), (*int32)(rdispls), recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Neighbor_alltoallw
+func gmpi_Neighbor_alltoallw(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_alltoallw", r)
+		}
+	}()
+	return MPI_Neighbor_alltoallw(sendbuf, (*int32)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int32)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm)
+}
+
+//export gmpi_Neighbor_alltoallw_init
+func gmpi_Neighbor_alltoallw_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_alltoallw_init", r)
+		}
+	}()
+	return MPI_Neighbor_alltoallw_init(sendbuf, (*int32)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int32)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, info, (*int32)(request))
 }
 
 //export gmpi_Reduce
@@ -281,6 +531,26 @@ func gmpi_Comm_rank(comm int32, rank unsafe.Pointer) (rc int32) {
 	return MPI_Comm_rank(comm, (*int32)(rank))
 }
 
+//export gmpi_Comm_remote_group
+func gmpi_Comm_remote_group(comm int32, group unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_remote_group", r)
+		}
+	}()
+	return MPI_Comm_remote_group(comm, (*int32)(group))
+}
+
+//export gmpi_Comm_remote_size
+func gmpi_Comm_remote_size(comm int32, size unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_remote_size", r)
+		}
+	}()
+	return MPI_Comm_remote_size(comm, (*int32)(size))
+}
+
 //export gmpi_Comm_set_info
 func gmpi_Comm_set_info(comm int32, info int32) (rc int32) {
 	defer func() {
@@ -339,6 +609,26 @@ func gmpi_Comm_test_inter(comm int32, flag unsafe.Pointer) (rc int32) {
 		}
 	}()
 	return MPI_Comm_test_inter(comm, (*int32)(flag))
+}
+
+//export gmpi_Intercomm_create
+func gmpi_Intercomm_create(local_comm int32, local_leader int32, peer_comm int32, remote_leader int32, tag int32, newintercomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Intercomm_create", r)
+		}
+	}()
+	return MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, (*int32)(newintercomm))
+}
+
+//export gmpi_Intercomm_merge
+func gmpi_Intercomm_merge(intercomm int32, high int32, newintracomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Intercomm_merge", r)
+		}
+	}()
+	return MPI_Intercomm_merge(intercomm, high, (*int32)(newintracomm))
 }
 
 //export gmpi_Get_address
@@ -881,6 +1171,86 @@ func gmpi_Error_string(errorcode int32, string_ unsafe.Pointer, resultlen unsafe
 	return MPI_Error_string(errorcode, (*byte)(string_), (*int32)(resultlen))
 }
 
+//export gmpi_File_call_errhandler
+func gmpi_File_call_errhandler(fh unsafe.Pointer, errorcode int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_call_errhandler", r)
+		}
+	}()
+	return MPI_File_call_errhandler(fh, errorcode)
+}
+
+//export gmpi_File_create_errhandler
+func gmpi_File_create_errhandler(file_errhandler_fn unsafe.Pointer, errhandler unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_create_errhandler", r)
+		}
+	}()
+	return MPI_File_create_errhandler(file_errhandler_fn, (*int32)(errhandler))
+}
+
+//export gmpi_File_get_errhandler
+func gmpi_File_get_errhandler(file unsafe.Pointer, errhandler unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_get_errhandler", r)
+		}
+	}()
+	return MPI_File_get_errhandler(file, (*int32)(errhandler))
+}
+
+//export gmpi_File_set_errhandler
+func gmpi_File_set_errhandler(file unsafe.Pointer, errhandler int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_set_errhandler", r)
+		}
+	}()
+	return MPI_File_set_errhandler(file, errhandler)
+}
+
+//export gmpi_Win_call_errhandler
+func gmpi_Win_call_errhandler(win int32, errorcode int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_call_errhandler", r)
+		}
+	}()
+	return MPI_Win_call_errhandler(win, errorcode)
+}
+
+//export gmpi_Win_create_errhandler
+func gmpi_Win_create_errhandler(win_errhandler_fn unsafe.Pointer, errhandler unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_create_errhandler", r)
+		}
+	}()
+	return MPI_Win_create_errhandler(win_errhandler_fn, (*int32)(errhandler))
+}
+
+//export gmpi_Win_get_errhandler
+func gmpi_Win_get_errhandler(win int32, errhandler unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_get_errhandler", r)
+		}
+	}()
+	return MPI_Win_get_errhandler(win, (*int32)(errhandler))
+}
+
+//export gmpi_Win_set_errhandler
+func gmpi_Win_set_errhandler(win int32, errhandler int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_set_errhandler", r)
+		}
+	}()
+	return MPI_Win_set_errhandler(win, errhandler)
+}
+
 //export gmpi_Errhandler_create
 func gmpi_Errhandler_create(comm_errhandler_fn unsafe.Pointer, errhandler unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -1351,6 +1721,26 @@ func gmpi_Ibsend(buf unsafe.Pointer, count int32, datatype int32, dest int32, ta
 	return MPI_Ibsend(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
+//export gmpi_Improbe
+func gmpi_Improbe(source int32, tag int32, comm int32, flag unsafe.Pointer, message unsafe.Pointer, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Improbe", r)
+		}
+	}()
+	return MPI_Improbe(source, tag, comm, (*int32)(flag), (*int32)(message), (*Status)(status))
+}
+
+//export gmpi_Imrecv
+func gmpi_Imrecv(buf unsafe.Pointer, count int32, datatype int32, message unsafe.Pointer, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Imrecv", r)
+		}
+	}()
+	return MPI_Imrecv(buf, count, datatype, (*int32)(message), (*int32)(request))
+}
+
 //export gmpi_Iprobe
 func gmpi_Iprobe(source int32, tag int32, comm int32, flag unsafe.Pointer, status unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -1399,6 +1789,26 @@ func gmpi_Issend(buf unsafe.Pointer, count int32, datatype int32, dest int32, ta
 		}
 	}()
 	return MPI_Issend(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
+//export gmpi_Mprobe
+func gmpi_Mprobe(source int32, tag int32, comm int32, message unsafe.Pointer, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Mprobe", r)
+		}
+	}()
+	return MPI_Mprobe(source, tag, comm, (*int32)(message), (*Status)(status))
+}
+
+//export gmpi_Mrecv
+func gmpi_Mrecv(buf unsafe.Pointer, count int32, datatype int32, message unsafe.Pointer, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Mrecv", r)
+		}
+	}()
+	return MPI_Mrecv(buf, count, datatype, (*int32)(message), (*Status)(status))
 }
 
 //export gmpi_Probe
@@ -1661,6 +2071,16 @@ func gmpi_Waitsome(incount int32, array_of_requests unsafe.Pointer, outcount uns
 	return MPI_Waitsome(incount, (*int32)(array_of_requests), (*int32)(outcount), (*int32)(array_of_indices), (*Status)(array_of_statuses))
 }
 
+//export gmpi_Comm_get_parent
+func gmpi_Comm_get_parent(parent unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_get_parent", r)
+		}
+	}()
+	return MPI_Comm_get_parent((*int32)(parent))
+}
+
 //export gmpi_Wtick
 func gmpi_Wtick() (rc float64) {
 	defer func() {
@@ -1881,6 +2301,156 @@ func gmpi_Topo_test(comm int32, status unsafe.Pointer) (rc int32) {
 	return MPI_Topo_test(comm, (*int32)(status))
 }
 
+//export gmpi_Ineighbor_allgather_c
+func gmpi_Ineighbor_allgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ineighbor_allgather_c", r)
+		}
+	}()
+	return MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Ineighbor_allgatherv_c
+func gmpi_Ineighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ineighbor_allgatherv_c", r)
+		}
+	}()
+	return MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Ineighbor_alltoall_c
+func gmpi_Ineighbor_alltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ineighbor_alltoall_c", r)
+		}
+	}()
+	return MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Ineighbor_alltoallv_c
+func gmpi_Ineighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ineighbor_alltoallv_c", r)
+		}
+	}()
+	return MPI_Ineighbor_alltoallv_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), sendtype, recvbuf, (*int64)(recvcounts), (*int64)(rdispls), recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Ineighbor_alltoallw_c
+func gmpi_Ineighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ineighbor_alltoallw_c", r)
+		}
+	}()
+	return MPI_Ineighbor_alltoallw_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int64)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, (*int32)(request))
+}
+
+//export gmpi_Neighbor_allgather_c
+func gmpi_Neighbor_allgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_allgather_c", r)
+		}
+	}()
+	return MPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
+}
+
+//export gmpi_Neighbor_allgather_init_c
+func gmpi_Neighbor_allgather_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_allgather_init_c", r)
+		}
+	}()
+	return MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Neighbor_allgatherv_c
+func gmpi_Neighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_allgatherv_c", r)
+		}
+	}()
+	return MPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, comm)
+}
+
+//export gmpi_Neighbor_allgatherv_init_c
+func gmpi_Neighbor_allgatherv_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_allgatherv_init_c", r)
+		}
+	}()
+	return MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Neighbor_alltoall_c
+func gmpi_Neighbor_alltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_alltoall_c", r)
+		}
+	}()
+	return MPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
+}
+
+//export gmpi_Neighbor_alltoall_init_c
+func gmpi_Neighbor_alltoall_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_alltoall_init_c", r)
+		}
+	}()
+	return MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Neighbor_alltoallv_c
+func gmpi_Neighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_alltoallv_c", r)
+		}
+	}()
+	return MPI_Neighbor_alltoallv_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), sendtype, recvbuf, (*int64)(recvcounts), (*int64)(rdispls), recvtype, comm)
+}
+
+//export gmpi_Neighbor_alltoallv_init_c
+func gmpi_Neighbor_alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_alltoallv_init_c", r)
+		}
+	}()
+	return MPI_Neighbor_alltoallv_init_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), sendtype, recvbuf, (*int64)(recvcounts), (*int64)(rdispls), recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Neighbor_alltoallw_c
+func gmpi_Neighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_alltoallw_c", r)
+		}
+	}()
+	return MPI_Neighbor_alltoallw_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int64)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm)
+}
+
+//export gmpi_Neighbor_alltoallw_init_c
+func gmpi_Neighbor_alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Neighbor_alltoallw_init_c", r)
+		}
+	}()
+	return MPI_Neighbor_alltoallw_init_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int64)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, info, (*int32)(request))
+}
+
 //export gmpi_Reduce_local_c
 func gmpi_Reduce_local_c(inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count int64, datatype int32, op int32) (rc int32) {
 	defer func() {
@@ -1889,6 +2459,16 @@ func gmpi_Reduce_local_c(inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count in
 		}
 	}()
 	return MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op)
+}
+
+//export gmpi_Get_count_c
+func gmpi_Get_count_c(status unsafe.Pointer, datatype int32, count unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Get_count_c", r)
+		}
+	}()
+	return MPI_Get_count_c((*Status)(status), datatype, (*int64)(count))
 }
 
 //export gmpi_Get_elements_c
@@ -2129,4 +2709,214 @@ func gmpi_Op_create_c(user_fn unsafe.Pointer, commute int32, op unsafe.Pointer) 
 		}
 	}()
 	return MPI_Op_create_c(user_fn, commute, (*int32)(op))
+}
+
+//export gmpi_Bsend_c
+func gmpi_Bsend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, tag int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Bsend_c", r)
+		}
+	}()
+	return MPI_Bsend_c(buf, count, datatype, dest, tag, comm)
+}
+
+//export gmpi_Bsend_init_c
+func gmpi_Bsend_init_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Bsend_init_c", r)
+		}
+	}()
+	return MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
+//export gmpi_Buffer_attach_c
+func gmpi_Buffer_attach_c(buffer unsafe.Pointer, size int64) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Buffer_attach_c", r)
+		}
+	}()
+	return MPI_Buffer_attach_c(buffer, size)
+}
+
+//export gmpi_Buffer_detach_c
+func gmpi_Buffer_detach_c(buffer_addr unsafe.Pointer, size unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Buffer_detach_c", r)
+		}
+	}()
+	return MPI_Buffer_detach_c(buffer_addr, (*int64)(size))
+}
+
+//export gmpi_Ibsend_c
+func gmpi_Ibsend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ibsend_c", r)
+		}
+	}()
+	return MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
+//export gmpi_Imrecv_c
+func gmpi_Imrecv_c(buf unsafe.Pointer, count int64, datatype int32, message unsafe.Pointer, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Imrecv_c", r)
+		}
+	}()
+	return MPI_Imrecv_c(buf, count, datatype, (*int32)(message), (*int32)(request))
+}
+
+//export gmpi_Irecv_c
+func gmpi_Irecv_c(buf unsafe.Pointer, count int64, datatype int32, source int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Irecv_c", r)
+		}
+	}()
+	return MPI_Irecv_c(buf, count, datatype, source, tag, comm, (*int32)(request))
+}
+
+//export gmpi_Irsend_c
+func gmpi_Irsend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Irsend_c", r)
+		}
+	}()
+	return MPI_Irsend_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
+//export gmpi_Isend_c
+func gmpi_Isend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Isend_c", r)
+		}
+	}()
+	return MPI_Isend_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
+//export gmpi_Issend_c
+func gmpi_Issend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Issend_c", r)
+		}
+	}()
+	return MPI_Issend_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
+//export gmpi_Mrecv_c
+func gmpi_Mrecv_c(buf unsafe.Pointer, count int64, datatype int32, message unsafe.Pointer, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Mrecv_c", r)
+		}
+	}()
+	return MPI_Mrecv_c(buf, count, datatype, (*int32)(message), (*Status)(status))
+}
+
+//export gmpi_Recv_c
+func gmpi_Recv_c(buf unsafe.Pointer, count int64, datatype int32, source int32, tag int32, comm int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Recv_c", r)
+		}
+	}()
+	return MPI_Recv_c(buf, count, datatype, source, tag, comm, (*Status)(status))
+}
+
+//export gmpi_Recv_init_c
+func gmpi_Recv_init_c(buf unsafe.Pointer, count int64, datatype int32, source int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Recv_init_c", r)
+		}
+	}()
+	return MPI_Recv_init_c(buf, count, datatype, source, tag, comm, (*int32)(request))
+}
+
+//export gmpi_Rsend_c
+func gmpi_Rsend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, tag int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Rsend_c", r)
+		}
+	}()
+	return MPI_Rsend_c(buf, count, datatype, dest, tag, comm)
+}
+
+//export gmpi_Rsend_init_c
+func gmpi_Rsend_init_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Rsend_init_c", r)
+		}
+	}()
+	return MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
+//export gmpi_Send_c
+func gmpi_Send_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, tag int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Send_c", r)
+		}
+	}()
+	return MPI_Send_c(buf, count, datatype, dest, tag, comm)
+}
+
+//export gmpi_Send_init_c
+func gmpi_Send_init_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Send_init_c", r)
+		}
+	}()
+	return MPI_Send_init_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
+//export gmpi_Sendrecv_c
+func gmpi_Sendrecv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, dest int32, sendtag int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, source int32, recvtag int32, comm int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Sendrecv_c", r)
+		}
+	}()
+	return MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, (*Status)(status))
+}
+
+//export gmpi_Sendrecv_replace_c
+func gmpi_Sendrecv_replace_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, sendtag int32, source int32, recvtag int32, comm int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Sendrecv_replace_c", r)
+		}
+	}()
+	return MPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, (*Status)(status))
+}
+
+//export gmpi_Ssend_c
+func gmpi_Ssend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, tag int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ssend_c", r)
+		}
+	}()
+	return MPI_Ssend_c(buf, count, datatype, dest, tag, comm)
+}
+
+//export gmpi_Ssend_init_c
+func gmpi_Ssend_init_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ssend_init_c", r)
+		}
+	}()
+	return MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }

@@ -21,9 +21,34 @@ extern int gmpi_Comm_get_attr(int, int, void *, void *);
 extern int gmpi_Comm_set_attr(int, int, void *);
 extern int gmpi_Keyval_create(void *, void *, void *, void *);
 extern int gmpi_Keyval_free(void *);
+extern int gmpi_Type_create_keyval(void *, void *, void *, void *);
+extern int gmpi_Type_delete_attr(int, int);
+extern int gmpi_Type_free_keyval(void *);
+extern int gmpi_Type_get_attr(int, int, void *, void *);
+extern int gmpi_Type_set_attr(int, int, void *);
+extern int gmpi_Win_create_keyval(void *, void *, void *, void *);
+extern int gmpi_Win_delete_attr(int, int);
+extern int gmpi_Win_free_keyval(void *);
+extern int gmpi_Win_get_attr(int, int, void *, void *);
+extern int gmpi_Win_set_attr(int, int, void *);
 extern int gmpi_Allreduce(void *, void *, int, int, int, int);
 extern int gmpi_Barrier(int);
 extern int gmpi_Bcast(void *, int, int, int, int);
+extern int gmpi_Ineighbor_allgather(void *, int, int, void *, int, int, int, void *);
+extern int gmpi_Ineighbor_allgatherv(void *, int, int, void *, void *, void *, int, int, void *);
+extern int gmpi_Ineighbor_alltoall(void *, int, int, void *, int, int, int, void *);
+extern int gmpi_Ineighbor_alltoallv(void *, void *, void *, int, void *, void *, void *, int, int, void *);
+extern int gmpi_Ineighbor_alltoallw(void *, void *, void *, void *, void *, void *, void *, void *, int, void *);
+extern int gmpi_Neighbor_allgather(void *, int, int, void *, int, int, int);
+extern int gmpi_Neighbor_allgather_init(void *, int, int, void *, int, int, int, int, void *);
+extern int gmpi_Neighbor_allgatherv(void *, int, int, void *, void *, void *, int, int);
+extern int gmpi_Neighbor_allgatherv_init(void *, int, int, void *, void *, void *, int, int, int, void *);
+extern int gmpi_Neighbor_alltoall(void *, int, int, void *, int, int, int);
+extern int gmpi_Neighbor_alltoall_init(void *, int, int, void *, int, int, int, int, void *);
+extern int gmpi_Neighbor_alltoallv(void *, void *, void *, int, void *, void *, void *, int, int);
+extern int gmpi_Neighbor_alltoallv_init(void *, void *, void *, int, void *, void *, void *, int, int, int, void *);
+extern int gmpi_Neighbor_alltoallw(void *, void *, void *, void *, void *, void *, void *, void *, int);
+extern int gmpi_Neighbor_alltoallw_init(void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *);
 extern int gmpi_Reduce(void *, void *, int, int, int, int, int);
 extern int gmpi_Reduce_local(void *, void *, int, int, int);
 extern int gmpi_Comm_compare(int, int, void *);
@@ -38,12 +63,16 @@ extern int gmpi_Comm_group(int, void *);
 extern int gmpi_Comm_idup(int, void *, void *);
 extern int gmpi_Comm_idup_with_info(int, int, void *, void *);
 extern int gmpi_Comm_rank(int, void *);
+extern int gmpi_Comm_remote_group(int, void *);
+extern int gmpi_Comm_remote_size(int, void *);
 extern int gmpi_Comm_set_info(int, int);
 extern int gmpi_Comm_set_name(int, void *);
 extern int gmpi_Comm_size(int, void *);
 extern int gmpi_Comm_split(int, int, int, void *);
 extern int gmpi_Comm_split_type(int, int, int, int, void *);
 extern int gmpi_Comm_test_inter(int, void *);
+extern int gmpi_Intercomm_create(int, int, int, int, int, void *);
+extern int gmpi_Intercomm_merge(int, int, void *);
 extern int gmpi_Get_address(void *, void *);
 extern int gmpi_Get_count(void *, int, void *);
 extern int gmpi_Get_elements(void *, int, void *);
@@ -98,6 +127,14 @@ extern int gmpi_Comm_set_errhandler(int, int);
 extern int gmpi_Errhandler_free(void *);
 extern int gmpi_Error_class(int, void *);
 extern int gmpi_Error_string(int, void *, void *);
+extern int gmpi_File_call_errhandler(void *, int);
+extern int gmpi_File_create_errhandler(void *, void *);
+extern int gmpi_File_get_errhandler(void *, void *);
+extern int gmpi_File_set_errhandler(void *, int);
+extern int gmpi_Win_call_errhandler(int, int);
+extern int gmpi_Win_create_errhandler(void *, void *);
+extern int gmpi_Win_get_errhandler(int, void *);
+extern int gmpi_Win_set_errhandler(int, int);
 extern int gmpi_Errhandler_create(void *, void *);
 extern int gmpi_Errhandler_get(int, void *);
 extern int gmpi_Errhandler_set(int, int);
@@ -145,11 +182,15 @@ extern int gmpi_Bsend_init(void *, int, int, int, int, int, void *);
 extern int gmpi_Buffer_attach(void *, int);
 extern int gmpi_Buffer_detach(void *, void *);
 extern int gmpi_Ibsend(void *, int, int, int, int, int, void *);
+extern int gmpi_Improbe(int, int, int, void *, void *, void *);
+extern int gmpi_Imrecv(void *, int, int, void *, void *);
 extern int gmpi_Iprobe(int, int, int, void *, void *);
 extern int gmpi_Irecv(void *, int, int, int, int, int, void *);
 extern int gmpi_Irsend(void *, int, int, int, int, int, void *);
 extern int gmpi_Isend(void *, int, int, int, int, int, void *);
 extern int gmpi_Issend(void *, int, int, int, int, int, void *);
+extern int gmpi_Mprobe(int, int, int, void *, void *);
+extern int gmpi_Mrecv(void *, int, int, void *, void *);
 extern int gmpi_Probe(int, int, int, void *);
 extern int gmpi_Recv(void *, int, int, int, int, int, void *);
 extern int gmpi_Recv_init(void *, int, int, int, int, int, void *);
@@ -176,6 +217,7 @@ extern int gmpi_Wait(void *, void *);
 extern int gmpi_Waitall(int, void *, void *);
 extern int gmpi_Waitany(int, void *, void *, void *);
 extern int gmpi_Waitsome(int, void *, void *, void *, void *);
+extern int gmpi_Comm_get_parent(void *);
 extern double gmpi_Wtick(void);
 extern double gmpi_Wtime(void);
 extern int gmpi_Cart_coords(int, int, int, void *);
@@ -198,7 +240,23 @@ extern int gmpi_Graph_neighbors(int, int, int, void *);
 extern int gmpi_Graph_neighbors_count(int, int, void *);
 extern int gmpi_Graphdims_get(int, void *, void *);
 extern int gmpi_Topo_test(int, void *);
+extern int gmpi_Ineighbor_allgather_c(void *, long long, int, void *, long long, int, int, void *);
+extern int gmpi_Ineighbor_allgatherv_c(void *, long long, int, void *, void *, void *, int, int, void *);
+extern int gmpi_Ineighbor_alltoall_c(void *, long long, int, void *, long long, int, int, void *);
+extern int gmpi_Ineighbor_alltoallv_c(void *, void *, void *, int, void *, void *, void *, int, int, void *);
+extern int gmpi_Ineighbor_alltoallw_c(void *, void *, void *, void *, void *, void *, void *, void *, int, void *);
+extern int gmpi_Neighbor_allgather_c(void *, long long, int, void *, long long, int, int);
+extern int gmpi_Neighbor_allgather_init_c(void *, long long, int, void *, long long, int, int, int, void *);
+extern int gmpi_Neighbor_allgatherv_c(void *, long long, int, void *, void *, void *, int, int);
+extern int gmpi_Neighbor_allgatherv_init_c(void *, long long, int, void *, void *, void *, int, int, int, void *);
+extern int gmpi_Neighbor_alltoall_c(void *, long long, int, void *, long long, int, int);
+extern int gmpi_Neighbor_alltoall_init_c(void *, long long, int, void *, long long, int, int, int, void *);
+extern int gmpi_Neighbor_alltoallv_c(void *, void *, void *, int, void *, void *, void *, int, int);
+extern int gmpi_Neighbor_alltoallv_init_c(void *, void *, void *, int, void *, void *, void *, int, int, int, void *);
+extern int gmpi_Neighbor_alltoallw_c(void *, void *, void *, void *, void *, void *, void *, void *, int);
+extern int gmpi_Neighbor_alltoallw_init_c(void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *);
 extern int gmpi_Reduce_local_c(void *, void *, long long, int, int);
+extern int gmpi_Get_count_c(void *, int, void *);
 extern int gmpi_Get_elements_c(void *, int, void *);
 extern int gmpi_Pack_c(void *, long long, int, void *, long long, void *, int);
 extern int gmpi_Pack_external_c(void *, void *, long long, int, void *, long long, void *);
@@ -223,6 +281,27 @@ extern int gmpi_Type_vector_c(long long, long long, long long, int, void *);
 extern int gmpi_Unpack_c(void *, long long, void *, void *, long long, int, int);
 extern int gmpi_Unpack_external_c(void *, void *, long long, void *, void *, long long, int);
 extern int gmpi_Op_create_c(void *, int, void *);
+extern int gmpi_Bsend_c(void *, long long, int, int, int, int);
+extern int gmpi_Bsend_init_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_Buffer_attach_c(void *, long long);
+extern int gmpi_Buffer_detach_c(void *, void *);
+extern int gmpi_Ibsend_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_Imrecv_c(void *, long long, int, void *, void *);
+extern int gmpi_Irecv_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_Irsend_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_Isend_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_Issend_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_Mrecv_c(void *, long long, int, void *, void *);
+extern int gmpi_Recv_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_Recv_init_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_Rsend_c(void *, long long, int, int, int, int);
+extern int gmpi_Rsend_init_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_Send_c(void *, long long, int, int, int, int);
+extern int gmpi_Send_init_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_Sendrecv_c(void *, long long, int, int, int, void *, long long, int, int, int, int, void *);
+extern int gmpi_Sendrecv_replace_c(void *, long long, int, int, int, int, int, int, void *);
+extern int gmpi_Ssend_c(void *, long long, int, int, int, int);
+extern int gmpi_Ssend_init_c(void *, long long, int, int, int, int, void *);
 
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
@@ -341,61 +420,61 @@ int PMPI_Keyval_free(int *keyval)
 #pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
-    return gmpi_unsupported("MPI_Type_create_keyval", 0x44000000);
+    return gmpi_Type_create_keyval((void *)type_copy_attr_fn, (void *)type_delete_attr_fn, (void *)type_keyval, (void *)extra_state);
 }
 
 #pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
-    return gmpi_unsupported("MPI_Type_delete_attr", 0x44000000);
+    return gmpi_Type_delete_attr(datatype, type_keyval);
 }
 
 #pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
 int PMPI_Type_free_keyval(int *type_keyval)
 {
-    return gmpi_unsupported("MPI_Type_free_keyval", 0x44000000);
+    return gmpi_Type_free_keyval((void *)type_keyval);
 }
 
 #pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
 int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
 {
-    return gmpi_unsupported("MPI_Type_get_attr", 0x44000000);
+    return gmpi_Type_get_attr(datatype, type_keyval, (void *)attribute_val, (void *)flag);
 }
 
 #pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
-    return gmpi_unsupported("MPI_Type_set_attr", 0x44000000);
+    return gmpi_Type_set_attr(datatype, type_keyval, (void *)attribute_val);
 }
 
 #pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
-    return gmpi_unsupported("MPI_Win_create_keyval", 0x44000000);
+    return gmpi_Win_create_keyval((void *)win_copy_attr_fn, (void *)win_delete_attr_fn, (void *)win_keyval, (void *)extra_state);
 }
 
 #pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
-    return gmpi_unsupported("MPI_Win_delete_attr", 0x44000000);
+    return gmpi_Win_delete_attr(win, win_keyval);
 }
 
 #pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
 int PMPI_Win_free_keyval(int *win_keyval)
 {
-    return gmpi_unsupported("MPI_Win_free_keyval", 0x44000000);
+    return gmpi_Win_free_keyval((void *)win_keyval);
 }
 
 #pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
-    return gmpi_unsupported("MPI_Win_get_attr", 0x44000000);
+    return gmpi_Win_get_attr(win, win_keyval, (void *)attribute_val, (void *)flag);
 }
 
 #pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
-    return gmpi_unsupported("MPI_Win_set_attr", 0x44000000);
+    return gmpi_Win_set_attr(win, win_keyval, (void *)attribute_val);
 }
 
 #pragma weak MPI_Allgather = PMPI_Allgather
@@ -599,31 +678,31 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ineighbor_allgather", comm);
+    return gmpi_Ineighbor_allgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ineighbor_allgatherv", comm);
+    return gmpi_Ineighbor_allgatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ineighbor_alltoall", comm);
+    return gmpi_Ineighbor_alltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
 int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ineighbor_alltoallv", comm);
+    return gmpi_Ineighbor_alltoallv((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ineighbor_alltoallw", comm);
+    return gmpi_Ineighbor_alltoallw((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request);
 }
 
 #pragma weak MPI_Ireduce = PMPI_Ireduce
@@ -665,61 +744,61 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Neighbor_allgather", comm);
+    return gmpi_Neighbor_allgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Neighbor_allgather_init", comm);
+    return gmpi_Neighbor_allgather_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Neighbor_allgatherv", comm);
+    return gmpi_Neighbor_allgatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm);
 }
 
 #pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Neighbor_allgatherv_init", comm);
+    return gmpi_Neighbor_allgatherv_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Neighbor_alltoall", comm);
+    return gmpi_Neighbor_alltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Neighbor_alltoall_init", comm);
+    return gmpi_Neighbor_alltoall_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Neighbor_alltoallv", comm);
+    return gmpi_Neighbor_alltoallv((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm);
 }
 
 #pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Neighbor_alltoallv_init", comm);
+    return gmpi_Neighbor_alltoallv_init((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
 int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Neighbor_alltoallw", comm);
+    return gmpi_Neighbor_alltoallw((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm);
 }
 
 #pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Neighbor_alltoallw_init", comm);
+    return gmpi_Neighbor_alltoallw_init((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Reduce = PMPI_Reduce
@@ -875,13 +954,13 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
-    return gmpi_unsupported("MPI_Comm_remote_group", comm);
+    return gmpi_Comm_remote_group(comm, (void *)group);
 }
 
 #pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
-    return gmpi_unsupported("MPI_Comm_remote_size", comm);
+    return gmpi_Comm_remote_size(comm, (void *)size);
 }
 
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
@@ -923,7 +1002,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
-    return gmpi_unsupported("MPI_Intercomm_create", local_comm);
+    return gmpi_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, (void *)newintercomm);
 }
 
 #pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
@@ -935,7 +1014,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
-    return gmpi_unsupported("MPI_Intercomm_merge", intercomm);
+    return gmpi_Intercomm_merge(intercomm, high, (void *)newintracomm);
 }
 
 #pragma weak MPIX_Comm_revoke = PMPIX_Comm_revoke
@@ -1295,25 +1374,25 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 #pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
-    return gmpi_unsupported("MPI_File_call_errhandler", 0x44000000);
+    return gmpi_File_call_errhandler((void *)fh, errorcode);
 }
 
 #pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return gmpi_unsupported("MPI_File_create_errhandler", 0x44000000);
+    return gmpi_File_create_errhandler((void *)file_errhandler_fn, (void *)errhandler);
 }
 
 #pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
-    return gmpi_unsupported("MPI_File_get_errhandler", 0x44000000);
+    return gmpi_File_get_errhandler((void *)file, (void *)errhandler);
 }
 
 #pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
-    return gmpi_unsupported("MPI_File_set_errhandler", 0x44000000);
+    return gmpi_File_set_errhandler((void *)file, errhandler);
 }
 
 #pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
@@ -1343,25 +1422,25 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 #pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
-    return gmpi_unsupported("MPI_Win_call_errhandler", 0x44000000);
+    return gmpi_Win_call_errhandler(win, errorcode);
 }
 
 #pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return gmpi_unsupported("MPI_Win_create_errhandler", 0x44000000);
+    return gmpi_Win_create_errhandler((void *)win_errhandler_fn, (void *)errhandler);
 }
 
 #pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
-    return gmpi_unsupported("MPI_Win_get_errhandler", 0x44000000);
+    return gmpi_Win_get_errhandler(win, (void *)errhandler);
 }
 
 #pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
-    return gmpi_unsupported("MPI_Win_set_errhandler", 0x44000000);
+    return gmpi_Win_set_errhandler(win, errhandler);
 }
 
 #pragma weak MPIX_Delete_error_class = PMPIX_Delete_error_class
@@ -1775,13 +1854,13 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 #pragma weak MPI_Improbe = PMPI_Improbe
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_Improbe", comm);
+    return gmpi_Improbe(source, tag, comm, (void *)flag, (void *)message, (void *)status);
 }
 
 #pragma weak MPI_Imrecv = PMPI_Imrecv
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Imrecv", 0x44000000);
+    return gmpi_Imrecv((void *)buf, count, datatype, (void *)message, (void *)request);
 }
 
 #pragma weak MPI_Iprobe = PMPI_Iprobe
@@ -1829,13 +1908,13 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 #pragma weak MPI_Mprobe = PMPI_Mprobe
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_Mprobe", comm);
+    return gmpi_Mprobe(source, tag, comm, (void *)message, (void *)status);
 }
 
 #pragma weak MPI_Mrecv = PMPI_Mrecv
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_Mrecv", 0x44000000);
+    return gmpi_Mrecv((void *)buf, count, datatype, (void *)message, (void *)status);
 }
 
 #pragma weak MPI_Probe = PMPI_Probe
@@ -2273,7 +2352,7 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
-    return gmpi_unsupported("MPI_Comm_get_parent", 0x44000000);
+    return gmpi_Comm_get_parent((void *)parent);
 }
 
 #pragma weak MPI_Comm_join = PMPI_Comm_join
@@ -2957,31 +3036,31 @@ int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #pragma weak MPI_Ineighbor_allgather_c = PMPI_Ineighbor_allgather_c
 int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ineighbor_allgather_c", comm);
+    return gmpi_Ineighbor_allgather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ineighbor_allgatherv_c = PMPI_Ineighbor_allgatherv_c
 int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ineighbor_allgatherv_c", comm);
+    return gmpi_Ineighbor_allgatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ineighbor_alltoall_c = PMPI_Ineighbor_alltoall_c
 int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ineighbor_alltoall_c", comm);
+    return gmpi_Ineighbor_alltoall_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ineighbor_alltoallv_c = PMPI_Ineighbor_alltoallv_c
 int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ineighbor_alltoallv_c", comm);
+    return gmpi_Ineighbor_alltoallv_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ineighbor_alltoallw_c = PMPI_Ineighbor_alltoallw_c
 int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ineighbor_alltoallw_c", comm);
+    return gmpi_Ineighbor_alltoallw_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request);
 }
 
 #pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
@@ -3023,61 +3102,61 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 #pragma weak MPI_Neighbor_allgather_c = PMPI_Neighbor_allgather_c
 int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Neighbor_allgather_c", comm);
+    return gmpi_Neighbor_allgather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #pragma weak MPI_Neighbor_allgather_init_c = PMPI_Neighbor_allgather_init_c
 int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Neighbor_allgather_init_c", comm);
+    return gmpi_Neighbor_allgather_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Neighbor_allgatherv_c = PMPI_Neighbor_allgatherv_c
 int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Neighbor_allgatherv_c", comm);
+    return gmpi_Neighbor_allgatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm);
 }
 
 #pragma weak MPI_Neighbor_allgatherv_init_c = PMPI_Neighbor_allgatherv_init_c
 int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Neighbor_allgatherv_init_c", comm);
+    return gmpi_Neighbor_allgatherv_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Neighbor_alltoall_c = PMPI_Neighbor_alltoall_c
 int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Neighbor_alltoall_c", comm);
+    return gmpi_Neighbor_alltoall_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #pragma weak MPI_Neighbor_alltoall_init_c = PMPI_Neighbor_alltoall_init_c
 int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Neighbor_alltoall_init_c", comm);
+    return gmpi_Neighbor_alltoall_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Neighbor_alltoallv_c = PMPI_Neighbor_alltoallv_c
 int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Neighbor_alltoallv_c", comm);
+    return gmpi_Neighbor_alltoallv_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm);
 }
 
 #pragma weak MPI_Neighbor_alltoallv_init_c = PMPI_Neighbor_alltoallv_init_c
 int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Neighbor_alltoallv_init_c", comm);
+    return gmpi_Neighbor_alltoallv_init_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Neighbor_alltoallw_c = PMPI_Neighbor_alltoallw_c
 int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Neighbor_alltoallw_c", comm);
+    return gmpi_Neighbor_alltoallw_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm);
 }
 
 #pragma weak MPI_Neighbor_alltoallw_init_c = PMPI_Neighbor_alltoallw_init_c
 int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Neighbor_alltoallw_init_c", comm);
+    return gmpi_Neighbor_alltoallw_init_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Reduce_c = PMPI_Reduce_c
@@ -3161,7 +3240,7 @@ int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 #pragma weak MPI_Get_count_c = PMPI_Get_count_c
 int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    return gmpi_unsupported("MPI_Get_count_c", 0x44000000);
+    return gmpi_Get_count_c((void *)status, datatype, (void *)count);
 }
 
 #pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
@@ -3311,55 +3390,55 @@ int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 #pragma weak MPI_Bsend_c = PMPI_Bsend_c
 int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Bsend_c", comm);
+    return gmpi_Bsend_c((void *)buf, count, datatype, dest, tag, comm);
 }
 
 #pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Bsend_init_c", comm);
+    return gmpi_Bsend_init_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
-    return gmpi_unsupported("MPI_Buffer_attach_c", 0x44000000);
+    return gmpi_Buffer_attach_c((void *)buffer, size);
 }
 
 #pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
-    return gmpi_unsupported("MPI_Buffer_detach_c", 0x44000000);
+    return gmpi_Buffer_detach_c((void *)buffer_addr, (void *)size);
 }
 
 #pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ibsend_c", comm);
+    return gmpi_Ibsend_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Imrecv_c", 0x44000000);
+    return gmpi_Imrecv_c((void *)buf, count, datatype, (void *)message, (void *)request);
 }
 
 #pragma weak MPI_Irecv_c = PMPI_Irecv_c
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Irecv_c", comm);
+    return gmpi_Irecv_c((void *)buf, count, datatype, source, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Irsend_c = PMPI_Irsend_c
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Irsend_c", comm);
+    return gmpi_Irsend_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Isend_c = PMPI_Isend_c
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Isend_c", comm);
+    return gmpi_Isend_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
@@ -3377,73 +3456,73 @@ int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, 
 #pragma weak MPI_Issend_c = PMPI_Issend_c
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Issend_c", comm);
+    return gmpi_Issend_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_Mrecv_c", 0x44000000);
+    return gmpi_Mrecv_c((void *)buf, count, datatype, (void *)message, (void *)status);
 }
 
 #pragma weak MPI_Recv_c = PMPI_Recv_c
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_Recv_c", comm);
+    return gmpi_Recv_c((void *)buf, count, datatype, source, tag, comm, (void *)status);
 }
 
 #pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Recv_init_c", comm);
+    return gmpi_Recv_init_c((void *)buf, count, datatype, source, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Rsend_c = PMPI_Rsend_c
 int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Rsend_c", comm);
+    return gmpi_Rsend_c((void *)buf, count, datatype, dest, tag, comm);
 }
 
 #pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Rsend_init_c", comm);
+    return gmpi_Rsend_init_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Send_c = PMPI_Send_c
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Send_c", comm);
+    return gmpi_Send_c((void *)buf, count, datatype, dest, tag, comm);
 }
 
 #pragma weak MPI_Send_init_c = PMPI_Send_init_c
 int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Send_init_c", comm);
+    return gmpi_Send_init_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
 int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_Sendrecv_c", comm);
+    return gmpi_Sendrecv_c((void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)status);
 }
 
 #pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_Sendrecv_replace_c", comm);
+    return gmpi_Sendrecv_replace_c((void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)status);
 }
 
 #pragma weak MPI_Ssend_c = PMPI_Ssend_c
 int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Ssend_c", comm);
+    return gmpi_Ssend_c((void *)buf, count, datatype, dest, tag, comm);
 }
 
 #pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ssend_init_c", comm);
+    return gmpi_Ssend_init_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #pragma weak MPI_Accumulate_c = PMPI_Accumulate_c

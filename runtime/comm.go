@@ -18,7 +18,10 @@ type Comm struct {
 	// world rank), nil for an intracommunicator. Point-to-point ranks
 	// name remote processes when it is set (peerOf).
 	remote []int
-	ctx    uint32
+	// local is the hidden intracommunicator over the local group of an
+	// intercommunicator (merge, intercomm collectives), nil otherwise.
+	local *Comm
+	ctx   uint32
 
 	mu         sync.Mutex
 	name       string
@@ -52,14 +55,25 @@ type CollTable struct {
 	Bcast     func(c *Comm, buf unsafe.Pointer, count int, dt *Datatype, root int) error
 	Reduce    func(c *Comm, sbuf, rbuf unsafe.Pointer, count int, dt *Datatype, op Handle, root int) error
 	Allreduce func(c *Comm, sbuf, rbuf unsafe.Pointer, count int, dt *Datatype, op Handle) error
+	// Neighbor holds the neighborhood collectives (neighbor.go).
+	Neighbor NeighborColl
 }
 
 // IsInPlace reports whether p is MPI_IN_PLACE ((void*)-1).
 func IsInPlace(p unsafe.Pointer) bool { return uintptr(p) == ^uintptr(0) }
 
 func (w *World) newComm(h Handle, group []int, ctx uint32, name string) (*Comm, error) {
-	c := &Comm{w: w, group: group, ctx: ctx, name: name, errhandler: HandleErrorsAreFatal, rank: -1}
-	for i, g := range group {
+	return w.setupComm(&Comm{group: group, ctx: ctx, name: name}, h)
+}
+
+// setupComm completes a communicator whose group (and remote group and
+// hidden local communicator, for an intercommunicator), context and name
+// are set: it finds this process's rank, gives it handle h (0: a new
+// handle; HandleCommNull: none, for hidden communicators) and selects its
+// collectives.
+func (w *World) setupComm(c *Comm, h Handle) (*Comm, error) {
+	c.w, c.errhandler, c.rank = w, HandleErrorsAreFatal, -1
+	for i, g := range c.group {
 		if g == w.cfg.Rank {
 			c.rank = i
 		}
@@ -75,7 +89,7 @@ func (w *World) newComm(h Handle, group []int, ctx uint32, name string) (*Comm, 
 			if h == 0 {
 				w.comms.Remove(c.handle)
 			}
-			return nil, fmt.Errorf("gmpi: selecting collectives for %s: %w", name, err)
+			return nil, fmt.Errorf("gmpi: selecting collectives for %s: %w", c.name, err)
 		}
 		c.Coll = t
 	}
@@ -206,28 +220,18 @@ func (c *Comm) OnFree(f func()) {
 
 // Send is a blocking send of contiguous bytes on c's point-to-point context.
 func (c *Comm) Send(buf []byte, dest, tag int, mode SendMode) error {
-	r, err := c.w.Isend(c, c.ctx, buf, dest, tag, mode)
-	if err != nil {
-		return err
-	}
-	return c.w.Wait(r)
+	return c.w.Send(c, c.ctx, buf, dest, tag, mode)
 }
 
 // Recv is a blocking receive of contiguous bytes on c's point-to-point
 // context.
 func (c *Comm) Recv(buf []byte, src, tag int) (Status, error) {
-	r := c.w.Irecv(c, c.ctx, buf, src, tag)
-	err := c.w.Wait(r)
-	return r.Status, err
+	return c.w.Recv(c, c.ctx, buf, src, tag, nil)
 }
 
 // CollSend sends on the collective context (for coll algorithms).
 func (c *Comm) CollSend(buf []byte, dest, tag int) error {
-	r, err := c.w.Isend(c, c.ctx+1, buf, dest, tag, ModeStandard)
-	if err != nil {
-		return err
-	}
-	return c.w.Wait(r)
+	return c.w.Send(c, c.ctx+1, buf, dest, tag, ModeStandard)
 }
 
 // CollIsend starts a send on the collective context.
@@ -237,8 +241,8 @@ func (c *Comm) CollIsend(buf []byte, dest, tag int) (*Request, error) {
 
 // CollRecv receives on the collective context.
 func (c *Comm) CollRecv(buf []byte, src, tag int) error {
-	r := c.w.Irecv(c, c.ctx+1, buf, src, tag)
-	return c.w.Wait(r)
+	_, err := c.w.Recv(c, c.ctx+1, buf, src, tag, nil)
+	return err
 }
 
 // CollIrecv starts a receive on the collective context.

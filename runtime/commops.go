@@ -293,11 +293,16 @@ func (c *Comm) derive(group []int, ctx uint32) (*Comm, error) {
 // communicator with the same group, c's error handler, the attributes
 // that the copy callbacks keep, and c's hints (or info's).
 func (c *Comm) Dup(info *Info) (*Comm, error) {
-	ctx, err := c.allocContext(0)
-	if err != nil {
-		return nil, err
+	var nc *Comm
+	var err error
+	if c.IsInter() {
+		nc, err = c.interDup()
+	} else {
+		var ctx uint32
+		if ctx, err = c.allocContext(0); err == nil {
+			nc, err = c.derive(append([]int(nil), c.group...), ctx)
+		}
 	}
-	nc, err := c.derive(append([]int(nil), c.group...), ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -325,6 +330,9 @@ func (c *Comm) Dup(info *Info) (*Comm, error) {
 func (c *Comm) Split(color, key int) (*Comm, error) {
 	if color < 0 && color != Undefined {
 		return nil, Errorf(ErrArg, "", "invalid argument color: %d (must be non-negative or MPI_UNDEFINED)", color)
+	}
+	if c.IsInter() {
+		return c.interSplit(color, key)
 	}
 	var mine [8]byte
 	binary.LittleEndian.PutUint32(mine[:], uint32(int32(color)))
@@ -374,6 +382,9 @@ const (
 // one site holds everything); other values, and MPI_COMM_TYPE_HW_UNGUIDED,
 // give MPI_COMM_NULL (nil). The value must be the same on every process.
 func (c *Comm) SplitType(typ, key int, info *Info) (*Comm, error) {
+	if c.IsInter() {
+		return nil, errIntercomm("comm")
+	}
 	color := Undefined
 	switch typ {
 	case Undefined:
@@ -482,6 +493,9 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 			return nil, Errorf(ErrGroup, "", "invalid group argument group: its rank %d (world rank %d) is not in the communicator", i, wr)
 		}
 	}
+	if c.IsInter() {
+		return c.interCreate(g)
+	}
 	ctx, err := c.allocContext(0)
 	if err != nil {
 		return nil, err
@@ -506,6 +520,9 @@ func (c *Comm) hasWorldRank(wr int) bool {
 // only (a subset of c that includes the caller); tag tells concurrent
 // calls on c apart.
 func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
+	if c.IsInter() {
+		return nil, errIntercomm("comm")
+	}
 	for i, wr := range g.ranks {
 		if !c.hasWorldRank(wr) {
 			return nil, Errorf(ErrGroup, "", "invalid group argument group: its rank %d (world rank %d) is not in the communicator", i, wr)
@@ -529,6 +546,9 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 func CompareComms(a, b *Comm) int {
 	if a == b {
 		return Ident
+	}
+	if a.IsInter() || b.IsInter() {
+		return compareInter(a, b)
 	}
 	switch CompareGroups(a.Group(), b.Group()) {
 	case Ident:
@@ -572,15 +592,13 @@ func (w *World) destroy(c *Comm) {
 	// so that a reused id starts clean.
 	m := &w.match
 	m.mu.Lock()
-	for _, id := range []uint32{c.ctx, c.ctx + 1} {
-		if int(id) < len(m.queues) {
-			if q := m.queues[id]; q != nil && q.postedHead == nil && q.unexpHead == nil {
-				m.queues[id] = nil
-			}
-		}
-	}
+	m.dropIfEmptyLocked(c.ctx)
+	m.dropIfEmptyLocked(c.ctx + 1)
 	m.mu.Unlock()
 	w.ctx.release(int(c.ctx / 2))
+	if c.local != nil {
+		w.destroy(c.local)
+	}
 }
 
 // CommCount is the number of live communicator handles besides
@@ -601,9 +619,6 @@ func (c *Comm) SetInfo(in *Info) {
 	c.info = d
 	c.mu.Unlock()
 }
-
-// IsInter reports whether c is an intercommunicator (never, for now).
-func (c *Comm) IsInter() bool { return false }
 
 // DoneRequest returns a request that is already complete, for operations
 // that finish at once but must hand out a request (MPI_Comm_idup).

@@ -153,6 +153,10 @@ type Datatype struct {
 	// Elem's.
 	basic Basic
 	group TypeGroup
+
+	// attrs caches the attributes of a derived type (MPI_Type_set_attr;
+	// predefined types keep theirs per World, datatype_attr.go).
+	attrs Attrs
 }
 
 // Size returns the number of data bytes in one element (MPI_Type_size).

@@ -32,6 +32,12 @@ const (
 	// FrameRMADone tells a rendezvous sender that the receiver copied the
 	// data itself (single copy); SendID names the sender's request.
 	FrameRMADone
+	// FrameCancelReq asks the receiver to withdraw the unmatched message
+	// (Context, Source, Tag, SendID) of a cancelled send (cancel.go).
+	FrameCancelReq
+	// FrameCancelAck answers FrameCancelReq: Len 1 when the message was
+	// withdrawn, 0 when it had been matched.
+	FrameCancelAck
 )
 
 // Frame flags.
@@ -86,7 +92,7 @@ type Device interface {
 	// Send transmits one frame to peer (a world rank). len(payload) must not
 	// exceed MaxPayload. It returns when the payload may be reused; it may
 	// block for buffer space, making progress on incoming frames meanwhile.
-	Send(peer int, hdr *Header, payload []byte) error
+	Send(peer int, hdr Header, payload []byte) error
 	// Poll delivers pending incoming frames through the Handler and returns
 	// how many it delivered. It never blocks.
 	Poll() int
@@ -106,6 +112,13 @@ type RemoteReader interface {
 
 // Waker is the process's doorbell: every device rings it when something
 // arrives, and waiting threads sleep on it after spinning briefly.
+//
+// Two ways to sleep and two ways to wake go together:
+//   - Epoch, then check the condition, then Sleep: correct only against
+//     Wake, which always advances the event count.
+//   - Arm, then check the condition, then SleepArmed (or Disarm): correct
+//     also against Ring, which skips the shared event count when nobody
+//     is armed (the cheap notification the data path uses).
 type Waker interface {
 	// Epoch returns the current event count.
 	Epoch() uint32
@@ -115,6 +128,15 @@ type Waker interface {
 	// Wake advances the event count and wakes every sleeper. Safe from any
 	// goroutine.
 	Wake()
+	// Arm registers an upcoming sleeper and returns the epoch to pass to
+	// SleepArmed.
+	Arm() uint32
+	// SleepArmed is Sleep for an armed sleeper; it disarms.
+	SleepArmed(epoch uint32, timeout time.Duration)
+	// Disarm cancels an Arm.
+	Disarm()
+	// Ring wakes armed sleepers; it does nothing when none is armed.
+	Ring()
 }
 
 // KVS is the job's key-value space used to exchange business cards

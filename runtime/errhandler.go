@@ -100,3 +100,60 @@ func (c *Comm) ErrhandlerHandle() Handle {
 	}
 	return c.Errhandler()
 }
+
+// ErrhandlerSlot is the error handler attached to an object that is not a
+// communicator: MPI_FILE_NULL's, the default for file operations. The
+// zero value holds MPI_ERRORS_RETURN.
+type ErrhandlerSlot struct {
+	mu sync.Mutex
+	h  Handle // 0: MPI_ERRORS_RETURN
+	eh *Errhandler
+}
+
+// Set attaches h, a predefined handler or a live user handler (capi
+// checks its kind first).
+func (s *ErrhandlerSlot) Set(w *World, h Handle) {
+	var eh *Errhandler
+	if !IsPredefinedErrhandler(h) {
+		if eh = w.Errhandler(h); eh == nil {
+			return
+		}
+	}
+	s.mu.Lock()
+	s.h, s.eh = h, eh
+	s.mu.Unlock()
+}
+
+// Get returns the attached handler: its handle and, for a user handler,
+// the object (nil for predefined handlers).
+func (s *ErrhandlerSlot) Get() (Handle, *Errhandler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h == 0 {
+		return HandleErrorsReturn, nil
+	}
+	return s.h, s.eh
+}
+
+// Ref returns the handle a get_errhandler call gives: a new user
+// reference for a user handler (ErrhandlerRef).
+func (s *ErrhandlerSlot) Ref(w *World) Handle {
+	h, eh := s.Get()
+	if eh != nil {
+		return w.ErrhandlerRef(eh)
+	}
+	return h
+}
+
+// fileErrhandlers maps *World to its MPI_FILE_NULL *ErrhandlerSlot.
+var fileErrhandlers sync.Map
+
+// FileErrhandler is MPI_FILE_NULL's error handler slot (initially
+// MPI_ERRORS_RETURN, as MPI requires for files).
+func (w *World) FileErrhandler() *ErrhandlerSlot {
+	if s, ok := fileErrhandlers.Load(w); ok {
+		return s.(*ErrhandlerSlot)
+	}
+	s, _ := fileErrhandlers.LoadOrStore(w, new(ErrhandlerSlot))
+	return s.(*ErrhandlerSlot)
+}

@@ -11,7 +11,7 @@ func (w *World) sendFrame(peer int, h *Header, payload []byte) error {
 		w.handle(peer, h, payload)
 		return nil
 	}
-	return w.routes[peer].Send(peer, h, payload)
+	return w.routes[peer].Send(peer, *h, payload)
 }
 
 // maxPayload is the largest frame payload towards peer.
@@ -22,24 +22,64 @@ func (w *World) maxPayload(peer int) int {
 	return w.routes[peer].MaxPayload()
 }
 
+// Send is the blocking send of buf (contiguous bytes) to rank dest of c
+// on context ctx. A standard or ready send that fits one eager frame
+// towards another process is the fast path: the frame goes straight to
+// the device, with no request, no lock and no allocation; the send is
+// complete when the device took the bytes.
+func (w *World) Send(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendMode) error {
+	if dest != ProcNull && mode != ModeSync && mode != ModeBuffered {
+		if peer := c.peerOf(dest); peer != w.cfg.Rank && len(buf) <= w.eagerTo[peer] {
+			return w.routes[peer].Send(peer, Header{Kind: FrameEager, Context: ctx, Source: int32(c.rank),
+				Tag: int32(tag), Len: uint64(len(buf)), SendID: w.nextID.Add(1)}, buf)
+		}
+	}
+	r, err := w.Isend(c, ctx, buf, dest, tag, mode)
+	if err != nil {
+		return err
+	}
+	return w.Wait(r)
+}
+
+// Recv is the blocking receive into buf; it allocates nothing on the
+// eager path (its request is pooled).
+func (w *World) Recv(c *Comm, ctx uint32, buf []byte, src, tag int, onDone func(*Request)) (Status, error) {
+	if src == ProcNull {
+		return Status{Source: ProcNull, Tag: AnyTag}, nil
+	}
+	r := pooledRequest()
+	w.postRecv(r, c, ctx, buf, src, tag, onDone)
+	w.waitFor(r)
+	st, err := r.Status, r.Err
+	recycle(r)
+	return st, err
+}
+
 // Isend starts sending buf (contiguous bytes) to rank dest of c on context
 // ctx. The caller keeps buf unchanged until the request is done.
 func (w *World) Isend(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendMode) (*Request, error) {
+	return w.isend(c, ctx, buf, dest, tag, mode, nil)
+}
+
+// isend is Isend with a completion hook (compound requests, compound.go).
+func (w *World) isend(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendMode, onDone func(*Request)) (*Request, error) {
 	if dest == ProcNull {
 		return w.completedRequest(c, ReqSend, ProcNull, AnyTag), nil
 	}
 	peer := c.peerOf(dest)
-	r := &Request{w: w, Kind: ReqSend, comm: c, ctx: ctx, buf: buf, peer: peer}
+	r := &Request{w: w, Kind: ReqSend, comm: c, ctx: ctx, buf: buf, peer: peer, onDone: onDone}
 	r.hdr = Header{Context: ctx, Source: int32(c.rank), Tag: int32(tag), Len: uint64(len(buf))}
 	h := &r.hdr
-	if len(buf) <= w.cfg.EagerLimit && len(buf) <= w.maxPayload(peer) || peer == w.cfg.Rank {
+	if peer == w.cfg.Rank || len(buf) <= w.eagerTo[peer] {
 		h.Kind = FrameEager
 		if mode == ModeSync {
 			h.Flags |= FlagSync
 			h.SendID = w.register(r)
+		} else {
+			h.SendID = w.nextID.Add(1) // names the message (cancel)
 		}
 		if err := w.sendFrame(peer, h, buf); err != nil {
-			if h.SendID != 0 {
+			if mode == ModeSync {
 				w.lookup(h.SendID, true)
 			}
 			return nil, err
@@ -72,7 +112,15 @@ func (w *World) irecv(c *Comm, ctx uint32, buf []byte, src, tag int, onDone func
 	if src == ProcNull {
 		return w.completedRequest(c, ReqRecv, ProcNull, AnyTag)
 	}
-	r := &Request{w: w, Kind: ReqRecv, comm: c, ctx: ctx, buf: buf, src: src, tag: tag, onDone: onDone}
+	r := new(Request)
+	w.postRecv(r, c, ctx, buf, src, tag, onDone)
+	return r
+}
+
+// postRecv fills in receive r and matches it against the unexpected
+// messages, or posts it.
+func (w *World) postRecv(r *Request, c *Comm, ctx uint32, buf []byte, src, tag int, onDone func(*Request)) {
+	r.w, r.Kind, r.comm, r.ctx, r.buf, r.src, r.tag, r.onDone = w, ReqRecv, c, ctx, buf, src, tag, onDone
 	m := &w.match
 	m.mu.Lock()
 	q := m.queuesLocked(ctx)
@@ -80,12 +128,14 @@ func (w *World) irecv(c *Comm, ctx uint32, buf []byte, src, tag int, onDone func
 	if u == nil {
 		q.appendPostedLocked(r)
 		m.mu.Unlock()
-		return r
+		return
 	}
 	m.mu.Unlock()
 	w.deliver(r, u.peer, &u.hdr, u.data)
-	w.flush()
-	return r
+	u.release()
+	if w.outboxLen.Load() != 0 {
+		w.flush()
+	}
 }
 
 // Probe looks for a matching message without receiving it.
@@ -125,13 +175,12 @@ func (w *World) handle(peer int, h *Header, payload []byte) {
 		q := m.queuesLocked(h.Context)
 		r := q.takePostedLocked(h)
 		if r == nil {
-			u := &unexpected{peer: peer, hdr: *h}
-			if h.Kind == FrameEager && len(payload) > 0 {
-				u.data = append([]byte(nil), payload...)
+			if h.Kind != FrameEager {
+				payload = nil
 			}
-			q.appendUnexpectedLocked(u)
+			q.appendUnexpectedLocked(newUnexpected(peer, h, payload))
 			m.mu.Unlock()
-			w.waker.Wake()
+			w.waker.Ring()
 			return
 		}
 		m.mu.Unlock()
@@ -163,6 +212,10 @@ func (w *World) handle(peer int, h *Header, payload []byte) {
 		} else {
 			w.logf("gmpi: ack for unknown request %d from %d", h.SendID, peer)
 		}
+	case FrameCancelReq:
+		w.handleCancelReq(peer, h)
+	case FrameCancelAck:
+		w.handleCancelAck(peer, h)
 	default:
 		w.logf("gmpi: dropping frame of unknown kind %d from %d", h.Kind, peer)
 	}
@@ -225,6 +278,7 @@ func (w *World) queueData(r *Request, recvID uint64) {
 func (w *World) queue(f outFrame) {
 	w.outboxMu.Lock()
 	w.outbox = append(w.outbox, f)
+	w.outboxLen.Store(int32(len(w.outbox)))
 	w.outboxMu.Unlock()
 }
 
@@ -241,6 +295,7 @@ func (w *World) flush() int {
 		}
 		batch := w.outbox
 		w.outbox = nil
+		w.outboxLen.Store(0)
 		w.outboxMu.Unlock()
 		for i := range batch {
 			f := &batch[i]

@@ -19,6 +19,9 @@ type persistent struct {
 	tag   int
 	mode  SendMode
 	cur   *Request // operation launched by Start; nil while inactive
+	// start, when set, launches the operation instead (persistent
+	// collectives, Comm.CollInit).
+	start func() (*Request, error)
 }
 
 // SendInit creates an inactive persistent send request.
@@ -44,7 +47,9 @@ func (r *Request) Start() error {
 	}
 	var op *Request
 	var err error
-	if r.Kind == ReqSend && p.mode == ModeBuffered {
+	if p.start != nil {
+		op, err = p.start()
+	} else if r.Kind == ReqSend && p.mode == ModeBuffered {
 		op, err = r.comm.IbsendTyped(p.buf, p.count, p.dt, p.rank, p.tag)
 	} else if r.Kind == ReqSend {
 		op, err = r.comm.IsendTyped(p.buf, p.count, p.dt, p.rank, p.tag, p.mode)
@@ -132,6 +137,11 @@ func DoneIndices(rs []*Request) []int {
 	return out
 }
 
+// MaxMessageBytes is the largest point-to-point message, in bytes. Go
+// slices over user memory and staging buffers are limited to 2^48 bytes on
+// amd64; the runtime stays well below that.
+const MaxMessageBytes = 1 << 46
+
 // Buffered sends. MPI_Buffer_attach hands the library a buffer; every
 // buffered send charges its packed size plus BsendOverhead against it
 // until the message has left. The data itself is copied into Go memory
@@ -155,16 +165,17 @@ type bsendMsg struct {
 	cost int
 }
 
-// bsendPools maps *World to its *bsendPool.
-var bsendPools sync.Map
-
-func (w *World) bsend() *bsendPool {
-	if p, ok := bsendPools.Load(w); ok {
-		return p.(*bsendPool)
-	}
-	p, _ := bsendPools.LoadOrStore(w, &bsendPool{})
-	return p.(*bsendPool)
+// p2pExtra is the per-World state of the point-to-point features off the
+// hot path: the buffered-send pool, the table of matched-probe messages
+// (mprobe.go) and the send cancellations waiting for an answer
+// (cancel.go).
+type p2pExtra struct {
+	bsend    bsendPool
+	messages messageTable
+	cancels  cancelTable
 }
+
+func (w *World) bsend() *bsendPool { return &w.p2px.bsend }
 
 // reapLocked releases the space of buffered sends that have left.
 func (p *bsendPool) reapLocked() {
@@ -213,6 +224,15 @@ func (w *World) BufferDetach() (unsafe.Pointer, int) {
 	return buf, size
 }
 
+// BufferSize returns the size of the attached buffered-send buffer (0 when
+// none is attached).
+func (w *World) BufferSize() int {
+	p := w.bsend()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.size
+}
+
 // IbsendTyped starts a buffered send: the data is copied out of buf at
 // once and the returned request is already complete.
 func (c *Comm) IbsendTyped(buf unsafe.Pointer, count int, dt *Datatype, dest, tag int) (*Request, error) {
@@ -250,24 +270,31 @@ func (c *Comm) IbsendTyped(buf unsafe.Pointer, count int, dt *Datatype, dest, ta
 	if err != nil {
 		return nil, err
 	}
-	return w.completedRequest(c, ReqSend, AnySource, AnyTag), nil
+	// The user's request is complete (the data is buffered); it carries
+	// the envelope of the send so that MPI_Cancel can withdraw it.
+	u := w.completedRequest(c, ReqSend, AnySource, AnyTag)
+	u.peer, u.hdr = r.peer, r.hdr
+	return u, nil
 }
 
-// Cancel tries to cancel the operation r. A receive still waiting for its
-// match completes at once with Status.Cancelled set; anything else (sends,
-// matched receives) is left to complete normally, which MPI allows.
-func (w *World) Cancel(r *Request) {
-	if r.Kind != ReqRecv || r.Done() || r.comm == nil {
-		return
+// bsendCancelled releases the buffer space of the buffered send whose
+// message sendID was withdrawn at its receiver.
+func (w *World) bsendCancelled(sendID uint64) {
+	p := w.bsend()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, m := range p.pending {
+		if m.r.hdr.SendID == sendID {
+			p.used -= m.cost
+			p.pending = append(p.pending[:i], p.pending[i+1:]...)
+			return
+		}
 	}
-	m := &w.match
-	m.mu.Lock()
-	ok := m.queuesLocked(r.ctx).removePostedLocked(r)
-	m.mu.Unlock()
-	if !ok {
-		return
-	}
-	r.Status = Status{Source: AnySource, Tag: AnyTag, Cancelled: true}
-	r.onDone = nil // nothing arrived to unpack
-	w.complete(r)
+}
+
+// FinalizeBuffers is MPI_Finalize's part for buffered sends: like
+// MPI_Buffer_detach it waits until every buffered message has left, then
+// detaches the buffer.
+func (w *World) FinalizeBuffers() {
+	w.BufferDetach()
 }

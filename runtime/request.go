@@ -1,6 +1,7 @@
 package mpirt
 
 import (
+	"sync"
 	"sync/atomic"
 )
 
@@ -76,7 +77,10 @@ type Request struct {
 	Persistent bool
 	pers       *persistent // arguments and current operation (persistent requests)
 
-	next *Request // posted queue link
+	seq   uint64        // posting order (matcher)
+	qlink link[Request] // posted bucket links (matcher)
+
+	pooled bool // internal request of a blocking call, recycled (reqPool)
 }
 
 // Done reports whether the request completed.
@@ -85,13 +89,35 @@ func (r *Request) Done() bool { return r.done.Load() }
 // Comm returns the communicator the request belongs to.
 func (r *Request) Comm() *Comm { return r.comm }
 
-// complete finishes r: runs onDone, publishes Done, wakes sleepers.
+// complete finishes r: runs onDone, publishes Done, wakes sleepers. r
+// must not be touched after Done is published: the waiter of a pooled
+// request recycles it at once.
 func (w *World) complete(r *Request) {
 	if r.onDone != nil {
 		r.onDone(r)
 	}
 	r.done.Store(true)
-	w.waker.Wake()
+	w.waker.Ring()
+}
+
+// reqPool recycles the internal requests of blocking calls (MPI_Recv,
+// blocking sends that need one), so the data path allocates nothing.
+var reqPool = sync.Pool{New: func() any { return new(Request) }}
+
+// pooledRequest returns a zeroed request owned by a blocking call, which
+// hands it back with recycle once it has read Status and Err.
+func pooledRequest() *Request {
+	r := reqPool.Get().(*Request)
+	r.pooled = true
+	return r
+}
+
+// recycle returns a pooled request; anything else is left to the GC.
+func recycle(r *Request) {
+	if r.pooled {
+		*r = Request{}
+		reqPool.Put(r)
+	}
 }
 
 // completedRequest returns a request that is already done (MPI_PROC_NULL).
@@ -122,7 +148,7 @@ func (w *World) lookup(id uint64, remove bool) *Request {
 
 // Wait blocks until r completes and returns its error.
 func (w *World) Wait(r *Request) error {
-	w.waitUntil(r.Done)
+	w.waitFor(r)
 	return r.Err
 }
 

@@ -97,11 +97,7 @@ func (c *Comm) IsendTyped(buf unsafe.Pointer, count int, dt *Datatype, dest, tag
 
 // SendTyped is the blocking form of IsendTyped.
 func (c *Comm) SendTyped(buf unsafe.Pointer, count int, dt *Datatype, dest, tag int, mode SendMode) error {
-	r, err := c.IsendTyped(buf, count, dt, dest, tag, mode)
-	if err != nil {
-		return err
-	}
-	return c.w.Wait(r)
+	return c.w.Send(c, c.ctx, sendView(buf, count, dt), dest, tag, mode)
 }
 
 // IrecvTyped posts a receive of up to count elements of dt into buf.
@@ -113,12 +109,8 @@ func (c *Comm) IrecvTyped(buf unsafe.Pointer, count int, dt *Datatype, src, tag 
 
 // RecvTyped is the blocking form of IrecvTyped.
 func (c *Comm) RecvTyped(buf unsafe.Pointer, count int, dt *Datatype, src, tag int) (Status, error) {
-	r, err := c.IrecvTyped(buf, count, dt, src, tag)
-	if err != nil {
-		return Status{}, err
-	}
-	err = c.w.Wait(r)
-	return r.Status, err
+	data, unpack := recvView(buf, count, dt)
+	return c.w.Recv(c, c.ctx, data, src, tag, unpack)
 }
 
 // CollView gives a collective algorithm count elements of dt at p as a

@@ -47,6 +47,35 @@ func (w *FutexWaker) Wake() {
 	}
 }
 
+// Arm announces a sleeper and returns the epoch to sleep on. The caller
+// then re-checks its condition and either calls SleepArmed or Disarm.
+// Because the sleeper count is raised before the re-check, a Ring that
+// follows the event which satisfies the condition cannot be missed.
+func (w *FutexWaker) Arm() uint32 {
+	atomic.AddUint32(w.waiters, 1)
+	return atomic.LoadUint32(w.epoch)
+}
+
+// SleepArmed sleeps while the epoch is still epoch (at most timeout),
+// then withdraws the announcement made by Arm.
+func (w *FutexWaker) SleepArmed(epoch uint32, timeout time.Duration) {
+	if atomic.LoadUint32(w.epoch) == epoch {
+		FutexWait(w.epoch, epoch, timeout)
+	}
+	atomic.AddUint32(w.waiters, ^uint32(0))
+}
+
+// Disarm withdraws an Arm without sleeping.
+func (w *FutexWaker) Disarm() { atomic.AddUint32(w.waiters, ^uint32(0)) }
+
+// Ring wakes armed sleepers, if any; with none it costs one load and
+// leaves the epoch (a shared cache line) untouched.
+func (w *FutexWaker) Ring() {
+	if atomic.LoadUint32(w.waiters) != 0 {
+		w.Wake()
+	}
+}
+
 // FutexWait sleeps while *addr == val, at most timeout (0: no limit).
 func FutexWait(addr *uint32, val uint32, timeout time.Duration) {
 	var ts *unix.Timespec

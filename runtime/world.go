@@ -43,6 +43,8 @@ type World struct {
 
 	match matcher // posted and unexpected queues, under match.mu
 
+	p2px p2pExtra // buffered sends, matched-probe messages, send cancels (persist.go)
+
 	// pending maps protocol request ids (rendezvous, synchronous sends) to
 	// requests waiting for a reply frame.
 	pendingMu sync.Mutex
@@ -51,9 +53,14 @@ type World struct {
 
 	// outbox holds control frames produced inside the Handler; they are
 	// sent from progress, never from the Handler itself.
-	outboxMu sync.Mutex
-	outbox   []outFrame
-	flushing atomic.Bool
+	outboxMu  sync.Mutex
+	outbox    []outFrame
+	outboxLen atomic.Int32 // len(outbox), read without the lock
+	flushing  atomic.Bool
+
+	// eagerTo[peer] is the largest message sent eagerly to peer: the eager
+	// limit, or less when the device's frames are smaller.
+	eagerTo []int
 
 	comms     HandleTable[*Comm]
 	requests  HandleTable[*Request]
@@ -118,7 +125,6 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	} else if cfg.Size == 1 {
 		w.hosts = []string{cfg.Hostname}
 	}
-	w.match.init()
 	w.routes = make([]Device, cfg.Size)
 	seen := map[Device]bool{}
 	for _, r := range routes {
@@ -139,6 +145,13 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	for _, d := range w.devices {
 		if err := d.Start(w.handle); err != nil {
 			return nil, fmt.Errorf("gmpi: starting device %s: %w", d.Name(), err)
+		}
+	}
+	w.eagerTo = make([]int, cfg.Size)
+	for p := range w.eagerTo {
+		w.eagerTo[p] = cfg.EagerLimit
+		if d := w.routes[p]; d != nil {
+			w.eagerTo[p] = min(cfg.EagerLimit, d.MaxPayload())
 		}
 	}
 	all := make([]int, cfg.Size)
@@ -208,7 +221,10 @@ func (w *World) progress() int {
 	for _, d := range w.devices {
 		n += d.Poll()
 	}
-	return n + w.flush()
+	if w.outboxLen.Load() != 0 {
+		n += w.flush()
+	}
+	return n
 }
 
 // Progress makes one pass of progress (MPI_Iprobe/MPI_Test use it).
@@ -217,22 +233,34 @@ func (w *World) Progress() int { return w.progress() }
 // spinFor is how long a waiter polls before it sleeps on the doorbell.
 var spinFor = time.Duration(envInt("GMPI_SPIN_NS", 50000))
 
-// waitUntil makes progress until done() is true, spinning briefly then
-// sleeping on the doorbell.
-func (w *World) waitUntil(done func() bool) {
-	if done() {
+// completer is anything waitFor can wait on; *Request is one (and
+// converts to the interface without allocating).
+type completer interface{ Done() bool }
+
+type doneFunc func() bool
+
+func (f doneFunc) Done() bool { return f() }
+
+// waitUntil makes progress until done() is true.
+func (w *World) waitUntil(done func() bool) { w.waitFor(doneFunc(done)) }
+
+// waitFor makes progress until c is done: it polls, then yields the CPU
+// for up to spinFor, then sleeps on the doorbell (armed before the last
+// check, so a Ring from a device or a completing thread wakes it).
+func (w *World) waitFor(c completer) {
+	if c.Done() {
 		return
 	}
 	var start time.Time
 	for i := 0; ; i++ {
 		if w.progress() > 0 {
 			i = 0
-			if done() {
+			if c.Done() {
 				return
 			}
 			continue
 		}
-		if done() {
+		if c.Done() {
 			return
 		}
 		if i < 128 {
@@ -245,12 +273,13 @@ func (w *World) waitUntil(done func() bool) {
 			osyield()
 			continue
 		}
-		e := w.waker.Epoch()
-		if w.progress() > 0 || done() {
+		e := w.waker.Arm()
+		if w.progress() > 0 || c.Done() {
+			w.waker.Disarm()
 			i = 0
 			continue
 		}
-		w.waker.Sleep(e, 100*time.Millisecond)
+		w.waker.SleepArmed(e, 100*time.Millisecond)
 		i = 0
 	}
 }

@@ -27,7 +27,14 @@ var _ coll.Component = Component{}
 
 func (Component) Name() string { return "basic" }
 
-func (Component) Query(c *mpirt.Comm) (int, coll.Module) { return 0, module{} }
+// Query serves every intracommunicator and declines intercommunicators
+// (coll/inter serves those).
+func (Component) Query(c *mpirt.Comm) (int, coll.Module) {
+	if c.IsInter() {
+		return -1, nil
+	}
+	return 0, module{}
+}
 
 type module struct{}
 
@@ -36,6 +43,10 @@ func (module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
 	t.Bcast = Bcast
 	t.Reduce = Reduce
 	t.Allreduce = Allreduce
+	t.Neighbor = mpirt.NeighborColl{
+		Allgather: NeighborAllgather, Allgatherv: NeighborAllgatherv,
+		Alltoall: NeighborAlltoall, Alltoallv: NeighborAlltoallv, Alltoallw: NeighborAlltoallw,
+	}
 	return nil
 }
 

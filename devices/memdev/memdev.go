@@ -59,7 +59,7 @@ func (d *Device) Start(h mpirt.Handler) error { d.handler = h; return nil }
 
 func (d *Device) MaxPayload() int { return d.nw.maxPayload }
 
-func (d *Device) Send(peer int, hdr *mpirt.Header, payload []byte) error {
+func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 	if peer < 0 || peer >= len(d.nw.devs) {
 		return fmt.Errorf("memdev: no peer %d", peer)
 	}
@@ -67,7 +67,7 @@ func (d *Device) Send(peer int, hdr *mpirt.Header, payload []byte) error {
 		return fmt.Errorf("memdev: payload %d exceeds %d", len(payload), d.nw.maxPayload)
 	}
 	p := d.nw.devs[peer]
-	f := frame{from: d.rank, hdr: *hdr, payload: append([]byte(nil), payload...)}
+	f := frame{from: d.rank, hdr: hdr, payload: append([]byte(nil), payload...)}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

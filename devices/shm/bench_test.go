@@ -39,7 +39,7 @@ func pingPong(b *testing.B, size int, sleep bool) {
 					w.Sleep(e, time.Second)
 				}
 			}
-			if err := devs[1].Send(0, &hh, buf); err != nil {
+			if err := devs[1].Send(0, hh, buf); err != nil {
 				b.Error(err)
 				return
 			}
@@ -51,7 +51,7 @@ func pingPong(b *testing.B, size int, sleep bool) {
 			b.ResetTimer()
 			start = time.Now()
 		}
-		if err := devs[0].Send(1, &h, buf); err != nil {
+		if err := devs[0].Send(1, h, buf); err != nil {
 			b.Fatal(err)
 		}
 		for got[0] == i {
@@ -86,7 +86,7 @@ func BenchmarkStream(b *testing.B) {
 				}
 			}()
 			for i := 0; i < b.N; i++ {
-				if err := devs[0].Send(1, &h, buf); err != nil {
+				if err := devs[0].Send(1, h, buf); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -117,7 +117,7 @@ func TestNoAllocs(t *testing.T) {
 	h := mpirt.Header{Kind: mpirt.FrameEager, Len: 8}
 	buf := make([]byte, 8)
 	if a := testing.AllocsPerRun(1000, func() {
-		devs[0].Send(1, &h, buf)
+		devs[0].Send(1, h, buf)
 		devs[1].Poll()
 	}); a != 0 {
 		t.Errorf("Send+Poll allocate %v times per frame", a)

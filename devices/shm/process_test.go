@@ -118,7 +118,7 @@ func childMain() int {
 		if out.Tag == tagExit {
 			return 0
 		}
-		if err := d.Send(0, &out, buf[:n]); err != nil {
+		if err := d.Send(0, out, buf[:n]); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
 			return 1
 		}
@@ -165,7 +165,7 @@ func startChild(t testing.TB, sleep bool) (*Device, string) {
 // stopChild tells the child to exit.
 func stopChild(t testing.TB, d *Device) {
 	h := mpirt.Header{Kind: mpirt.FrameEager, Tag: tagExit}
-	if err := d.Send(1, &h, nil); err != nil {
+	if err := d.Send(1, h, nil); err != nil {
 		t.Error(err)
 	}
 }
@@ -208,7 +208,7 @@ func TestTwoProcesses(t *testing.T) {
 		b := buf[:sizes[i%len(sizes)]]
 		fill(b, 0, 1, i)
 		h := mpirt.Header{Kind: mpirt.FrameEager, Tag: tagEcho, SendID: uint64(i), Len: uint64(len(b))}
-		if err := d.Send(1, &h, b); err != nil {
+		if err := d.Send(1, h, b); err != nil {
 			t.Fatal(err)
 		}
 		wait(i + 1)
@@ -225,7 +225,7 @@ func TestTwoProcesses(t *testing.T) {
 		big := make([]byte, 5<<20+3)
 		fill(big, 0, 1, 0)
 		h := mpirt.Header{Kind: mpirt.FrameRTS, Flags: mpirt.FlagRMA, Tag: tagRead, Len: uint64(len(big)), Offset: uint64(addrOf(big))}
-		if err := d.Send(1, &h, nil); err != nil {
+		if err := d.Send(1, h, nil); err != nil {
 			t.Fatal(err)
 		}
 		wait(51)
@@ -253,7 +253,7 @@ func processPingPong(b *testing.B, size int, sleep bool) {
 	buf := make([]byte, size)
 	h := mpirt.Header{Kind: mpirt.FrameEager, Tag: tagEcho, Len: uint64(size)}
 	for i := 0; i < 1000; i++ { // warm up: fault the ring pages in
-		d.Send(1, &h, buf)
+		d.Send(1, h, buf)
 		for got == i {
 			d.Poll()
 		}
@@ -262,7 +262,7 @@ func processPingPong(b *testing.B, size int, sleep bool) {
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		if err := d.Send(1, &h, buf); err != nil {
+		if err := d.Send(1, h, buf); err != nil {
 			b.Fatal(err)
 		}
 		for got == i {

@@ -108,14 +108,15 @@ type peer struct {
 
 // rxRing is the consumer side of one ring in our own segment.
 type rxRing struct {
-	data   []byte
-	mask   uint64
-	head   uint64  // bytes consumed so far
-	headp  *uint64 // published head
-	wantp  *uint32 // producer waits for space
-	bell   *mpirt.FutexWaker
-	rank   int
-	broken bool // a record failed validation; the ring is abandoned
+	data      []byte
+	mask      uint64
+	head      uint64  // bytes consumed so far
+	headp     *uint64 // published head
+	published uint64  // last value stored to *headp
+	wantp     *uint32 // producer waits for space
+	bell      *mpirt.FutexWaker
+	rank      int
+	broken    bool // a record failed validation; the ring is abandoned
 }
 
 var (
@@ -462,7 +463,7 @@ func (d *Device) Peers() []int {
 // consumer frees space; it fails if the peer closed its device or its
 // process is gone. Frames to one peer arrive in the order their Sends
 // returned (concurrent Sends to one peer are serialized).
-func (d *Device) Send(peer int, hdr *mpirt.Header, payload []byte) error {
+func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 	if uint(peer) >= uint(len(d.byRank)) || d.byRank[peer] == nil {
 		return fmt.Errorf("shm: rank %d is not a local peer of rank %d", peer, d.rank)
 	}
@@ -496,14 +497,21 @@ func (d *Device) Send(peer int, hdr *mpirt.Header, payload []byte) error {
 	// Keep the invariant: ctl at the consumer's next position is 0 until
 	// published there.
 	atomic.StoreUint64(u64(p.data, (at+rec)&p.mask), 0)
-	storeHeader(p.data, at+8, hdr)
+	storeHeader(p.data, at+8, &hdr)
 	copy(p.data[at+recHdr:at+recHdr+n], payload)
 	atomic.StoreUint64(u64(p.data, at), ctlValid|n)
 	if at != pos {
 		atomic.StoreUint64(u64(p.data, pos), ctlSkip)
 	}
 	p.tail += need
-	p.bell.Wake() // under mu: Close unmaps p.bell only after taking mu
+	// Under mu: Close unmaps p.bell only after taking mu. Without the
+	// gate, receivers find frames by looking at the rings, so the shared
+	// event count is advanced only when the receiver sleeps.
+	if d.gate {
+		p.bell.Wake()
+	} else {
+		p.bell.Ring()
+	}
 	p.mu.Unlock()
 	return nil
 }
@@ -632,14 +640,32 @@ func (d *Device) drain(r *rxRing) (n int, more bool) {
 		d.handler(r.rank, &d.rxHdr, r.data[pos+recHdr:pos+recHdr+ln:pos+recHdr+ln])
 		r.head += rec
 		n++
-	}
-	if r.head != start {
-		atomic.StoreUint64(r.headp, r.head)
-		if atomic.LoadUint32(r.wantp) != 0 {
-			r.bell.Wake()
+		if ln >= publishEvery {
+			// Free a big record's space at once, so that a sender
+			// streaming a large message refills the ring while we copy
+			// the next record out (the two copies overlap).
+			d.publish(r)
 		}
 	}
+	d.publish(r)
 	return n, r.head-start >= size
+}
+
+// publishEvery is the record size from which drain frees ring space
+// record by record instead of once per drain.
+const publishEvery = 4 << 10
+
+// publish makes the consumed bytes of r available to its producer and
+// wakes the producer if it sleeps waiting for space.
+func (d *Device) publish(r *rxRing) {
+	if r.head == r.published {
+		return
+	}
+	r.published = r.head
+	atomic.StoreUint64(r.headp, r.head)
+	if atomic.LoadUint32(r.wantp) != 0 {
+		r.bell.Wake()
+	}
 }
 
 // Close marks the device closed in its segment (peers waiting for space in

@@ -236,7 +236,7 @@ func allToAll(t *testing.T, devs []*Device, frames int) {
 						b := buf[:size]
 						fill(b, r, p, seq)
 						h := header(r, seq, size)
-						if err := d.Send(p, &h, b); err != nil {
+						if err := d.Send(p, h, b); err != nil {
 							t.Errorf("rank %d send to %d: %v", r, p, err)
 							return
 						}
@@ -306,7 +306,7 @@ func TestConcurrentSenders(t *testing.T) {
 					b := buf[:(seq*37)%len(buf)]
 					fill(b, g, 1, seq)
 					h := header(g, seq, len(b))
-					if err := devs[0].Send(1, &h, b); err != nil {
+					if err := devs[0].Send(1, h, b); err != nil {
 						t.Error(err)
 						return
 					}
@@ -336,7 +336,7 @@ func TestWrapAround(t *testing.T) {
 				b := buf[:sizes[seq%len(sizes)]]
 				fill(b, 0, 1, seq)
 				h := header(0, seq, len(b))
-				if err := devs[0].Send(1, &h, b); err != nil {
+				if err := devs[0].Send(1, h, b); err != nil {
 					t.Error(err)
 					return
 				}
@@ -375,7 +375,7 @@ func TestCrossSendDeadlock(t *testing.T) {
 				for seq := 0; seq < frames; seq++ {
 					fill(buf, r, 1-r, seq)
 					h := header(r, seq, len(buf))
-					if err := devs[r].Send(1-r, &h, buf); err != nil {
+					if err := devs[r].Send(1-r, h, buf); err != nil {
 						t.Error(err)
 						return
 					}
@@ -403,7 +403,7 @@ func TestSenderSleepsForSpace(t *testing.T) {
 			for seq := 0; seq < frames; seq++ {
 				fill(buf, 0, 1, seq)
 				h := header(0, seq, len(buf))
-				if err := devs[0].Send(1, &h, buf); err != nil {
+				if err := devs[0].Send(1, h, buf); err != nil {
 					t.Error(err)
 					return
 				}
@@ -445,7 +445,7 @@ func TestSleepWake(t *testing.T) {
 	time.Sleep(10 * time.Millisecond)
 	h := header(0, 0, 8)
 	sent := time.Now()
-	if err := devs[0].Send(1, &h, make([]byte, 8)); err != nil {
+	if err := devs[0].Send(1, h, make([]byte, 8)); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -566,7 +566,7 @@ func TestMixedHosts(t *testing.T) {
 		}
 		defer devs[r].Close()
 	}
-	if err := devs[1].Send(0, &mpirt.Header{}, nil); err == nil {
+	if err := devs[1].Send(0, mpirt.Header{}, nil); err == nil {
 		t.Error("send from a lone rank succeeded")
 	}
 	if !devs[1].CanReadRemote() {
@@ -576,7 +576,7 @@ func TestMixedHosts(t *testing.T) {
 	devs[0].Start(func(int, *mpirt.Header, []byte) {})
 	devs[2].Start(func(peer int, h *mpirt.Header, p []byte) { got++ })
 	h := header(0, 0, 0)
-	if err := devs[0].Send(2, &h, nil); err != nil {
+	if err := devs[0].Send(2, h, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := devs[2].Poll(); n != 1 || got != 1 {
@@ -589,7 +589,7 @@ func TestClose(t *testing.T) {
 	devs[0].Start(func(int, *mpirt.Header, []byte) {})
 	devs[1].Start(func(int, *mpirt.Header, []byte) { t.Error("handler called after Close") })
 	h := header(0, 0, 0)
-	if err := devs[0].Send(1, &h, nil); err != nil {
+	if err := devs[0].Send(1, h, nil); err != nil {
 		t.Fatal(err)
 	}
 	w := devs[1].Waker()
@@ -597,7 +597,7 @@ func TestClose(t *testing.T) {
 	if devs[1].Poll() != 0 {
 		t.Error("Poll after Close delivered")
 	}
-	if err := devs[1].Send(0, &h, nil); !errors.Is(err, ErrClosed) {
+	if err := devs[1].Send(0, h, nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("Send after Close: %v", err)
 	}
 	// The Waker survives Close.
@@ -612,7 +612,7 @@ func TestClose(t *testing.T) {
 	waitFor(t, 20*time.Second, "send to closed peer", func() {
 		buf := make([]byte, devs[0].MaxPayload())
 		for i := 0; i < 100 && err == nil; i++ {
-			err = devs[0].Send(1, &h, buf)
+			err = devs[0].Send(1, h, buf)
 		}
 	})
 	if err == nil || !strings.Contains(err.Error(), "closed") {
