@@ -28,8 +28,9 @@ func MPI_Init_thread(argc *int32, argv unsafe.Pointer, required int32, provided 
 		// The standard lets an implementation provide any level; a value
 		// outside the four is still an argument error worth reporting.
 		fmt.Fprintf(os.Stderr, "gmpi: MPI_Init_thread: invalid required level %d, providing MPI_THREAD_MULTIPLE\n", required)
+		required = threadMultiple
 	}
-	return initialize("MPI_Init_thread", threadMultiple, provided)
+	return initialize("MPI_Init_thread", required, provided)
 }
 
 func initialize(fn string, level int32, provided *int32) int32 {
@@ -57,13 +58,11 @@ func initialize(fn string, level int32, provided *int32) int32 {
 	if err := world.ExchangeHosts(); err != nil {
 		abortJob(1, fmt.Sprintf("gmpi: rank %d: fatal error in %s: exchanging host names: %v", world.Rank(), fn, err))
 	}
-	// MPI_THREAD_MULTIPLE is always provided: every entry point is safe for
-	// concurrent use.
-	threadLevel = threadMultiple
-	if level < threadMultiple {
-		threadLevel = level
-	}
-	threadLevel = threadMultiple
+	// The level asked for is provided, as MPICH does: every level is
+	// supported, and below MPI_THREAD_MULTIPLE the engine's data path
+	// skips its locks (only one thread may be inside MPI at a time).
+	threadLevel = level
+	world.SetThreadLevel(int(level))
 	mainThread = int64(unix.Gettid())
 	initialized.Store(true)
 	if provided != nil {

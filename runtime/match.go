@@ -24,6 +24,23 @@ import "sync"
 type matcher struct {
 	mu     sync.Mutex
 	queues []*ctxQueues // indexed by context id
+	// single is set when only one thread calls into the library at a
+	// time (thread level below MPI_THREAD_MULTIPLE, no internal
+	// goroutines): the data path then skips mu. Rare paths may lock mu
+	// regardless; that is harmless.
+	single bool
+}
+
+func (m *matcher) lock() {
+	if !m.single {
+		m.mu.Lock()
+	}
+}
+
+func (m *matcher) unlock() {
+	if !m.single {
+		m.mu.Unlock()
+	}
 }
 
 type ctxQueues struct {

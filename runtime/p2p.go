@@ -122,15 +122,15 @@ func (w *World) irecv(c *Comm, ctx uint32, buf []byte, src, tag int, onDone func
 func (w *World) postRecv(r *Request, c *Comm, ctx uint32, buf []byte, src, tag int, onDone func(*Request)) {
 	r.w, r.Kind, r.comm, r.ctx, r.buf, r.src, r.tag, r.onDone = w, ReqRecv, c, ctx, buf, src, tag, onDone
 	m := &w.match
-	m.mu.Lock()
+	m.lock()
 	q := m.queuesLocked(ctx)
 	u := q.findUnexpectedLocked(src, tag, true)
 	if u == nil {
 		q.appendPostedLocked(r)
-		m.mu.Unlock()
+		m.unlock()
 		return
 	}
-	m.mu.Unlock()
+	m.unlock()
 	w.deliver(r, u.peer, &u.hdr, u.data)
 	u.release()
 	if w.outboxLen.Load() != 0 {
@@ -145,13 +145,13 @@ func (w *World) Iprobe(c *Comm, ctx uint32, src, tag int) (Status, bool) {
 	}
 	w.progress()
 	m := &w.match
-	m.mu.Lock()
+	m.lock()
 	u := m.queuesLocked(ctx).findUnexpectedLocked(src, tag, false)
 	var st Status
 	if u != nil {
 		st = Status{Source: int(u.hdr.Source), Tag: int(u.hdr.Tag), Count: int64(u.hdr.Len)}
 	}
-	m.mu.Unlock()
+	m.unlock()
 	return st, u != nil
 }
 
@@ -171,7 +171,7 @@ func (w *World) handle(peer int, h *Header, payload []byte) {
 	switch h.Kind {
 	case FrameEager, FrameRTS:
 		m := &w.match
-		m.mu.Lock()
+		m.lock()
 		q := m.queuesLocked(h.Context)
 		r := q.takePostedLocked(h)
 		if r == nil {
@@ -179,11 +179,11 @@ func (w *World) handle(peer int, h *Header, payload []byte) {
 				payload = nil
 			}
 			q.appendUnexpectedLocked(newUnexpected(peer, h, payload))
-			m.mu.Unlock()
+			m.unlock()
 			w.waker.Ring()
 			return
 		}
-		m.mu.Unlock()
+		m.unlock()
 		w.deliver(r, peer, h, payload)
 	case FrameCTS:
 		r := w.lookup(h.SendID, true)

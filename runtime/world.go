@@ -169,6 +169,13 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	return w, nil
 }
 
+// SetThreadLevel tells the engine the thread support level the process
+// runs with (MPI_THREAD_SINGLE=0 … MPI_THREAD_MULTIPLE=3). Below
+// MULTIPLE, at most one thread is inside the library at a time, so the
+// matching engine's data path runs without its lock. Call it before any
+// communication.
+func (w *World) SetThreadLevel(level int) { w.match.single = level < 3 }
+
 // Rank is this process's rank in MPI_COMM_WORLD.
 func (w *World) Rank() int { return w.cfg.Rank }
 
