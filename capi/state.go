@@ -78,6 +78,7 @@ func initWorld() error {
 			}
 			peers = append(peers, r)
 		}
+		cfg.LocalRanks = len(peers) + 1
 		d, err := shm.New(shm.Config{JobID: jobID(c), Rank: cfg.Rank, Peers: peers, KVS: c})
 		if err != nil {
 			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "shared memory device: %v", err)

@@ -2,13 +2,14 @@ package mpirt
 
 import (
 	"os"
+	"runtime"
 	"strconv"
 
 	"golang.org/x/sys/unix"
 )
 
 // osyield gives the core to another runnable process (oversubscription).
-func osyield() { unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
+func osyield() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
 
 // envInt reads an integer environment variable, def when unset or bad.
 func envInt(name string, def int) int {
@@ -16,4 +17,13 @@ func envInt(name string, def int) int {
 		return v
 	}
 	return def
+}
+
+// usableCPUs is the number of CPUs this process may run on.
+func usableCPUs() int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() == 0 {
+		return runtime.NumCPU()
+	}
+	return set.Count()
 }

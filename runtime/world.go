@@ -18,6 +18,11 @@ type Config struct {
 	Hosts    []string
 	AppNum   int // MPI_APPNUM, -1 when unknown
 	Universe int // MPI_UNIVERSE_SIZE, 0 when unknown
+	// LocalRanks is the number of ranks of the job on this host (this one
+	// included); 0 when unknown. When it exceeds the CPUs this process
+	// may run on, waiting yields the CPU after every empty poll
+	// (GMPI_OVERSUBSCRIBED=1/0 forces the choice).
+	LocalRanks int
 	// EagerLimit is the largest message sent eagerly (bytes); larger
 	// messages use rendezvous. 0 selects the default.
 	EagerLimit int
@@ -57,6 +62,11 @@ type World struct {
 	outbox    []outFrame
 	outboxLen atomic.Int32 // len(outbox), read without the lock
 	flushing  atomic.Bool
+
+	// spinPolls is how many empty polls a waiter makes before it starts
+	// yielding the CPU: many on a dedicated core, one when the host is
+	// oversubscribed (the peer we wait for may need our core).
+	spinPolls int
 
 	// eagerTo[peer] is the largest message sent eagerly to peer: the eager
 	// limit, or less when the device's frames are smaller.
@@ -146,6 +156,14 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 		if err := d.Start(w.handle); err != nil {
 			return nil, fmt.Errorf("gmpi: starting device %s: %w", d.Name(), err)
 		}
+	}
+	w.spinPolls = 128
+	over := cfg.LocalRanks > usableCPUs()
+	if v := envInt("GMPI_OVERSUBSCRIBED", -1); v >= 0 {
+		over = v > 0
+	}
+	if over {
+		w.spinPolls = 1
 	}
 	w.eagerTo = make([]int, cfg.Size)
 	for p := range w.eagerTo {
@@ -270,10 +288,10 @@ func (w *World) waitFor(c completer) {
 		if c.Done() {
 			return
 		}
-		if i < 128 {
+		if i < w.spinPolls {
 			continue
 		}
-		if i == 128 {
+		if i == w.spinPolls {
 			start = time.Now()
 		}
 		if i&15 != 0 || time.Since(start) < spinFor {
