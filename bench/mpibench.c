@@ -231,8 +231,10 @@ static void sweep(const char *name, double (*once)(long), long first, int one, i
     double *v = malloc(sizeof(double) * ns * reps);
     if (!v)
         die("out of memory");
-    for (int i = 0; i < ns; i++)
-        fill(sbuf, sizes[i], sizes[i]), once(sizes[i]); /* untimed: first touch */
+    for (int i = 0; i < ns; i++) { /* an untimed pass: first touch of the buffers */
+        fill(sbuf, sizes[i], sizes[i]);
+        once(sizes[i]);
+    }
     for (int r = 0; r < reps; r++)
         for (int i = 0; i < ns; i++) {
             fill(sbuf, sizes[i], sizes[i]);

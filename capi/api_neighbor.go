@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strconv"
 	"unsafe"
 
@@ -36,6 +37,9 @@ func neighborComm(fn string, commH int32, mode ncMode, info int32, request *int3
 	nb, err := c.Neighborhood()
 	if err != nil {
 		return nil, nil, fail(fn, c, err)
+	}
+	if c.Coll.Neighbor.Alltoallw == nil {
+		return nil, nil, failf(fn, c, mpirt.ErrUnsupportedOperation, "no collective component provides the neighborhood collectives (GMPI_COLL=%q)", os.Getenv("GMPI_COLL"))
 	}
 	if mode != ncBlocking {
 		if rc := nullArg(fn, c, request == nil, "request"); rc != 0 {

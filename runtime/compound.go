@@ -1,7 +1,6 @@
 package mpirt
 
 import (
-	"errors"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -69,19 +68,9 @@ func (b *Compound) release() {
 	}
 	if err != nil {
 		b.r.Err = err
-		b.r.Status.Error = errClassOf(err)
+		b.r.Status.Error = ErrorClassOf(err)
 	}
 	b.c.w.complete(b.r)
-}
-
-// errClassOf is the MPI error class of err (ErrOther when err is not an
-// *Error).
-func errClassOf(err error) int {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Class
-	}
-	return ErrOther
 }
 
 // Send adds a send of count elements of dt at buf to rank dest of the

@@ -66,7 +66,9 @@ func NeighborAllgather(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpir
 			}
 			return data
 		},
-		func(i int) mpirt.NeighborBlock { return mpirt.NeighborBlock{Buf: at(rbuf, i*rcount, rdt), Count: rcount, Type: rdt} })
+		func(i int) mpirt.NeighborBlock {
+			return mpirt.NeighborBlock{Buf: at(rbuf, i*rcount, rdt), Count: rcount, Type: rdt}
+		})
 }
 
 // NeighborAllgatherv is NeighborAllgather with per-source counts and
@@ -91,7 +93,9 @@ func NeighborAllgatherv(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpi
 func NeighborAlltoall(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpirt.Datatype, rbuf unsafe.Pointer, rcount int, rdt *mpirt.Datatype) (*mpirt.Request, error) {
 	return neighborExchange(c,
 		func(j int) []byte { return mpirt.SendData(at(sbuf, j*scount, sdt), scount, sdt) },
-		func(i int) mpirt.NeighborBlock { return mpirt.NeighborBlock{Buf: at(rbuf, i*rcount, rdt), Count: rcount, Type: rdt} })
+		func(i int) mpirt.NeighborBlock {
+			return mpirt.NeighborBlock{Buf: at(rbuf, i*rcount, rdt), Count: rcount, Type: rdt}
+		})
 }
 
 // NeighborAlltoallv is NeighborAlltoall with per-neighbor counts and

@@ -1,6 +1,7 @@
 package shm
 
 import (
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -34,9 +35,12 @@ func pingPong(b *testing.B, size int, sleep bool) {
 		hh := h
 		for i := 0; i < n; i++ {
 			for got[1] == i {
-				e := w.Epoch()
-				if devs[1].Poll() == 0 && sleep {
-					w.Sleep(e, time.Second)
+				if !sleep {
+					devs[1].Poll()
+				} else if e := w.Arm(); devs[1].Poll() == 0 {
+					w.SleepArmed(e, time.Second)
+				} else {
+					w.Disarm()
 				}
 			}
 			if err := devs[1].Send(0, hh, buf); err != nil {
@@ -122,4 +126,69 @@ func TestNoAllocs(t *testing.T) {
 	}); a != 0 {
 		t.Errorf("Send+Poll allocate %v times per frame", a)
 	}
+}
+
+// BenchmarkWorldPingPong: the same ping-pong through two runtime Worlds
+// (blocking Send/Recv on MPI_COMM_WORLD) over shm devices, two goroutines
+// on their own threads: the runtime's cost over BenchmarkPingPong,
+// without the C→Go crossing.
+func BenchmarkWorldPingPong(b *testing.B) {
+	for _, size := range []int{8, 65536} {
+		b.Run(strconv.Itoa(size), func(b *testing.B) { worldPingPong(b, size) })
+	}
+}
+
+func worldPingPong(b *testing.B, size int) {
+	_, devs := newRanks(b, 2, 0)
+	ws := make([]*mpirt.World, 2)
+	for r := range ws {
+		w, err := mpirt.NewWorld(mpirt.Config{Rank: r, Size: 2, Hosts: []string{"h", "h"}},
+			[]mpirt.Route{{Peer: 1 - r, Device: devs[r]}}, devs[r].Waker(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.SetThreadLevel(0)
+		ws[r] = w
+	}
+	n := b.N + 1000
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		w := ws[1]
+		c := w.CommWorld()
+		buf := make([]byte, size)
+		for i := 0; i < n; i++ {
+			if _, err := w.Recv(c, c.Context(), buf, 0, 1, nil); err != nil {
+				b.Error(err)
+				return
+			}
+			if err := w.Send(c, c.Context(), buf, 0, 1, mpirt.ModeStandard); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	}()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	w := ws[0]
+	c := w.CommWorld()
+	buf := make([]byte, size)
+	var start time.Time
+	for i := 0; i < n; i++ {
+		if i == 1000 {
+			b.ResetTimer()
+			start = time.Now()
+		}
+		if err := w.Send(c, c.Context(), buf, 1, 1, mpirt.ModeStandard); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := w.Recv(c, c.Context(), buf, 1, 1, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	el := time.Since(start)
+	b.StopTimer()
+	<-done
+	b.ReportMetric(float64(el.Nanoseconds())/float64(b.N)/2, "ns/oneway")
 }

@@ -41,12 +41,17 @@ import mpirt "gmpi/runtime"
 // cache line. The producer's position (tail) is private to the producer:
 // the consumer learns of a record from its ctl word, so on the fast path it
 // touches only the record's own lines. This works because of one invariant:
-// the ctl word at the consumer's next position is 0 until the producer
-// publishes there. The producer keeps it by storing 0 at the end of each
-// record before publishing that record (it never fills the ring: one line
-// stays free for this), and it publishes a record's ctl word only after the
-// header and payload are written; a wrap publishes the record at offset 0
-// before the skip marker that leads there.
+// every line of the ring that holds no published, unconsumed record starts
+// with a zero word. The consumer keeps it by zeroing the first word of each
+// line of a record (and a skip marker) it consumed, before it makes that
+// space available by publishing head; the ring starts zeroed. The producer
+// publishes a record's ctl word only after the header and payload are
+// written; a wrap publishes the record at offset 0 before the skip marker
+// that leads there. (Zeroing on the consumer side keeps the producer off
+// the line the consumer polls next: a message costs one line transfer.)
+//
+// The consumer publishes head lazily: after a quarter of the ring, or at
+// once when the producer says it waits for space (wantSpace).
 //
 // Space: the producer needs rec (plus the skipped tail of the ring when the
 // record does not fit before the end) plus one free line. With

@@ -104,12 +104,15 @@ func childMain() int {
 	})
 	w := d.Waker()
 	for {
-		e := w.Epoch()
-		if d.Poll() == 0 {
-			if sleep {
-				w.Sleep(e, time.Second)
+		if !sleep {
+			if d.Poll() == 0 {
+				continue
 			}
+		} else if e := w.Arm(); d.Poll() == 0 {
+			w.SleepArmed(e, time.Second)
 			continue
+		} else {
+			w.Disarm()
 		}
 		if !pending {
 			continue
@@ -194,9 +197,11 @@ func TestTwoProcesses(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatalf("got %d frames, want %d", len(got), n)
 			}
-			e := d.Waker().Epoch()
+			e := d.Waker().Arm()
 			if d.Poll() == 0 {
-				d.Waker().Sleep(e, 100*time.Millisecond)
+				d.Waker().SleepArmed(e, 100*time.Millisecond)
+			} else {
+				d.Waker().Disarm()
 			}
 		}
 	}

@@ -494,9 +494,6 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 	if need != rec {
 		at = 0
 	}
-	// Keep the invariant: ctl at the consumer's next position is 0 until
-	// published there.
-	atomic.StoreUint64(u64(p.data, (at+rec)&p.mask), 0)
 	storeHeader(p.data, at+8, &hdr)
 	copy(p.data[at+recHdr:at+recHdr+n], payload)
 	atomic.StoreUint64(u64(p.data, at), ctlValid|n)
@@ -627,6 +624,7 @@ func (d *Device) drain(r *rxRing) (n int, more bool) {
 			break
 		}
 		if c&ctlSkip != 0 {
+			*u64(r.data, pos) = 0
 			r.head += size - pos
 			continue
 		}
@@ -638,6 +636,10 @@ func (d *Device) drain(r *rxRing) (n int, more bool) {
 		}
 		loadHeader(&d.rxHdr, r.data, pos+8)
 		d.handler(r.rank, &d.rxHdr, r.data[pos+recHdr:pos+recHdr+ln:pos+recHdr+ln])
+		// Restore the invariant (layout.go) over the record's lines.
+		for off := pos; off < pos+rec; off += lineSize {
+			*u64(r.data, off) = 0
+		}
 		r.head += rec
 		n++
 		if ln >= publishEvery {
@@ -647,7 +649,9 @@ func (d *Device) drain(r *rxRing) (n int, more bool) {
 			d.publish(r)
 		}
 	}
-	d.publish(r)
+	if r.head-r.published >= size/4 || atomic.LoadUint32(r.wantp) != 0 {
+		d.publish(r)
+	}
 	return n, r.head-start >= size
 }
 

@@ -426,11 +426,12 @@ func TestSleepWake(t *testing.T) {
 	woke := make(chan time.Time, 1)
 	go func() {
 		for got.Load() == 0 {
-			e := w.Epoch()
+			e := w.Arm()
 			if devs[1].Poll() > 0 {
+				w.Disarm()
 				break
 			}
-			w.Sleep(e, 10*time.Second)
+			w.SleepArmed(e, 10*time.Second)
 		}
 		woke <- time.Now()
 	}()

@@ -423,6 +423,46 @@ static void test_errors(void)
     MPI_Comm_free(&cart);
 }
 
+/* Blocks above the eager limit (rendezvous): Ineighbor_alltoall on a
+ * periodic ring, received through a strided derived type. */
+static void test_big(void)
+{
+    enum { B = 40000 };
+    int dims[1] = {wsize}, periods[1] = {1}, lo, hi, me, rc, bad = 0;
+    MPI_Comm ring;
+    MPI_Request req;
+    MPI_Datatype strided, vecB;
+    int *sbuf = malloc(2 * B * sizeof(int)), *rbuf = malloc(4 * B * sizeof(int));
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+    MPI_Comm_rank(ring, &me);
+    MPI_Cart_shift(ring, 0, 1, &lo, &hi);
+    MPI_Type_vector(B, 1, 2, MPI_INT, &vecB); /* B ints, every other */
+    MPI_Type_create_resized(vecB, 0, (MPI_Aint)2 * B * sizeof(int), &strided);
+    MPI_Type_commit(&strided);
+    for (int j = 0; j < 2; j++)
+        for (int k = 0; k < B; k++)
+            sbuf[j * B + k] = me * 1000000 + j * 100000 + k;
+    for (int k = 0; k < 4 * B; k++)
+        rbuf[k] = -1;
+    rc = MPI_Ineighbor_alltoall(sbuf, B, MPI_INT, rbuf, 1, strided, ring, &req);
+    MTEST_CHECK(errs, rc == MPI_SUCCESS, "big ialltoall: rc %d", rc);
+    rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MTEST_CHECK(errs, rc == MPI_SUCCESS, "big ialltoall wait: rc %d", rc);
+    for (int k = 0; k < B && !bad; k++) {
+        int w0 = lo * 1000000 + 100000 + k, w1 = hi * 1000000 + k;
+        if (rbuf[2 * k] != w0 || rbuf[2 * B + 2 * k] != w1 || rbuf[2 * k + 1] != -1 || rbuf[2 * B + 2 * k + 1] != -1) {
+            MTEST_CHECK(errs, 0, "big ialltoall: element %d: %d %d (gaps %d %d), want %d %d", k, rbuf[2 * k],
+                        rbuf[2 * B + 2 * k], rbuf[2 * k + 1], rbuf[2 * B + 2 * k + 1], w0, w1);
+            bad = 1;
+        }
+    }
+    MPI_Type_free(&vecB);
+    MPI_Type_free(&strided);
+    MPI_Comm_free(&ring);
+    free(sbuf);
+    free(rbuf);
+}
+
 int main(int argc, char **argv)
 {
     MTest_Init(&argc, &argv);
@@ -466,6 +506,7 @@ int main(int argc, char **argv)
     test_distgraph(1, 1);
     test_distgraph(0, 1);
     test_errors();
+    test_big();
 
     MPI_Type_free(&vec);
     MPI_Type_free(&svec);
