@@ -85,11 +85,14 @@ func initWorld() error {
 		}
 		shmDevice = d
 		waker = d.Waker()
-		// Offer single-copy rendezvous only when process_vm_readv works
-		// here (Yama, seccomp may forbid it): the runtime looks for the
-		// RemoteReader ability by type.
+		// Single-copy rendezvous (process_vm_readv) only on request,
+		// GMPI_SHM_CMA=1, and only when it works here (Yama, seccomp may
+		// forbid it): on the machines we measured, pinning the pages
+		// makes it slower than streaming 64 KiB frames through the ring,
+		// where the sender's and the receiver's copies overlap (see
+		// bench/README.md). The runtime looks for RemoteReader by type.
 		var dev mpirt.Device = d
-		if !d.CanReadRemote() || os.Getenv("GMPI_SHM_CMA") == "0" {
+		if !d.CanReadRemote() || os.Getenv("GMPI_SHM_CMA") != "1" {
 			dev = copyOnly{d}
 		}
 		for _, p := range peers {

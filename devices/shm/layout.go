@@ -89,7 +89,10 @@ const (
 	// DefaultRingBytes is the per-pair ring capacity when neither
 	// Config.RingBytes nor GMPI_SHM_RING says otherwise, as long as the
 	// segment stays within segmentBudget.
-	DefaultRingBytes = 256 << 10
+	DefaultRingBytes = 1 << 20
+	// DefaultFrameBytes caps MaxPayload unless GMPI_SHM_FRAME says
+	// otherwise (a quarter of the ring is the hard limit).
+	DefaultFrameBytes = 64 << 10
 	// MinRingBytes and MaxRingBytes bound a configured capacity.
 	MinRingBytes = 4 << 10
 	MaxRingBytes = 1 << 30

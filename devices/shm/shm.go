@@ -236,6 +236,9 @@ func ringSize(cfg Config) (uint64, error) {
 
 // parseSize reads "262144", "256K", "1M" or "1G".
 func parseSize(s string) (int, error) {
+	if s == "" {
+		return 0, errors.New("empty size")
+	}
 	mult := 1
 	switch strings.ToUpper(s[len(s)-1:]) {
 	case "K":
@@ -318,7 +321,10 @@ func (d *Device) attach(cfg Config) error {
 		d.rx[i].bell = p.bell // wake the producer when it waits for space
 		minRing = min(minRing, p.mask+1, d.rx[i].mask+1)
 	}
-	d.maxPayload = int(minRing / 4)
+	// Frames of at most 64 KiB (GMPI_SHM_FRAME): a large message then
+	// streams through the ring in pieces small enough that the sender's
+	// copy in and the receiver's copy out overlap.
+	d.maxPayload = int(min(minRing/4, uint64(envSize("GMPI_SHM_FRAME", DefaultFrameBytes))))
 	return nil
 }
 
@@ -694,4 +700,15 @@ func (d *Device) Close() error {
 	}
 	d.pollMu.Unlock()
 	return nil
+}
+
+// envSize reads a byte count (with an optional K/M/G suffix) from the
+// environment, def when unset or malformed.
+func envSize(name string, def int) int {
+	if s := os.Getenv(name); s != "" {
+		if v, err := parseSize(s); err == nil {
+			return v
+		}
+	}
+	return def
 }

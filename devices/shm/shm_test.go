@@ -645,7 +645,8 @@ func TestRingSize(t *testing.T) {
 		want        uint64
 	}{
 		{0, 1, "", DefaultRingBytes},
-		{0, 32, "", DefaultRingBytes},
+		{0, 7, "", DefaultRingBytes},
+		{0, 32, "", 256 << 10},
 		{0, 64, "", 128 << 10},
 		{0, 1000, "", minDefaultRing},
 		{5000, 1, "", 8 << 10},
