@@ -37,6 +37,21 @@ func infoArg(fn string, c *mpirt.Comm, h int32, arg string, nullOK bool) (*mpirt
 	return in, 0
 }
 
+// namedComm resolves a communicator argument called arg (comm() is the
+// common case of an argument called comm).
+func namedComm(fn string, h int32, arg string) (*mpirt.Comm, int32) {
+	if !active(fn) {
+		return nil, int32(mpirt.ErrOther)
+	}
+	if c := world.Comm(mpirt.Handle(h)); c != nil {
+		return c, 0
+	}
+	if h == int32(mpirt.HandleCommNull) {
+		return nil, failf(fn, nil, mpirt.ErrComm, "invalid communicator argument %s: MPI_COMM_NULL", arg)
+	}
+	return nil, failf(fn, nil, mpirt.ErrComm, "invalid communicator argument %s: 0x%08x is not a communicator", arg, uint32(h))
+}
+
 // groupArg resolves a group argument.
 func groupArg(fn string, c *mpirt.Comm, h int32, arg string) (*mpirt.Group, int32) {
 	g := world.Group(mpirt.Handle(h))
@@ -227,11 +242,11 @@ func MPI_Comm_free(commH *int32) int32 {
 
 func MPI_Comm_compare(comm1, comm2 int32, result *int32) int32 {
 	const fn = "MPI_Comm_compare"
-	a, rc := comm(fn, comm1)
+	a, rc := namedComm(fn, comm1, "comm1")
 	if rc != 0 {
 		return rc
 	}
-	b, rc := comm(fn, comm2)
+	b, rc := namedComm(fn, comm2, "comm2")
 	if rc != 0 {
 		return rc
 	}

@@ -79,24 +79,20 @@ func initWorld() error {
 			peers = append(peers, r)
 		}
 		cfg.LocalRanks = len(peers) + 1
-		d, err := shm.New(shm.Config{JobID: jobID(c), Rank: cfg.Rank, Peers: peers, KVS: c})
+		// Single-copy rendezvous (process_vm_readv) only on request,
+		// GMPI_SHM_CMA=1: on the machines we measured, pinning the pages
+		// makes it slower than streaming 64 KiB frames through the ring,
+		// where the sender's and the receiver's copies overlap (see
+		// bench/README.md).
+		d, err := shm.New(shm.Config{JobID: jobID(c), Rank: cfg.Rank, Peers: peers, KVS: c,
+			SingleCopy: os.Getenv("GMPI_SHM_CMA") == "1"})
 		if err != nil {
 			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "shared memory device: %v", err)
 		}
 		shmDevice = d
 		waker = d.Waker()
-		// Single-copy rendezvous (process_vm_readv) only on request,
-		// GMPI_SHM_CMA=1, and only when it works here (Yama, seccomp may
-		// forbid it): on the machines we measured, pinning the pages
-		// makes it slower than streaming 64 KiB frames through the ring,
-		// where the sender's and the receiver's copies overlap (see
-		// bench/README.md). The runtime looks for RemoteReader by type.
-		var dev mpirt.Device = d
-		if !d.CanReadRemote() || os.Getenv("GMPI_SHM_CMA") != "1" {
-			dev = copyOnly{d}
-		}
 		for _, p := range peers {
-			routes = append(routes, mpirt.Route{Peer: p, Device: dev})
+			routes = append(routes, mpirt.Route{Peer: p, Device: d})
 		}
 	}
 	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}, inter.Component{}))
@@ -175,6 +171,3 @@ func abortJob(code int, msg string) {
 	}
 	os.Exit(code)
 }
-
-// copyOnly hides a device's RemoteReader ability.
-type copyOnly struct{ mpirt.Device }

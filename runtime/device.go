@@ -105,8 +105,10 @@ type Device interface {
 
 // RemoteReader is an optional Device ability: copy bytes straight out of a
 // peer's address space (process_vm_readv). The runtime uses it for single-
-// copy rendezvous when the sender set FlagRMA.
+// copy rendezvous, towards the peers whose device says RemoteReadable.
 type RemoteReader interface {
+	// RemoteReadable reports whether ReadRemote works and is wanted.
+	RemoteReadable() bool
 	ReadRemote(peer int, dst []byte, addr uintptr) error
 }
 

@@ -136,7 +136,9 @@ func (g *Group) Excl(ranks []int) (*Group, error) {
 }
 
 // expandRanges turns (first, last, stride) triplets into the ranks they
-// name, checking each against g and for duplicates.
+// name, checking each against g and for duplicates. Every malformed
+// triplet is MPI_ERR_ARG (as in MPICH), unlike the bad ranks of
+// MPI_Group_incl/excl, which are MPI_ERR_RANK.
 func (g *Group) expandRanges(fn string, ranges [][3]int) ([]int, error) {
 	var out []int
 	seen := map[int]bool{}
@@ -146,17 +148,17 @@ func (g *Group) expandRanges(fn string, ranges [][3]int) ([]int, error) {
 			return nil, Errorf(ErrArg, fn, "invalid argument ranges[%d]: stride 0", i)
 		}
 		if first < 0 || first >= g.Size() {
-			return nil, Errorf(ErrRank, fn, "invalid rank argument ranges[%d][0]: %d (group size %d)", i, first, g.Size())
+			return nil, Errorf(ErrArg, fn, "invalid argument ranges[%d][0]: first rank %d is not in the group (size %d)", i, first, g.Size())
 		}
 		if last < 0 || last >= g.Size() {
-			return nil, Errorf(ErrRank, fn, "invalid rank argument ranges[%d][1]: %d (group size %d)", i, last, g.Size())
+			return nil, Errorf(ErrArg, fn, "invalid argument ranges[%d][1]: last rank %d is not in the group (size %d)", i, last, g.Size())
 		}
 		if stride > 0 && first > last || stride < 0 && first < last {
 			return nil, Errorf(ErrArg, fn, "invalid argument ranges[%d]: (%d, %d, %d) names no rank", i, first, last, stride)
 		}
 		for r := first; stride > 0 && r <= last || stride < 0 && r >= last; r += stride {
 			if seen[r] {
-				return nil, Errorf(ErrRank, fn, "invalid rank argument ranges[%d]: rank %d named twice", i, r)
+				return nil, Errorf(ErrArg, fn, "invalid argument ranges[%d]: rank %d named twice", i, r)
 			}
 			seen[r] = true
 			out = append(out, r)

@@ -47,8 +47,12 @@ type ctxQueues struct {
 	seq uint64 // posting order of receives
 
 	nPosted, nWild int // posted receives; those with a wildcard
-	posted         listTable[Request]
-	postedAny      bucket[Request] // (ANY_SOURCE, ANY_TAG)
+	// express is a receive posted while nothing else was: it is the
+	// oldest posted receive, so a message it accepts goes to it without
+	// looking at the tables (ping-pong never touches them).
+	express   *Request
+	posted    listTable[Request]
+	postedAny bucket[Request] // (ANY_SOURCE, ANY_TAG)
 
 	nUnexp int
 	unexp  [unexpIndexed]listTable[unexpected] // by (src,tag), by tag, by src
@@ -180,6 +184,10 @@ func (q *ctxQueues) appendPostedLocked(r *Request) {
 	if r.src == AnySource || r.tag == AnyTag {
 		q.nWild++
 	}
+	if q.nPosted == 1 {
+		q.express = r
+		return
+	}
 	if key, ok := postedKey(r.src, r.tag); ok {
 		q.posted.get(key, true).push(r, postedLink)
 	} else {
@@ -192,6 +200,15 @@ func (q *ctxQueues) appendPostedLocked(r *Request) {
 func (q *ctxQueues) takePostedLocked(h *Header) *Request {
 	if q.nPosted == 0 {
 		return nil
+	}
+	if e := q.express; e != nil {
+		if matches(e.src, e.tag, h) {
+			q.dropExpress(e)
+			return e
+		}
+		if q.nPosted == 1 {
+			return nil
+		}
 	}
 	src, tag := int(h.Source), int(h.Tag)
 	var best *Request
@@ -233,8 +250,20 @@ func (q *ctxQueues) unlinkPostedLocked(r *Request, key uint64, any bool) {
 	}
 }
 
+func (q *ctxQueues) dropExpress(r *Request) {
+	q.express = nil
+	q.nPosted--
+	if r.src == AnySource || r.tag == AnyTag {
+		q.nWild--
+	}
+}
+
 // removePostedLocked unlinks r if it is still posted (cancel).
 func (q *ctxQueues) removePostedLocked(r *Request) bool {
+	if q.express == r {
+		q.dropExpress(r)
+		return true
+	}
 	key, ok := postedKey(r.src, r.tag)
 	var b *bucket[Request]
 	if ok {

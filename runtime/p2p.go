@@ -47,11 +47,11 @@ func (w *World) Recv(c *Comm, ctx uint32, buf []byte, src, tag int, onDone func(
 	if src == ProcNull {
 		return Status{Source: ProcNull, Tag: AnyTag}, nil
 	}
-	r := pooledRequest()
+	r := w.pooledRequest()
 	w.postRecv(r, c, ctx, buf, src, tag, onDone)
 	w.waitFor(r)
 	st, err := r.Status, r.Err
-	recycle(r)
+	w.recycle(r)
 	return st, err
 }
 
@@ -91,7 +91,7 @@ func (w *World) isend(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendM
 	}
 	h.Kind = FrameRTS
 	h.SendID = w.register(r)
-	if _, ok := w.routes[peer].(RemoteReader); ok && len(buf) > 0 {
+	if w.remote[peer] != nil && len(buf) > 0 {
 		h.Flags |= FlagRMA
 		h.Offset = uint64(uintptr(unsafe.Pointer(&buf[0])))
 	}
@@ -244,7 +244,7 @@ func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
 	}
 	// Rendezvous.
 	if h.Flags&FlagRMA != 0 && h.Len > 0 {
-		if rr, ok := w.routes[peer].(RemoteReader); ok {
+		if rr := w.remote[peer]; rr != nil {
 			if n > 0 {
 				if err := rr.ReadRemote(peer, r.buf[:n], uintptr(h.Offset)); err != nil {
 					r.Err = Errorf(ErrOther, "", "reading %d bytes from rank %d: %v", n, peer, err)

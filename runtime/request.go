@@ -101,23 +101,35 @@ func (w *World) complete(r *Request) {
 }
 
 // reqPool recycles the internal requests of blocking calls (MPI_Recv,
-// blocking sends that need one), so the data path allocates nothing.
+// blocking sends that need one), so the data path allocates nothing. A
+// single-threaded process keeps one spare in the World instead, which is
+// cheaper still.
 var reqPool = sync.Pool{New: func() any { return new(Request) }}
 
 // pooledRequest returns a zeroed request owned by a blocking call, which
 // hands it back with recycle once it has read Status and Err.
-func pooledRequest() *Request {
-	r := reqPool.Get().(*Request)
+func (w *World) pooledRequest() *Request {
+	var r *Request
+	if w.match.single && w.spare != nil {
+		r, w.spare = w.spare, nil
+	} else {
+		r = reqPool.Get().(*Request)
+	}
 	r.pooled = true
 	return r
 }
 
 // recycle returns a pooled request; anything else is left to the GC.
-func recycle(r *Request) {
-	if r.pooled {
-		*r = Request{}
-		reqPool.Put(r)
+func (w *World) recycle(r *Request) {
+	if !r.pooled {
+		return
 	}
+	*r = Request{}
+	if w.match.single {
+		w.spare = r
+		return
+	}
+	reqPool.Put(r)
 }
 
 // completedRequest returns a request that is already done (MPI_PROC_NULL).

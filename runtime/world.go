@@ -68,6 +68,14 @@ type World struct {
 	// oversubscribed (the peer we wait for may need our core).
 	spinPolls int
 
+	// spare is a recycled request for blocking calls (single-threaded
+	// processes only; see pooledRequest).
+	spare *Request
+
+	// remote[peer] reads the peer's memory for single-copy rendezvous,
+	// nil when its device cannot or should not.
+	remote []RemoteReader
+
 	// eagerTo[peer] is the largest message sent eagerly to peer: the eager
 	// limit, or less when the device's frames are smaller.
 	eagerTo []int
@@ -164,6 +172,12 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	}
 	if over {
 		w.spinPolls = 1
+	}
+	w.remote = make([]RemoteReader, cfg.Size)
+	for p, d := range w.routes {
+		if rr, ok := d.(RemoteReader); ok && rr.RemoteReadable() {
+			w.remote[p] = rr
+		}
 	}
 	w.eagerTo = make([]int, cfg.Size)
 	for p := range w.eagerTo {

@@ -51,9 +51,11 @@ func (d *Device) ReadRemote(peer int, dst []byte, addr uintptr) error {
 // CanReadRemote reports whether ReadRemote works towards every local peer.
 // New decided it once by reading the first word of each peer's segment
 // through the peer's own mapping (or of this process's memory when alone).
-// A caller should hide the RemoteReader ability from the runtime when it is
-// false, so that rendezvous falls back to data frames.
 func (d *Device) CanReadRemote() bool { return d.canRemote }
+
+// RemoteReadable tells the runtime to use ReadRemote for single-copy
+// rendezvous: only when Config.SingleCopy asked for it and it works.
+func (d *Device) RemoteReadable() bool { return d.canRemote && d.singleCopy }
 
 // probeBytes is what the self probe reads (read-only; in the data segment,
 // so its address is stable, unlike a stack variable's).

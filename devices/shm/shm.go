@@ -52,6 +52,10 @@ type Config struct {
 	// DefaultRingBytes, reduced when many peers would make the segment
 	// exceed 8 MiB.
 	RingBytes int
+	// SingleCopy offers ReadRemote to the runtime for rendezvous
+	// (RemoteReadable) when process_vm_readv works. Off, large messages
+	// stream through the ring in frames.
+	SingleCopy bool
 }
 
 // Device is one rank's end of the shared-memory transport. It implements
@@ -65,6 +69,7 @@ type Device struct {
 	handler    mpirt.Handler
 	maxPayload int
 	canRemote  bool
+	singleCopy bool // Config.SingleCopy
 
 	own     []byte // this rank's segment
 	ownPath string // its name, "" once unlinked
@@ -146,7 +151,7 @@ func New(cfg Config) (*Device, error) {
 	if cfg.KVS == nil {
 		return nil, errors.New("shm: Config.KVS is nil")
 	}
-	d := &Device{rank: cfg.Rank, pid: os.Getpid(), page: unix.Getpagesize()}
+	d := &Device{rank: cfg.Rank, pid: os.Getpid(), page: unix.Getpagesize(), singleCopy: cfg.SingleCopy}
 	ringBytes, err := ringSize(cfg)
 	if err == nil {
 		err = checkConfig(cfg)

@@ -63,7 +63,9 @@ static void cancel_unmatched_sender(void)
     MTEST_CHECK(errs, MPI_Bsend(big, BIG, MPI_CHAR, peer, 34, MPI_COMM_WORLD) == MPI_SUCCESS,
                 "Bsend after cancelling the buffered send failed");
     /* Real messages with the same envelopes, and the persistent request
-     * once more. */
+     * once more (after the barrier: the receiver posts its receives only
+     * then, so the cancelled messages found none). */
+    MPI_Barrier(MPI_COMM_WORLD);
     small = 100;
     MPI_Send(&small, 1, MPI_INT, peer, 30, MPI_COMM_WORLD);
     big[0] = 'y';
@@ -83,8 +85,9 @@ static void cancel_unmatched_receiver(void)
     static char big[BIG];
     MPI_Status st;
 
-    /* The sender cancelled everything before it sent the real messages;
-     * they are the only ones here. */
+    /* The sender cancelled everything before this barrier and sends the
+     * real messages after it; they are the only ones here. */
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Recv(&v, 1, MPI_INT, peer, 30, MPI_COMM_WORLD, &st);
     MTEST_CHECK(errs, v == 100, "tag 30: got %d, a cancelled message", v);
     MPI_Recv(big, BIG, MPI_CHAR, peer, 31, MPI_COMM_WORLD, &st);
@@ -194,6 +197,7 @@ int main(int argc, char **argv)
     MTest_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     peer = rank ^ 1;
     if (peer >= size)
         peer = -1;
@@ -202,6 +206,7 @@ int main(int argc, char **argv)
     cancel_recv();
     MPI_Barrier(MPI_COMM_WORLD);
     if (peer < 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
         MPI_Barrier(MPI_COMM_WORLD);
     } else if (rank % 2 == 0) {
         cancel_unmatched_sender();
