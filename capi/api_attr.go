@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -159,7 +160,7 @@ func createKeyval(fn string, kind mpirt.ObjectType, copyFn, deleteFn unsafe.Poin
 		return int32(mpirt.ErrOther)
 	}
 	if keyval == nil {
-		return badPointer(fn, "keyval")
+		return badPointer(fn, keyvalName(fn, kind))
 	}
 	*keyval = int32(world.NewKeyval(newKeyval(kind, copyFn, deleteFn, extra)))
 	return 0
@@ -173,20 +174,37 @@ func MPI_Keyval_create(copyFn, deleteFn unsafe.Pointer, keyval *int32, extra uns
 	return createKeyval("MPI_Keyval_create", mpirt.ObjComm, copyFn, deleteFn, keyval, extra)
 }
 
+// keyvalName is the name of fn's keyval argument: keyval in the MPI-1
+// calls (MPI_Keyval_*, MPI_Attr_*), comm_keyval, type_keyval or
+// win_keyval in the others.
+func keyvalName(fn string, kind mpirt.ObjectType) string {
+	if strings.HasPrefix(fn, "MPI_Keyval_") || strings.HasPrefix(fn, "MPI_Attr_") {
+		return "keyval"
+	}
+	switch kind {
+	case mpirt.ObjDatatype:
+		return "type_keyval"
+	case mpirt.ObjWin:
+		return "win_keyval"
+	}
+	return "comm_keyval"
+}
+
 // keyvalArg resolves a user key of kind.
 func keyvalArg(fn string, c *mpirt.Comm, h int32, kind mpirt.ObjectType) (*mpirt.Keyval, int32) {
 	k := world.Keyval(mpirt.Handle(h))
+	arg := keyvalName(fn, kind)
 	switch {
 	case k != nil && k.Kind == kind:
 		return k, 0
 	case k != nil:
-		return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument keyval: 0x%08x is a %s keyval", uint32(h), k.Kind)
+		return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument %s: 0x%08x is a %s keyval", arg, uint32(h), k.Kind)
 	case mpirt.Handle(h) == mpirt.HandleKeyvalInvalid:
-		return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument keyval: MPI_KEYVAL_INVALID")
+		return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument %s: MPI_KEYVAL_INVALID", arg)
 	case mpirt.Handle(h).Kind() == mpirt.KindBuiltin && mpirt.Handle(h).Type() == mpirt.ObjKeyval:
-		return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument keyval: 0x%08x is a predefined keyval, which cannot be changed", uint32(h))
+		return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument %s: 0x%08x is a predefined keyval, which cannot be changed", arg, uint32(h))
 	}
-	return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument keyval: 0x%08x is not a keyval", uint32(h))
+	return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument %s: 0x%08x is not a keyval", arg, uint32(h))
 }
 
 func freeKeyval(fn string, keyval *int32, kind mpirt.ObjectType) int32 {
@@ -194,7 +212,7 @@ func freeKeyval(fn string, keyval *int32, kind mpirt.ObjectType) int32 {
 		return int32(mpirt.ErrOther)
 	}
 	if keyval == nil {
-		return badPointer(fn, "keyval")
+		return badPointer(fn, keyvalName(fn, kind))
 	}
 	if _, rc := keyvalArg(fn, nil, *keyval, kind); rc != 0 {
 		return rc

@@ -203,8 +203,11 @@ func MPI_Comm_size(commH int32, size *int32) int32 {
 }
 
 func MPI_Error_string(errorcode int32, str *byte, resultlen *int32) int32 {
-	if str == nil || resultlen == nil {
+	if str == nil {
 		return badPointer("MPI_Error_string", "string")
+	}
+	if resultlen == nil {
+		return badPointer("MPI_Error_string", "resultlen")
 	}
 	if _, ok := mpirt.ErrorClass(int(errorcode)); !ok {
 		return failf("MPI_Error_string", nil, mpirt.ErrArg, "invalid argument errorcode: %d is not an error code", errorcode)

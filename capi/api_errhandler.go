@@ -24,7 +24,10 @@ func errhandlerArg(fn string, c *mpirt.Comm, h int32, arg string, kind mpirt.Obj
 }
 
 func MPI_Comm_set_errhandler(commH int32, errhandler int32) int32 {
-	const fn = "MPI_Comm_set_errhandler"
+	return setCommErrhandler("MPI_Comm_set_errhandler", commH, errhandler)
+}
+
+func setCommErrhandler(fn string, commH int32, errhandler int32) int32 {
 	c, rc := comm(fn, commH)
 	if rc != 0 {
 		return rc
@@ -38,11 +41,14 @@ func MPI_Comm_set_errhandler(commH int32, errhandler int32) int32 {
 }
 
 func MPI_Errhandler_set(commH int32, errhandler int32) int32 {
-	return MPI_Comm_set_errhandler(commH, errhandler)
+	return setCommErrhandler("MPI_Errhandler_set", commH, errhandler)
 }
 
 func MPI_Comm_get_errhandler(commH int32, errhandler *int32) int32 {
-	const fn = "MPI_Comm_get_errhandler"
+	return getCommErrhandler("MPI_Comm_get_errhandler", commH, errhandler)
+}
+
+func getCommErrhandler(fn string, commH int32, errhandler *int32) int32 {
 	c, rc := comm(fn, commH)
 	if rc != 0 {
 		return rc
@@ -55,7 +61,7 @@ func MPI_Comm_get_errhandler(commH int32, errhandler *int32) int32 {
 }
 
 func MPI_Errhandler_get(commH int32, errhandler *int32) int32 {
-	return MPI_Comm_get_errhandler(commH, errhandler)
+	return getCommErrhandler("MPI_Errhandler_get", commH, errhandler)
 }
 
 func MPI_Comm_create_errhandler(f unsafe.Pointer, errhandler *int32) int32 {
@@ -85,7 +91,7 @@ func createErrhandler(fn string, kind mpirt.ObjectType, f unsafe.Pointer, arg st
 }
 
 func MPI_Errhandler_create(f unsafe.Pointer, errhandler *int32) int32 {
-	return MPI_Comm_create_errhandler(f, errhandler)
+	return createErrhandler("MPI_Errhandler_create", mpirt.ObjComm, f, "comm_errhandler_fn", errhandler)
 }
 
 func MPI_Errhandler_free(errhandler *int32) int32 {

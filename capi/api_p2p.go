@@ -176,6 +176,9 @@ func finish(fn string, r, op *mpirt.Request, request *int32, status *Status) int
 		code = fail(fn, op.Comm(), op.Err)
 	}
 	setStatus(status, opStatus(op), code)
+	if r == op {
+		world.ReleaseRequest(op) // our last use of it
+	}
 	return code
 }
 
@@ -238,7 +241,8 @@ func MPI_Waitall(count int32, requests *int32, statuses *Status) int32 {
 	if !active(fn) {
 		return int32(mpirt.ErrOther)
 	}
-	hs, rs, ops, rc := requestList(fn, count, requests)
+	var scratch [64]*mpirt.Request
+	hs, rs, ops, rc := requestList(fn, count, requests, scratch[:])
 	if rc != 0 {
 		return rc
 	}

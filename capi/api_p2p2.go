@@ -35,8 +35,10 @@ func ignoreStatuses(s *Status) bool {
 
 // requestList resolves an array of count request handles: the requests
 // (nil for MPI_REQUEST_NULL) and their operations (nil also for inactive
-// persistent requests).
-func requestList(fn string, count int32, requests *int32) (hs []int32, rs, ops []*mpirt.Request, rc int32) {
+// persistent requests). They are stored in scratch when it is long
+// enough (callers pass arrays on their stack, so a short list costs no
+// allocation).
+func requestList(fn string, count int32, requests *int32, scratch []*mpirt.Request) (hs []int32, rs, ops []*mpirt.Request, rc int32) {
 	if count < 0 {
 		return nil, nil, nil, failf(fn, nil, mpirt.ErrCount, "invalid count argument count: %d is negative", count)
 	}
@@ -44,8 +46,12 @@ func requestList(fn string, count int32, requests *int32) (hs []int32, rs, ops [
 		return nil, nil, nil, badPointer(fn, "array_of_requests")
 	}
 	hs = unsafe.Slice(requests, count)
-	rs = make([]*mpirt.Request, count)
-	ops = make([]*mpirt.Request, count)
+	if len(scratch) < 2*int(count) {
+		scratch = make([]*mpirt.Request, 2*count)
+	}
+	rs, ops = scratch[:count:count], scratch[count:2*count]
+	clear(rs)
+	clear(ops)
 	for i := range hs {
 		r, rc, ok := request(fn, &hs[i])
 		if rc != 0 {
@@ -97,7 +103,11 @@ func retireInList(fn string, r, op *mpirt.Request, h *int32, st *Status) bool {
 		code = int32(mpirt.RegisterErrorCode(asError(fn, op.Err)))
 	}
 	setStatus(st, opStatus(op), code)
-	return op.Err != nil
+	failed := op.Err != nil
+	if r == op {
+		world.ReleaseRequest(op) // our last use of it
+	}
+	return failed
 }
 
 func MPI_Testall(count int32, requests *int32, flag *int32, statuses *Status) int32 {
@@ -108,7 +118,8 @@ func MPI_Testall(count int32, requests *int32, flag *int32, statuses *Status) in
 	if flag == nil {
 		return badPointer(fn, "flag")
 	}
-	hs, rs, ops, rc := requestList(fn, count, requests)
+	var scratch [64]*mpirt.Request
+	hs, rs, ops, rc := requestList(fn, count, requests, scratch[:])
 	if rc != 0 {
 		return rc
 	}
@@ -143,7 +154,8 @@ func anyOf(fn string, count int32, requests *int32, index *int32, flag *int32, s
 	if index == nil {
 		return badPointer(fn, "indx")
 	}
-	hs, rs, ops, rc := requestList(fn, count, requests)
+	var scratch [64]*mpirt.Request
+	hs, rs, ops, rc := requestList(fn, count, requests, scratch[:])
 	if rc != 0 {
 		return rc
 	}
@@ -198,7 +210,8 @@ func someOf(fn string, wait bool, incount int32, requests *int32, outcount *int3
 	if incount > 0 && indices == nil {
 		return badPointer(fn, "array_of_indices")
 	}
-	hs, rs, ops, rc := requestList(fn, incount, requests)
+	var scratch [64]*mpirt.Request
+	hs, rs, ops, rc := requestList(fn, incount, requests, scratch[:])
 	if rc != 0 {
 		return rc
 	}

@@ -69,7 +69,7 @@ func MPI_Dims_create(nnodes, ndims int32, dims *int32) int32 {
 		return int32(mpirt.ErrOther)
 	}
 	if ndims < 0 {
-		return failf(fn, nil, mpirt.ErrDims, "invalid dimension argument ndims: %d is negative", ndims)
+		return failf(fn, nil, mpirt.ErrArg, "invalid argument ndims: %d is negative", ndims)
 	}
 	if rc := arrayArg(fn, nil, dims, ndims, "dims"); rc != 0 {
 		return rc
@@ -85,7 +85,7 @@ func MPI_Dims_create(nnodes, ndims int32, dims *int32) int32 {
 // cartArgs checks (ndims, dims, periods).
 func cartArgs(fn string, c *mpirt.Comm, ndims int32, dims, periods *int32) ([]int, []bool, int32) {
 	if ndims < 0 {
-		return nil, nil, failf(fn, c, mpirt.ErrDims, "invalid dimension argument ndims: %d is negative", ndims)
+		return nil, nil, failf(fn, c, mpirt.ErrArg, "invalid argument ndims: %d is negative", ndims)
 	}
 	if rc := arrayArg(fn, c, dims, ndims, "dims"); rc != 0 {
 		return nil, nil, rc
@@ -488,7 +488,8 @@ func MPI_Dist_graph_create_adjacent(commH, indegree int32, sources, sourceweight
 		return rc
 	}
 	if sweighted != dweighted {
-		return failf(fn, c, mpirt.ErrArg, "invalid argument sourceweights/destweights: only one of them is MPI_UNWEIGHTED")
+		// MPI_ERR_TOPOLOGY, as in MPICH.
+		return failf(fn, c, mpirt.ErrTopology, "invalid argument sourceweights/destweights: only one of them is MPI_UNWEIGHTED")
 	}
 	if _, rc := infoArg(fn, c, infoH, "info", true); rc != 0 {
 		return rc

@@ -189,17 +189,15 @@ func (w *World) cancelAnswered(id uint64, cancelled bool) bool {
 	return true
 }
 
-// replace makes h name v instead of its current object; false when h is
-// not live.
-func (t *HandleTable[T]) replace(h Handle, v T) bool {
+// replace makes h name the object p points to instead of its current
+// one; false when h is not live.
+func (t *HandleTable[T]) replace(h Handle, p *T) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.lookup(h)
 	if s == nil || s.Load() == nil {
 		return false
 	}
-	p := new(T)
-	*p = v
 	s.Store(p)
 	return true
 }

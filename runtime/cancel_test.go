@@ -101,5 +101,9 @@ func TestCancelSend(t *testing.T) {
 		if me == 0 {
 			w.BufferDetach()
 		}
+		// Rank 1 keeps making progress until rank 0 has its answers.
+		if err := c.Coll.Barrier(c); err != nil {
+			t.Fatal(err)
+		}
 	})
 }

@@ -165,8 +165,9 @@ type HandleTable[T any] struct {
 	typ ObjectType
 	dir atomic.Pointer[[]*handleChunk[T]]
 
-	mu   sync.Mutex
-	free []int32 // freed indices, reused LIFO
+	mu     sync.Mutex
+	single bool // SetSingleThreaded: Add and Remove skip mu
+	free   []int32 // freed indices, reused LIFO
 	next int     // first never-used index
 	live int
 }
@@ -200,6 +201,23 @@ func (t *HandleTable[T]) Init(typ ObjectType) {
 	}
 }
 
+// SetSingleThreaded says whether only one thread uses the table (thread
+// level below MPI_THREAD_MULTIPLE): Add and Remove then skip the mutex.
+// Call it while no other method runs.
+func (t *HandleTable[T]) SetSingleThreaded(b bool) { t.single = b }
+
+func (t *HandleTable[T]) lock() {
+	if !t.single {
+		t.mu.Lock()
+	}
+}
+
+func (t *HandleTable[T]) unlock() {
+	if !t.single {
+		t.mu.Unlock()
+	}
+}
+
 // Type returns the object type the table's handles carry.
 func (t *HandleTable[T]) Type() ObjectType { return t.typ }
 
@@ -207,27 +225,35 @@ func (t *HandleTable[T]) Type() ObjectType { return t.typ }
 // was not initialized, and returns the null handle of the table's type
 // (kind invalid, index 0) when all 2^26-1 indices are in use.
 func (t *HandleTable[T]) Add(v T) Handle {
+	p := new(T)
+	*p = v
+	return t.AddPtr(p)
+}
+
+// AddPtr stores the object p points to, without copying it (tables of
+// structs whose pointers the program keeps, like requests, avoid a boxed
+// copy per Add), and returns its new direct handle.
+func (t *HandleTable[T]) AddPtr(p *T) Handle {
 	if t.typ == 0 {
 		panic("mpirt: HandleTable used before Init")
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.lock()
 	var idx int
 	if n := len(t.free); n > 0 {
 		idx = int(t.free[n-1])
 		t.free = t.free[:n-1]
 	} else {
 		if t.next >= handleTableMax {
+			t.unlock()
 			return MakeHandle(KindInvalid, t.typ, 0)
 		}
 		idx = t.next
 		t.next++
 		t.growLocked(idx)
 	}
-	p := new(T)
-	*p = v
 	t.slot(idx).Store(p)
 	t.live++
+	t.unlock()
 	return MakeHandle(KindDirect, t.typ, idx)
 }
 
@@ -283,11 +309,20 @@ func (t *HandleTable[T]) Get(h Handle) (v T, ok bool) {
 	return *p, true
 }
 
+// GetPtr returns the pointer stored for h (see AddPtr), nil when h is not
+// a live direct handle of this table's object type.
+func (t *HandleTable[T]) GetPtr(h Handle) *T {
+	if s := t.lookup(h); s != nil {
+		return s.Load()
+	}
+	return nil
+}
+
 // Remove frees the index of h for reuse. It reports whether h named a
 // live object.
 func (t *HandleTable[T]) Remove(h Handle) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.lock()
+	defer t.unlock()
 	s := t.lookup(h)
 	if s == nil || s.Load() == nil {
 		return false

@@ -67,7 +67,8 @@ func (w *World) isend(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendM
 		return w.completedRequest(c, ReqSend, ProcNull, AnyTag), nil
 	}
 	peer := c.peerOf(dest)
-	r := &Request{w: w, Kind: ReqSend, comm: c, ctx: ctx, buf: buf, peer: peer, onDone: onDone}
+	r := w.newRequest()
+	r.w, r.Kind, r.comm, r.ctx, r.buf, r.peer, r.onDone = w, ReqSend, c, ctx, buf, peer, onDone
 	r.hdr = Header{Context: ctx, Source: int32(c.rank), Tag: int32(tag), Len: uint64(len(buf))}
 	h := &r.hdr
 	if peer == w.cfg.Rank || len(buf) <= w.eagerTo[peer] {
@@ -112,7 +113,7 @@ func (w *World) irecv(c *Comm, ctx uint32, buf []byte, src, tag int, onDone func
 	if src == ProcNull {
 		return w.completedRequest(c, ReqRecv, ProcNull, AnyTag)
 	}
-	r := new(Request)
+	r := w.newRequest()
 	w.postRecv(r, c, ctx, buf, src, tag, onDone)
 	return r
 }

@@ -80,7 +80,8 @@ type Request struct {
 	seq   uint64        // posting order (matcher)
 	qlink link[Request] // posted bucket links (matcher)
 
-	pooled bool // internal request of a blocking call, recycled (reqPool)
+	pooled   bool // internal request of a blocking call, recycled (reqPool)
+	reusable bool // from newRequest: ReleaseRequest may recycle it
 }
 
 // Done reports whether the request completed.
@@ -117,6 +118,39 @@ func (w *World) pooledRequest() *Request {
 	}
 	r.pooled = true
 	return r
+}
+
+// newRequest returns a zeroed request for Isend/Irecv. The capi layer
+// hands user requests back with ReleaseRequest once it has retired their
+// handle and read their status, so a steady stream of nonblocking calls
+// allocates nothing.
+func (w *World) newRequest() *Request {
+	var r *Request
+	if n := len(w.free); n > 0 && w.match.single {
+		r, w.free = w.free[n-1], w.free[:n-1]
+	} else {
+		r = reqPool.Get().(*Request)
+	}
+	r.reusable = true
+	return r
+}
+
+// ReleaseRequest recycles r, a completed non-persistent send or receive
+// whose handle was freed: the caller guarantees it keeps no reference.
+// Other requests (persistent, collective, proxies) are left to the GC.
+func (w *World) ReleaseRequest(r *Request) {
+	if r == nil || !r.reusable || r.Handle != 0 || r.pers != nil || !r.done.Load() ||
+		(r.Kind != ReqSend && r.Kind != ReqRecv) {
+		return
+	}
+	*r = Request{}
+	if w.match.single {
+		if len(w.free) < 1024 {
+			w.free = append(w.free, r)
+		}
+		return
+	}
+	reqPool.Put(r)
 }
 
 // recycle returns a pooled request; anything else is left to the GC.
@@ -166,15 +200,14 @@ func (w *World) Wait(r *Request) error {
 
 // WaitAll blocks until every request completes; it returns the first error.
 func (w *World) WaitAll(rs []*Request) error {
-	i := 0
-	w.waitUntil(func() bool {
-		for ; i < len(rs); i++ {
-			if rs[i] != nil && !rs[i].Done() {
-				return false
-			}
+	// Waiting on each in turn is waiting on all: progress moves every
+	// request, whichever one we watch. (No closure over rs: callers may
+	// keep the slice on their stack.)
+	for _, r := range rs {
+		if r != nil {
+			w.waitFor(r)
 		}
-		return true
-	})
+	}
 	for _, r := range rs {
 		if r != nil && r.Err != nil {
 			return r.Err

@@ -109,6 +109,15 @@ func DimsCreate(nnodes int, dims []int) error {
 	return nil
 }
 
+// argWord is how an error message introduces an argument for class:
+// "dimension argument" for MPI_ERR_DIMS, "argument" otherwise.
+func argWord(class int) string {
+	if class == ErrDims {
+		return "dimension argument"
+	}
+	return "argument"
+}
+
 func product(dims []int) int {
 	p := 1
 	for _, d := range dims {
@@ -117,8 +126,10 @@ func product(dims []int) int {
 	return p
 }
 
-// checkCartDims checks the dims of a new Cartesian topology on c.
-func (c *Comm) checkCartDims(dims []int, periods []bool) error {
+// checkCartDims checks the dims of a new Cartesian topology on c. A grid
+// larger than c is an error of class tooBig: MPI_ERR_ARG for
+// MPI_Cart_create, MPI_ERR_DIMS for MPI_Cart_map (as in MPICH).
+func (c *Comm) checkCartDims(dims []int, periods []bool, tooBig int) error {
 	if len(periods) != len(dims) {
 		return Errorf(ErrArg, "", "invalid argument periods: %d entries for %d dimensions", len(periods), len(dims))
 	}
@@ -129,7 +140,7 @@ func (c *Comm) checkCartDims(dims []int, periods []bool) error {
 		}
 		p *= d
 		if p > c.Size() {
-			return Errorf(ErrDims, "", "invalid dimension argument dims: the grid needs more than the %d processes of the communicator", c.Size())
+			return Errorf(tooBig, "", "invalid %s dims: the grid needs more than the %d processes of the communicator", argWord(tooBig), c.Size())
 		}
 	}
 	return nil
@@ -138,7 +149,7 @@ func (c *Comm) checkCartDims(dims []int, periods []bool) error {
 // CartMap is MPI_Cart_map: the rank of this process in a Cartesian
 // topology over c (no reordering), Undefined when it is not in the grid.
 func (c *Comm) CartMap(dims []int, periods []bool) (int, error) {
-	if err := c.checkCartDims(dims, periods); err != nil {
+	if err := c.checkCartDims(dims, periods, ErrDims); err != nil {
 		return 0, err
 	}
 	if c.Rank() < product(dims) {
@@ -151,7 +162,7 @@ func (c *Comm) CartMap(dims []int, periods []bool) (int, error) {
 // the grid in row-major order (reorder is allowed but not used); the
 // others get nil.
 func (c *Comm) CartCreate(dims []int, periods []bool, reorder bool) (*Comm, error) {
-	if err := c.checkCartDims(dims, periods); err != nil {
+	if err := c.checkCartDims(dims, periods, ErrArg); err != nil {
 		return nil, err
 	}
 	t := &Topology{Kind: TopoCart, Dims: append([]int(nil), dims...), Periods: append([]bool(nil), periods...)}
@@ -175,21 +186,21 @@ func (c *Comm) splitTopo(n int, t *Topology) (*Comm, error) {
 
 func (c *Comm) cart() (*Topology, error) {
 	if c.topo == nil || c.topo.Kind != TopoCart {
-		return nil, Errorf(ErrTopology, "", "invalid topology: communicator has no Cartesian topology")
+		return nil, Errorf(ErrTopology, "", "invalid topology argument comm: the communicator has no Cartesian topology")
 	}
 	return c.topo, nil
 }
 
 func (c *Comm) graph() (*Topology, error) {
 	if c.topo == nil || c.topo.Kind != TopoGraph {
-		return nil, Errorf(ErrTopology, "", "invalid topology: communicator has no graph topology")
+		return nil, Errorf(ErrTopology, "", "invalid topology argument comm: the communicator has no graph topology")
 	}
 	return c.topo, nil
 }
 
 func (c *Comm) distGraph() (*Topology, error) {
 	if c.topo == nil || c.topo.Kind != TopoDistGraph {
-		return nil, Errorf(ErrTopology, "", "invalid topology: communicator has no distributed graph topology")
+		return nil, Errorf(ErrTopology, "", "invalid topology argument comm: the communicator has no distributed graph topology")
 	}
 	return c.topo, nil
 }
@@ -252,6 +263,9 @@ func (c *Comm) CartShift(direction, disp int) (src, dst int, err error) {
 	t, err := c.cart()
 	if err != nil {
 		return 0, 0, err
+	}
+	if len(t.Dims) == 0 {
+		return 0, 0, Errorf(ErrTopology, "", "invalid topology argument comm: its Cartesian topology has no dimensions to shift along")
 	}
 	if direction < 0 || direction >= len(t.Dims) {
 		return 0, 0, Errorf(ErrArg, "", "invalid argument direction: %d (the topology has %d dimensions)", direction, len(t.Dims))

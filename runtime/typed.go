@@ -35,17 +35,13 @@ func (w *World) AnyDatatype(h Handle) *Datatype {
 
 // AddRequest gives r a user-visible handle.
 func (w *World) AddRequest(r *Request) Handle {
-	r.Handle = w.requests.Add(r)
+	r.Handle = w.requests.AddPtr(r)
 	return r.Handle
 }
 
 // Request resolves a request handle, nil if it names no live request.
 func (w *World) Request(h Handle) *Request {
-	r, ok := w.requests.Get(h)
-	if !ok {
-		return nil
-	}
-	return r
+	return w.requests.GetPtr(h)
 }
 
 // FreeRequest releases the handle of a completed request.

@@ -71,6 +71,9 @@ type World struct {
 	// spare is a recycled request for blocking calls (single-threaded
 	// processes only; see pooledRequest).
 	spare *Request
+	// free holds recycled user requests (single-threaded processes; the
+	// others use reqPool). See newRequest and ReleaseRequest.
+	free []*Request
 
 	// remote[peer] reads the peer's memory for single-copy rendezvous,
 	// nil when its device cannot or should not.
@@ -81,7 +84,7 @@ type World struct {
 	eagerTo []int
 
 	comms     HandleTable[*Comm]
-	requests  HandleTable[*Request]
+	requests  HandleTable[Request] // AddPtr/GetPtr: requests are not copied
 	commWorld *Comm
 	commSelf  *Comm
 	coll      CollSelector
@@ -206,7 +209,10 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 // MULTIPLE, at most one thread is inside the library at a time, so the
 // matching engine's data path runs without its lock. Call it before any
 // communication.
-func (w *World) SetThreadLevel(level int) { w.match.single = level < 3 }
+func (w *World) SetThreadLevel(level int) {
+	w.match.single = level < 3
+	w.requests.SetSingleThreaded(level < 3)
+}
 
 // Rank is this process's rank in MPI_COMM_WORLD.
 func (w *World) Rank() int { return w.cfg.Rank }

@@ -3,8 +3,10 @@
  * ranks wait for a message that never comes, so the launcher has to end
  * them. Run by tests/scripts/errfatal.sh, which expects a non-zero exit
  * and an error message naming MPI_Send. Printing " No Errors" would mean
- * the error was ignored. */
+ * the error was ignored. With the argument "abort" the same is checked
+ * for MPI_ERRORS_ABORT set on a communicator (see below). */
 #include "mtest.h"
+#include <string.h>
 
 int main(int argc, char **argv)
 {
@@ -14,6 +16,23 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Barrier(MPI_COMM_WORLD);
+    if (argc > 1 && strcmp(argv[1], "abort") == 0) {
+        /* "errfatal abort": MPI_ERRORS_ABORT on a duplicate of the world
+         * (whose own handler returns) ends the job at a bad MPI_Comm_split
+         * on the duplicate. */
+        MPI_Comm dup, bad;
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Comm_set_errhandler(dup, MPI_ERRORS_ABORT);
+        if (rank == 0) {
+            MPI_Comm_split(dup, -5, 0, &bad);
+            fprintf(stderr, "errfatal: MPI_Comm_split returned; the error was not fatal\n");
+            return 3;
+        }
+        MPI_Recv(&buf, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        fprintf(stderr, "errfatal: rank %d received a message that was never sent\n", rank);
+        return 4;
+    }
     if (rank == 0) {
         MPI_Send(&buf, 1, MPI_INT, size + 1, 0, MPI_COMM_WORLD);
         fprintf(stderr, "errfatal: MPI_Send to rank %d returned; the error was not fatal\n",
