@@ -166,10 +166,10 @@ type HandleTable[T any] struct {
 	dir atomic.Pointer[[]*handleChunk[T]]
 
 	mu     sync.Mutex
-	single bool // SetSingleThreaded: Add and Remove skip mu
+	single bool    // SetSingleThreaded: Add and Remove skip mu
 	free   []int32 // freed indices, reused LIFO
-	next int     // first never-used index
-	live int
+	next   int     // first never-used index
+	live   int
 }
 
 const (
