@@ -75,6 +75,13 @@ func MPI_Finalize() int32 {
 	if !active("MPI_Finalize") {
 		return int32(mpirt.ErrOther)
 	}
+	// MPI_Finalize first frees MPI_COMM_SELF's attributes, newest first,
+	// running their delete callbacks while MPI is still usable (MPI-4.0
+	// 11.2.7, "Allowing User Functions at Process Termination").
+	self := world.CommSelf()
+	if err := self.Attrs.DeleteAll(self.Handle()); err != nil {
+		return fail("MPI_Finalize", self, err)
+	}
 	initMu.Lock()
 	defer initMu.Unlock()
 	if err := finalizeWorld(); err != nil {

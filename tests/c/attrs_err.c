@@ -5,7 +5,8 @@
  * protocol around the errors: a copy callback that sets flag 0 copies
  * nothing, MPI_Comm_idup runs the copy callbacks, a failing delete
  * callback on replacement is reported and keeps the old value, the
- * predefined attributes are on MPI_COMM_SELF too. */
+ * predefined attributes are on MPI_COMM_SELF too, and MPI_Finalize runs
+ * the delete callbacks of MPI_COMM_SELF's attributes first. */
 #include "mtest_err.h"
 
 static int ncopy, ndel, fail_del;
@@ -32,6 +33,23 @@ static int del(MPI_Comm c, int k, void *v, void *extra)
     (void)c; (void)k; (void)v; (void)extra;
     ndel++;
     return fail_del ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+/* Delete callbacks of attributes on MPI_COMM_SELF run at MPI_Finalize,
+ * newest first, while MPI is not yet finalized. */
+static int self_order[2], nself, self_after_finalize;
+
+static int del_self(MPI_Comm c, int k, void *v, void *extra)
+{
+    int fin = 1;
+    (void)c; (void)k; (void)extra;
+    MPI_Finalized(&fin);
+    if (fin)
+        self_after_finalize = 1;
+    if (nself < 2)
+        self_order[nself] = *(int *)v;
+    nself++;
+    return MPI_SUCCESS;
 }
 
 int main(int argc, char **argv)
@@ -147,6 +165,21 @@ int main(int argc, char **argv)
     MTEST_CHECK(errs, ndel == 1, "free ran the delete callback of a deleted attribute");
     MPI_Comm_free_keyval(&key);
 
+    {
+        static int one = 1, two = 2;
+        int k1, k2;
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_self, &k1, NULL);
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_self, &k2, NULL);
+        MPI_Comm_set_attr(MPI_COMM_SELF, k1, &one);
+        MPI_Comm_set_attr(MPI_COMM_SELF, k2, &two);
+        MPI_Comm_free_keyval(&k1);
+        MPI_Comm_free_keyval(&k2);
+    }
     MTest_Finalize(errs);
+    if (nself != 2 || self_order[0] != 2 || self_order[1] != 1 || self_after_finalize) {
+        fprintf(stderr, "MPI_Finalize ran %d MPI_COMM_SELF delete callbacks (want 2), order %d %d (want 2 1)%s\n",
+                nself, self_order[0], self_order[1], self_after_finalize ? ", after finalizing" : "");
+        return 1;
+    }
     return MTestReturnValue(errs);
 }
