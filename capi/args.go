@@ -118,7 +118,9 @@ func checkBuf(fn string, c *mpirt.Comm, p unsafe.Pointer, count int64, dt *mpirt
 // checkMessageSize rejects count elements of dt that make a message
 // larger than the runtime can carry (large-count calls).
 func checkMessageSize(fn string, c *mpirt.Comm, count int64, dt *mpirt.Datatype, arg string) int32 {
-	if sz := int64(dt.Size()); sz > 0 && count > mpirt.MaxMessageBytes/sz {
+	// (Counts and sizes below 2^31 cannot overflow: no division on the
+	// fast path.)
+	if sz := int64(dt.Size()); sz > 0 && (count|sz >= 1<<31 || count*sz > mpirt.MaxMessageBytes) && count > mpirt.MaxMessageBytes/sz {
 		return failf(fn, c, mpirt.ErrCount, "invalid count argument %s: %d elements of %s (%d bytes each) exceed the %d-byte message limit",
 			arg, count, dt, sz, int64(mpirt.MaxMessageBytes))
 	}

@@ -112,7 +112,11 @@ var reqPool = sync.Pool{New: func() any { return new(Request) }}
 func (w *World) pooledRequest() *Request {
 	var r *Request
 	if w.match.single && w.spare != nil {
+		// Zeroed here rather than in recycle: a blocking receive is
+		// usually posted before its message arrives, so this is off the
+		// latency path, and recycle (on it) is cheap.
 		r, w.spare = w.spare, nil
+		*r = Request{}
 	} else {
 		r = reqPool.Get().(*Request)
 	}
@@ -158,11 +162,11 @@ func (w *World) recycle(r *Request) {
 	if !r.pooled {
 		return
 	}
-	*r = Request{}
 	if w.match.single {
-		w.spare = r
+		w.spare = r // zeroed when taken again
 		return
 	}
+	*r = Request{}
 	reqPool.Put(r)
 }
 

@@ -212,6 +212,11 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 func (w *World) SetThreadLevel(level int) {
 	w.match.single = level < 3
 	w.requests.SetSingleThreaded(level < 3)
+	for _, d := range w.devices {
+		if s, ok := d.(interface{ SetSingleThreaded(bool) }); ok {
+			s.SetSingleThreaded(level < 3)
+		}
+	}
 }
 
 // Rank is this process's rank in MPI_COMM_WORLD.

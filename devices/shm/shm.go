@@ -70,6 +70,9 @@ type Device struct {
 	maxPayload int
 	canRemote  bool
 	singleCopy bool // Config.SingleCopy
+	// single: one thread uses the device (SetSingleThreaded), so Send
+	// and Poll skip their locks.
+	single bool
 
 	own     []byte // this rank's segment
 	ownPath string // its name, "" once unlinked
@@ -482,9 +485,9 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 		return fmt.Errorf("shm: payload of %d bytes exceeds the maximum of %d", len(payload), d.maxPayload)
 	}
 	p := d.byRank[peer]
-	p.mu.Lock()
+	d.lockPeer(p)
 	if d.closed.Load() {
-		p.mu.Unlock()
+		d.unlockPeer(p)
 		return ErrClosed
 	}
 	n := uint64(len(payload))
@@ -497,7 +500,7 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 	}
 	if p.tail+need+lineSize-p.head > size {
 		if err := d.waitSpace(p, need); err != nil {
-			p.mu.Unlock()
+			d.unlockPeer(p)
 			return err
 		}
 	}
@@ -520,8 +523,31 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 	} else {
 		p.bell.Ring()
 	}
-	p.mu.Unlock()
+	d.unlockPeer(p)
 	return nil
+}
+
+// SetSingleThreaded says whether only one thread calls Send and Poll (the
+// process runs below MPI_THREAD_MULTIPLE): they then skip their locks.
+// Call it while no Send or Poll runs.
+func (d *Device) SetSingleThreaded(b bool) { d.single = b }
+
+func (d *Device) lockPeer(p *peer) {
+	if !d.single {
+		p.mu.Lock()
+	}
+}
+
+func (d *Device) unlockPeer(p *peer) {
+	if !d.single {
+		p.mu.Unlock()
+	}
+}
+
+func (d *Device) unlockPoll() {
+	if !d.single {
+		d.pollMu.Unlock()
+	}
 }
 
 // Spin and sleep parameters of waitSpace.
@@ -589,18 +615,18 @@ func (d *Device) waitSpace(p *peer, need uint64) error {
 // many peers (it then checks the doorbell first). One call consumes at most
 // one ring's worth of bytes per peer.
 func (d *Device) Poll() int {
-	if !d.pollMu.TryLock() {
+	if !d.single && !d.pollMu.TryLock() {
 		return 0
 	}
 	if d.closed.Load() || d.handler == nil {
-		d.pollMu.Unlock()
+		d.unlockPoll()
 		return 0
 	}
 	var e uint32
 	if d.gate {
 		e = atomic.LoadUint32(d.ownBell)
 		if e == d.seen {
-			d.pollMu.Unlock()
+			d.unlockPoll()
 			return 0
 		}
 	}
@@ -616,7 +642,7 @@ func (d *Device) Poll() int {
 			d.seen = e - 1
 		}
 	}
-	d.pollMu.Unlock()
+	d.unlockPoll()
 	return n
 }
 
