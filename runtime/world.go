@@ -324,12 +324,33 @@ func (w *World) waitFor(c completer) {
 			continue
 		}
 		e := w.waker.Arm()
-		if w.progress() > 0 || c.Done() {
+		if w.armedPoll(c) {
 			w.waker.Disarm()
 			i = 0
 			continue
 		}
 		w.waker.SleepArmed(e, 100*time.Millisecond)
 		i = 0
+	}
+}
+
+// armedWindow is how long an armed waiter keeps polling before it sleeps.
+// A device may publish a frame with a plain store and read the sleeper
+// count before that store is visible to us (shm on amd64 does, to avoid a
+// fence per message); such a store lands within nanoseconds, so polling
+// for a moment after arming catches what that device's Ring missed.
+const armedWindow = 2 * time.Microsecond
+
+// armedPoll polls for armedWindow; it reports whether c completed or
+// anything arrived.
+func (w *World) armedPoll(c completer) bool {
+	deadline := time.Now().Add(armedWindow)
+	for {
+		if w.progress() > 0 || c.Done() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
 	}
 }

@@ -510,9 +510,9 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 	}
 	storeHeader(p.data, at+8, &hdr)
 	copy(p.data[at+recHdr:at+recHdr+n], payload)
-	atomic.StoreUint64(u64(p.data, at), ctlValid|n)
+	publishCtl(u64(p.data, at), ctlValid|n)
 	if at != pos {
-		atomic.StoreUint64(u64(p.data, pos), ctlSkip)
+		publishCtl(u64(p.data, pos), ctlSkip)
 	}
 	p.tail += need
 	// Under mu: Close unmaps p.bell only after taking mu. Without the

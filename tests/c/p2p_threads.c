@@ -15,9 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef NT
 #define NT 4
+#endif
+#ifndef ITER
 #define ITER 3000
+#endif
+#ifndef PROBES
 #define PROBES 500
+#endif
 #define PTAG 1000
 #define MAXLEN 64
 #define BIGLEN (80 * 1024 / (int)sizeof(int))
