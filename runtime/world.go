@@ -67,6 +67,10 @@ type World struct {
 	// yielding the CPU: many on a dedicated core, one when the host is
 	// oversubscribed (the peer we wait for may need our core).
 	spinPolls int
+	// yield: waiters give the CPU away between polls (oversubscribed
+	// hosts only; with a core per rank, yielding only hands our core to
+	// unrelated processes and makes our latency theirs).
+	yield bool
 
 	// spare is a recycled request for blocking calls (single-threaded
 	// processes only; see pooledRequest).
@@ -174,7 +178,7 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 		over = v > 0
 	}
 	if over {
-		w.spinPolls = 1
+		w.spinPolls, w.yield = 1, true
 	}
 	w.remote = make([]RemoteReader, cfg.Size)
 	for p, d := range w.routes {
@@ -294,9 +298,10 @@ func (f doneFunc) Done() bool { return f() }
 // waitUntil makes progress until done() is true.
 func (w *World) waitUntil(done func() bool) { w.waitFor(doneFunc(done)) }
 
-// waitFor makes progress until c is done: it polls, then yields the CPU
-// for up to spinFor, then sleeps on the doorbell (armed before the last
-// check, so a Ring from a device or a completing thread wakes it).
+// waitFor makes progress until c is done: it polls for up to spinFor
+// (yielding the CPU between polls on an oversubscribed host), then sleeps
+// on the doorbell (armed before the last check, so a Ring from a device
+// or a completing thread wakes it).
 func (w *World) waitFor(c completer) {
 	if c.Done() {
 		return
@@ -320,7 +325,9 @@ func (w *World) waitFor(c completer) {
 			start = time.Now()
 		}
 		if i&15 != 0 || time.Since(start) < spinFor {
-			osyield()
+			if w.yield {
+				osyield()
+			}
 			continue
 		}
 		e := w.waker.Arm()
