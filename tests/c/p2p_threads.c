@@ -1,8 +1,13 @@
 /* p2p_threads: point-to-point under MPI_THREAD_MULTIPLE. Every rank runs
  * NT worker threads and one probing thread, all communicating at once:
- *  - worker t, ITER times: Irecv(ANY_SOURCE, tag t) for every other rank,
- *    Isend to every other rank (tag t), Waitall; then a blocking Send/Recv
- *    exchange around the ring (tag NT+t; every 64th one rendezvous-sized);
+ *  - worker t, ITER times: Irecv(ANY_SOURCE, tag ATAG) for every other
+ *    rank, Isend to every other rank (tag ATAG), Waitall; then a blocking
+ *    Send/Recv exchange around the ring (tag RTAG; every 64th one
+ *    rendezvous-sized). ATAG carries the iteration modulo 8: with a single
+ *    tag, an ANY_SOURCE receive may take a faster rank's message of the
+ *    next iteration, leaving a slower rank's message unmatched, and when
+ *    sends are synchronous in effect (rendezvous) that slower rank never
+ *    leaves its Waitall: the program would rely on buffering (unsafe);
  *    every message's contents, length, source and per-sender order are
  *    checked;
  *  - the prober Isends PROBES messages to every other rank (tag PTAG),
@@ -25,6 +30,8 @@
 #define PROBES 500
 #endif
 #define PTAG 1000
+#define ATAG(t, it) ((t) * 8 + ((it) & 7))
+#define RTAG(t) (8 * NT + (t))
 #define MAXLEN 64
 #define BIGLEN (80 * 1024 / (int)sizeof(int))
 
@@ -50,19 +57,19 @@ static void *worker(void *arg)
         int n = 0, len = len_of(rank, it);
         /* Nonblocking all-to-all with ANY_SOURCE receives. */
         for (i = 0; i < nothers; i++)
-            MPI_Irecv(rbuf[i], MAXLEN + 1, MPI_INT, MPI_ANY_SOURCE, t, MPI_COMM_WORLD,
+            MPI_Irecv(rbuf[i], MAXLEN + 1, MPI_INT, MPI_ANY_SOURCE, ATAG(t, it), MPI_COMM_WORLD,
                       &reqs[n++]);
         sbuf[0] = it;
         for (j = 0; j < len; j++)
             sbuf[j + 1] = val(rank, t, it, j);
         for (k = 0; k < size; k++)
             if (k != rank)
-                MPI_Isend(sbuf, len + 1, MPI_INT, k, t, MPI_COMM_WORLD, &reqs[n++]);
+                MPI_Isend(sbuf, len + 1, MPI_INT, k, ATAG(t, it), MPI_COMM_WORLD, &reqs[n++]);
         MPI_Waitall(n, reqs, sts);
         for (i = 0; i < nothers; i++) {
             int src = sts[i].MPI_SOURCE, cnt, sit, slen;
             MPI_Get_count(&sts[i], MPI_INT, &cnt);
-            if (src < 0 || src >= size || src == rank || sts[i].MPI_TAG != t) {
+            if (src < 0 || src >= size || src == rank || sts[i].MPI_TAG != ATAG(t, it)) {
                 MTEST_CHECK(errs, 0, "thread %d: status source %d tag %d", t, src,
                             sts[i].MPI_TAG);
                 continue;
@@ -90,11 +97,11 @@ static void *worker(void *arg)
             for (j = 1; j < blen; j++)
                 big_s[j] = val(rank, t, it, j);
             if (rank % 2 == 0) {
-                MPI_Send(big_s, blen, MPI_INT, right, NT + t, MPI_COMM_WORLD);
-                MPI_Recv(big_r, BIGLEN, MPI_INT, left, NT + t, MPI_COMM_WORLD, &st);
+                MPI_Send(big_s, blen, MPI_INT, right, RTAG(t), MPI_COMM_WORLD);
+                MPI_Recv(big_r, BIGLEN, MPI_INT, left, RTAG(t), MPI_COMM_WORLD, &st);
             } else {
-                MPI_Recv(big_r, BIGLEN, MPI_INT, left, NT + t, MPI_COMM_WORLD, &st);
-                MPI_Send(big_s, blen, MPI_INT, right, NT + t, MPI_COMM_WORLD);
+                MPI_Recv(big_r, BIGLEN, MPI_INT, left, RTAG(t), MPI_COMM_WORLD, &st);
+                MPI_Send(big_s, blen, MPI_INT, right, RTAG(t), MPI_COMM_WORLD);
             }
             MPI_Get_count(&st, MPI_INT, &cnt);
             MTEST_CHECK(errs, big_r[0] == it && cnt == ((it % 64 == 63) ? BIGLEN : len_of(left, it)),
