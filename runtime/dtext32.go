@@ -69,17 +69,25 @@ func init() {
 // of d at p, in type-map order; f gets n elements of pre, stride bytes
 // apart.
 func (d *Datatype) eachPredefined(p unsafe.Pointer, count int, f func(pre *Datatype, at unsafe.Pointer, n, stride int) bool) bool {
+	return d.eachPredefinedAt(p, 0, count, f)
+}
+
+// eachPredefinedAt is eachPredefined for the elements at byte offset off
+// from p. Offsets are summed as integers and turned into a pointer only at
+// a predefined element: intermediate sums may lie outside the buffer
+// (negative displacements), which must never become pointers.
+func (d *Datatype) eachPredefinedAt(p unsafe.Pointer, off, count int, f func(pre *Datatype, at unsafe.Pointer, n, stride int) bool) bool {
 	if d.predefined {
 		if d.size == 0 || count == 0 {
 			return true
 		}
-		return f(d, p, count, d.extent)
+		return f(d, unsafe.Add(p, off), count, d.extent)
 	}
 	for i := 0; i < count; i++ {
-		base := unsafe.Add(p, i*d.extent)
+		base := off + i*d.extent
 		for _, pt := range d.parts {
 			for r := 0; r < pt.reps; r++ {
-				if !pt.t.eachPredefined(unsafe.Add(base, pt.disp+r*pt.stride), pt.n, f) {
+				if !pt.t.eachPredefinedAt(p, base+pt.disp+r*pt.stride, pt.n, f) {
 					return false
 				}
 			}

@@ -120,20 +120,23 @@ type mover struct {
 	unpack bool   // buf -> memory instead of memory -> buf
 }
 
-// run moves the data of p at base, stopping (and returning false) when buf
-// is exhausted, possibly in the middle of a block.
-func (m *mover) run(p prog, base unsafe.Pointer) bool {
+// run moves the data of p at byte offset off from base, stopping (and
+// returning false) when buf is exhausted, possibly in the middle of a
+// block. Offsets stay integers until they name a data block: partial sums
+// may lie outside the buffer (negative displacements) and must never
+// become pointers.
+func (m *mover) run(p prog, base unsafe.Pointer, off int) bool {
 	for i := range p {
 		l := &p[i]
-		at := unsafe.Add(base, l.off)
 		if l.body != nil {
 			for j := 0; j < l.count; j++ {
-				if !m.run(l.body, unsafe.Add(at, j*l.stride)) {
+				if !m.run(l.body, base, off+l.off+j*l.stride) {
 					return false
 				}
 			}
 			continue
 		}
+		at := unsafe.Add(base, off+l.off)
 		if l.count == 1 && m.pos+l.n <= len(m.buf) {
 			m.block(at, l.n)
 			continue
@@ -278,7 +281,7 @@ func (d *Datatype) move(m *mover, p unsafe.Pointer, count int) int {
 		return m.pos - start
 	}
 	for i := 0; i < count; i++ {
-		if !m.run(d.prog, unsafe.Add(p, i*d.extent)) {
+		if !m.run(d.prog, p, i*d.extent) {
 			break
 		}
 	}
