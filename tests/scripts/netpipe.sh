@@ -2,8 +2,9 @@
 # netpipe.sh BUILD: Debian's NetPIPE (NPmpich2, linked against MPICH's
 # libmpich.so.12) runs unmodified on our library. Checks that the loader
 # takes libmpich.so.12 from BUILD/lib (ldd, LD_DEBUG in the ranks and
-# /proc/PID/maps of a running rank), then runs a short bandwidth sweep and
-# an integrity check; both must exit 0 and print their results.
+# /proc/PID/maps of a running rank), then runs a short bandwidth sweep, an
+# integrity check and NetPIPE's full default range (1 byte to 8 MiB+3,
+# about a minute); each must exit 0 and print its results.
 set -u
 BUILD=$(cd "${1:?usage: $0 BUILD}" && pwd)
 . "$(dirname "$0")/lib.sh"
@@ -81,4 +82,13 @@ cat int.out
 [ "$rc" -eq 0 ] || fail "NPmpich2 -i exited $rc"
 grep -q 'Integrity check passed' int.out || fail "no integrity check passed"
 grep -qi 'Integrity check failed' int.out && fail "integrity check failed"
+# 4. The full default range, as a user would run it.
+echo "+ mpirun -n 2 $NP -o full.out"
+"$BUILD/bin/mpirun" -n 2 --timeout 400 "$NP" -o full.out >full.log 2>&1 </dev/null
+rc=$?
+tail -3 full.log
+[ "$rc" -eq 0 ] || fail "NPmpich2 over its default range exited $rc"
+last=$(awk 'END { print $1 }' full.out)
+echo "largest size measured: $last bytes ($(wc -l <full.out) sizes)"
+[ "${last:-0}" -ge 8388608 ] 2>/dev/null || fail "NPmpich2 stopped at ${last:-nothing} bytes, before its 8 MiB default end"
 echo "PASS: netpipe"
