@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"gmpi/coll"
 	"gmpi/coll/basic"
@@ -14,6 +16,8 @@ import (
 	"gmpi/devices/shm"
 	mpirt "gmpi/runtime"
 	"gmpi/runtime/pmi"
+
+	"golang.org/x/sys/unix"
 )
 
 // The process's single MPI instance: the only mutable package-level state
@@ -79,6 +83,7 @@ func initWorld() error {
 			peers = append(peers, r)
 		}
 		cfg.LocalRanks = len(peers) + 1
+		cfg.LocalCPUs = localCPUs(c, append([]int{cfg.Rank}, peers...))
 		// Single-copy rendezvous (process_vm_readv) only on request,
 		// GMPI_SHM_CMA=1: on the machines we measured, pinning the pages
 		// makes it slower than streaming 64 KiB frames through the ring,
@@ -121,6 +126,19 @@ func exchangeHosts(c *pmi.Client, rank, size int, host string) ([]string, error)
 	if err := c.Put(fmt.Sprintf("gmpi-host-%d", rank), host); err != nil {
 		return nil, err
 	}
+	// The CPUs this rank may run on, for localCPUs (after the barrier).
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) == nil {
+		var cpus []string
+		for cpu := 0; cpu < 8*int(unsafe.Sizeof(set)); cpu++ {
+			if set.IsSet(cpu) {
+				cpus = append(cpus, strconv.Itoa(cpu))
+			}
+		}
+		if err := c.Put(fmt.Sprintf("gmpi-cpus-%d", rank), strings.Join(cpus, ",")); err != nil {
+			return nil, err
+		}
+	}
 	if err := c.Barrier(); err != nil {
 		return nil, err
 	}
@@ -137,6 +155,28 @@ func exchangeHosts(c *pmi.Client, rank, size int, host string) ([]string, error)
 		hosts[r] = h
 	}
 	return hosts, nil
+}
+
+// localCPUs counts the CPUs that the given ranks (this host's) may run
+// on together: the union of their affinity masks, as exchangeHosts
+// published them; 0 when some rank's mask is unknown. Ranks pinned to one
+// CPU each are then not mistaken for an oversubscribed host.
+func localCPUs(c *pmi.Client, ranks []int) int {
+	var union unix.CPUSet
+	for _, r := range ranks {
+		v, err := c.Get(fmt.Sprintf("gmpi-cpus-%d", r))
+		if err != nil {
+			return 0
+		}
+		for _, s := range strings.Split(v, ",") {
+			cpu, err := strconv.Atoi(s)
+			if err != nil {
+				return 0
+			}
+			union.Set(cpu)
+		}
+	}
+	return union.Count()
 }
 
 // finalizeWorld is MPI_Finalize's work: a barrier so that no peer still

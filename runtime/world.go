@@ -23,6 +23,10 @@ type Config struct {
 	// may run on, waiting yields the CPU after every empty poll
 	// (GMPI_OVERSUBSCRIBED=1/0 forces the choice).
 	LocalRanks int
+	// LocalCPUs is the number of CPUs the local ranks may run on together
+	// (the union of their affinity masks); 0 means unknown, and this
+	// process's own affinity stands in.
+	LocalCPUs int
 	// EagerLimit is the largest message sent eagerly (bytes); larger
 	// messages use rendezvous. 0 selects the default.
 	EagerLimit int
@@ -173,7 +177,11 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 		}
 	}
 	w.spinPolls = 128
-	over := cfg.LocalRanks > usableCPUs()
+	cpus := cfg.LocalCPUs
+	if cpus <= 0 {
+		cpus = usableCPUs()
+	}
+	over := cfg.LocalRanks > cpus
 	if v := envInt("GMPI_OVERSUBSCRIBED", -1); v >= 0 {
 		over = v > 0
 	}
