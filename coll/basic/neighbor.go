@@ -54,18 +54,23 @@ func at(p unsafe.Pointer, i int, dt *mpirt.Datatype) unsafe.Pointer {
 	return unsafe.Add(p, i*dt.Extent())
 }
 
+// sameBlock gives every destination the same block, packed once on first
+// use (allgather and allgatherv).
+func sameBlock(sbuf unsafe.Pointer, scount int, sdt *mpirt.Datatype) func(int) []byte {
+	var data []byte
+	packed := false
+	return func(int) []byte {
+		if !packed {
+			data, packed = mpirt.SendData(sbuf, scount, sdt), true
+		}
+		return data
+	}
+}
+
 // NeighborAllgather sends the same block to every destination and
 // stores source i's block at block i of rbuf.
 func NeighborAllgather(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpirt.Datatype, rbuf unsafe.Pointer, rcount int, rdt *mpirt.Datatype) (*mpirt.Request, error) {
-	var data []byte
-	packed := false
-	return neighborExchange(c,
-		func(int) []byte {
-			if !packed {
-				data, packed = mpirt.SendData(sbuf, scount, sdt), true
-			}
-			return data
-		},
+	return neighborExchange(c, sameBlock(sbuf, scount, sdt),
 		func(i int) mpirt.NeighborBlock {
 			return mpirt.NeighborBlock{Buf: at(rbuf, i*rcount, rdt), Count: rcount, Type: rdt}
 		})
@@ -74,15 +79,7 @@ func NeighborAllgather(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpir
 // NeighborAllgatherv is NeighborAllgather with per-source counts and
 // displacements (in elements of rdt).
 func NeighborAllgatherv(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpirt.Datatype, rbuf unsafe.Pointer, rcounts, displs []int, rdt *mpirt.Datatype) (*mpirt.Request, error) {
-	var data []byte
-	packed := false
-	return neighborExchange(c,
-		func(int) []byte {
-			if !packed {
-				data, packed = mpirt.SendData(sbuf, scount, sdt), true
-			}
-			return data
-		},
+	return neighborExchange(c, sameBlock(sbuf, scount, sdt),
 		func(i int) mpirt.NeighborBlock {
 			return mpirt.NeighborBlock{Buf: at(rbuf, displs[i], rdt), Count: rcounts[i], Type: rdt}
 		})
