@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Handle is an MPI handle as the MPICH ABI encodes it: a 32-bit integer
@@ -206,6 +207,30 @@ func (t *HandleTable[T]) Init(typ ObjectType) {
 // Call it while no other method runs.
 func (t *HandleTable[T]) SetSingleThreaded(b bool) { t.single = b }
 
+// store sets a slot: atomically when Get may run concurrently, otherwise
+// with a plain store (with its GC write barrier, but no fence, which
+// would wait for every store before it, such as a frame just written into
+// a peer's ring).
+func (t *HandleTable[T]) store(s *atomic.Pointer[T], p *T) {
+	if !t.single {
+		s.Store(p)
+		return
+	}
+	(*plainPointer)(unsafe.Pointer(s)).v = unsafe.Pointer(p)
+}
+
+// plainPointer has the layout of atomic.Pointer[T] (a zero-size guard, a
+// no-copy marker, then the pointer), for plain stores to its word.
+type plainPointer struct {
+	_ [0]unsafe.Pointer
+	_ struct{}
+	v unsafe.Pointer
+}
+
+// The two layouts agree: both are exactly one pointer word.
+var _ [unsafe.Sizeof(atomic.Pointer[int]{}) - unsafe.Sizeof(plainPointer{})]struct{}
+var _ [unsafe.Sizeof(plainPointer{}) - unsafe.Sizeof(atomic.Pointer[int]{})]struct{}
+
 func (t *HandleTable[T]) lock() {
 	if !t.single {
 		t.mu.Lock()
@@ -251,7 +276,7 @@ func (t *HandleTable[T]) AddPtr(p *T) Handle {
 		t.next++
 		t.growLocked(idx)
 	}
-	t.slot(idx).Store(p)
+	t.store(t.slot(idx), p)
 	t.live++
 	t.unlock()
 	return MakeHandle(KindDirect, t.typ, idx)
@@ -327,7 +352,7 @@ func (t *HandleTable[T]) Remove(h Handle) bool {
 	if s == nil || s.Load() == nil {
 		return false
 	}
-	s.Store(nil)
+	t.store(s, nil)
 	t.free = append(t.free, int32(h.Index()))
 	t.live--
 	return true

@@ -79,13 +79,22 @@ func (w *World) isend(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendM
 		} else {
 			h.SendID = w.nextID.Add(1) // names the message (cancel)
 		}
+		// Nobody can wait on r before we return it, so a plain eager send
+		// is marked done before its frame goes out: the atomic store then
+		// does not wait behind the frame's store into the peer's ring (a
+		// cache line still on its way). With a completion hook, the hook
+		// must not run before the data is copied, so the order stays.
+		early := mode != ModeSync && onDone == nil
+		if early {
+			r.done.Store(true)
+		}
 		if err := w.sendFrame(peer, h, buf); err != nil {
 			if mode == ModeSync {
 				w.lookup(h.SendID, true)
 			}
 			return nil, err
 		}
-		if mode != ModeSync {
+		if mode != ModeSync && !early {
 			w.complete(r)
 		}
 		return r, nil
