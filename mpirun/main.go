@@ -104,6 +104,7 @@ type job struct {
 	host    string
 	size    int
 	procs   []*rankProc
+	cpus    []int // CPU of each rank (bind.go), nil when unbound
 	srv     *server.Server
 	verbose bool
 
@@ -139,6 +140,10 @@ func run(args []string) int {
 		j.host = "localhost"
 	}
 	if err := j.place(); err != nil {
+		logf("%v", err)
+		return 2
+	}
+	if j.cpus, err = bindPlan(opts.bind, j.size); err != nil {
 		logf("%v", err)
 		return 2
 	}
@@ -586,7 +591,11 @@ func (j *job) start(p *rankProc, in *os.File) error {
 			Pdeathsig: syscall.SIGKILL,
 		},
 	}
-	pid, err := syscall.ForkExec(a.argv[0], a.argv, attr)
+	cpu := -1
+	if j.cpus != nil {
+		cpu = j.cpus[p.rank]
+	}
+	pid, err := forkExec(cpu, a.argv, attr)
 	if err != nil {
 		conn.Close()
 		for _, r := range readers {
@@ -595,7 +604,7 @@ func (j *job) start(p *rankProc, in *os.File) error {
 		return err
 	}
 	p.pid = pid
-	j.vlogf("rank %d: pid %d: %s", p.rank, pid, strings.Join(a.argv, " "))
+	j.vlogf("rank %d: pid %d (cpu %d, -1: unbound): %s", p.rank, pid, cpu, strings.Join(a.argv, " "))
 	go func() {
 		j.srv.Serve(p.rank, conn)
 		close(p.pmiDone)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"golang.org/x/sys/unix"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -452,5 +454,47 @@ func TestMPICH(t *testing.T) {
 	}
 	if ls := mpirunLines(r.stderr); len(ls) != 1 || !strings.Contains(ls[0], "rank 1 (pid") || !strings.Contains(ls[0], "MPI_Abort with error code 3") {
 		t.Errorf("abort: stderr %q", r.stderr)
+	}
+}
+
+// Binding: with as many CPUs as ranks each rank gets its own CPU (from its
+// first instruction: the forking thread's affinity is inherited); with
+// --bind-to none, or more ranks than CPUs, ranks keep mpirun's affinity.
+func TestBinding(t *testing.T) {
+	var own unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &own); err != nil {
+		t.Skip(err)
+	}
+	n := own.Count()
+	list := func(args ...string) []string {
+		t.Helper()
+		args = append(args, "/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status")
+		res := mpirun(t, "", nil, args...)
+		if res.code != 0 {
+			t.Fatalf("mpirun %v: exit %d: %s", args, res.code, res.stderr)
+		}
+		return strings.Fields(strings.ReplaceAll(res.stdout, "Cpus_allowed_list:", ""))
+	}
+	bound := list("-n", strconv.Itoa(n))
+	seen := map[string]bool{}
+	for _, l := range bound {
+		if strings.ContainsAny(l, ",-") || seen[l] {
+			t.Errorf("bound ranks' CPU lists %v: want one distinct CPU each", bound)
+			break
+		}
+		seen[l] = true
+	}
+	if len(bound) != n {
+		t.Errorf("got %d CPU lists, want %d", len(bound), n)
+	}
+	for _, args := range [][]string{{"--bind-to", "none", "-n", "1"}, {"-n", strconv.Itoa(n + 1)}} {
+		for _, l := range list(args...) {
+			if n > 1 && !strings.ContainsAny(l, ",-") {
+				t.Errorf("mpirun %v: a rank was bound to CPU %s", args, l)
+			}
+		}
+	}
+	if res := mpirun(t, "", nil, "--bind-to", "socket", "-n", "1", "/bin/true"); res.code != 2 {
+		t.Errorf("--bind-to socket: exit %d, want 2", res.code)
 	}
 }

@@ -24,6 +24,7 @@ type options struct {
 	apps      []app
 	genv      []string // -genv and -x settings, "VAR=VAL", in order
 	tagOutput bool
+	bind      string // --bind-to: "core" or "none"; "" means the default
 	timeout   time.Duration
 	wdir      string
 	hosts     []hostSpec // from -H/--host and --hostfile, recorded
@@ -51,6 +52,9 @@ options:
   -wdir, -wd DIR         working directory of the processes
   --tag-output, -l       prefix every output line with "[rank] "
   --timeout SECONDS      kill the job after SECONDS (also MPIEXEC_TIMEOUT)
+  --bind-to core|none    bind rank r to the r-th CPU mpirun may use (default
+                         when there are at least as many CPUs as processes;
+                         also GMPI_BIND), or leave placement to the kernel
   -H, --host H1[:S],...  hosts (only this host is supported for now)
   --hostfile FILE        file of hosts, "host[:slots]" or "host slots=S" per line
   -v, --verbose          print launch details (also GMPI_MPIRUN_VERBOSE=1)
@@ -185,6 +189,15 @@ func parseArgs(args []string) (*options, error) {
 			}
 		case "tag-output", "l", "prepend-rank":
 			o.tagOutput = true
+		case "bind-to", "bind":
+			v, err := value(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			if v != "core" && v != "none" {
+				return nil, fmt.Errorf("--bind-to %q: want core or none", v)
+			}
+			o.bind = v
 		case "timeout":
 			v, err := value(name, inline, has)
 			if err != nil {
