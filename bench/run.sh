@@ -118,7 +118,7 @@ for impl in "${names[@]}"; do
     case $impl in
     gmpi)
         cc=$build/bin/mpicc
-        launch[$impl]="$build/bin/mpirun --timeout $limit"
+        launch[$impl]="$build/bin/mpirun --timeout $limit --bind-to none"
         version=$("$build/bin/mpirun" --version | head -1)
         ;;
     mpich)
