@@ -385,3 +385,69 @@ func sendrecv(fn string, sendbuf unsafe.Pointer, sendcount int64, sendtype, dest
 	setStatus(status, &st, code)
 	return code
 }
+
+func MPI_Isendrecv(sendbuf unsafe.Pointer, sendcount, sendtype, dest, sendtag int32,
+	recvbuf unsafe.Pointer, recvcount, recvtype, source, recvtag, commH int32, request *int32) int32 {
+	return isendrecv("MPI_Isendrecv", sendbuf, int64(sendcount), sendtype, dest, sendtag,
+		recvbuf, int64(recvcount), recvtype, source, recvtag, commH, request)
+}
+
+func MPI_Isendrecv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype, dest, sendtag int32,
+	recvbuf unsafe.Pointer, recvcount int64, recvtype, source, recvtag, commH int32, request *int32) int32 {
+	return isendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag,
+		recvbuf, recvcount, recvtype, source, recvtag, commH, request)
+}
+
+func isendrecv(fn string, sendbuf unsafe.Pointer, sendcount int64, sendtype, dest, sendtag int32,
+	recvbuf unsafe.Pointer, recvcount int64, recvtype, source, recvtag, commH int32, request *int32) int32 {
+	c, sdt, rc := p2pArgs(fn, sendbuf, sendcount, sendtype, dest, sendtag, commH, false)
+	if rc != 0 {
+		return rc
+	}
+	_, rdt, rc := p2pArgs(fn, recvbuf, recvcount, recvtype, source, recvtag, commH, true)
+	if rc != 0 {
+		return rc
+	}
+	if rc := nullArg(fn, c, request == nil, "request"); rc != 0 {
+		return rc
+	}
+	return started(fn, c, request)(c.IsendrecvTyped(sendbuf, int(sendcount), sdt, int(dest), int(sendtag),
+		recvbuf, int(recvcount), rdt, int(source), int(recvtag)))
+}
+
+func MPI_Isendrecv_replace(buf unsafe.Pointer, count, datatype, dest, sendtag, source, recvtag, commH int32, request *int32) int32 {
+	return isendrecvReplace("MPI_Isendrecv_replace", buf, int64(count), datatype, dest, sendtag, source, recvtag, commH, request)
+}
+
+func MPI_Isendrecv_replace_c(buf unsafe.Pointer, count int64, datatype, dest, sendtag, source, recvtag, commH int32, request *int32) int32 {
+	return isendrecvReplace("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, commH, request)
+}
+
+func isendrecvReplace(fn string, buf unsafe.Pointer, count int64, dtH, dest, sendtag, source, recvtag, commH int32, request *int32) int32 {
+	c, dt, rc := p2pArgs(fn, buf, count, dtH, dest, sendtag, commH, false)
+	if rc != 0 {
+		return rc
+	}
+	if rc := checkRank(fn, c, source, "source", true); rc != 0 {
+		return rc
+	}
+	if rc := checkTag(fn, c, recvtag, true); rc != 0 {
+		return rc
+	}
+	if rc := nullArg(fn, c, request == nil, "request"); rc != 0 {
+		return rc
+	}
+	return started(fn, c, request)(c.IsendrecvReplace(buf, int(count), dt, int(dest), int(sendtag), int(source), int(recvtag)))
+}
+
+// started hands a new request to the user: its handle in *request, or the
+// error that kept it from starting.
+func started(fn string, c *mpirt.Comm, request *int32) func(*mpirt.Request, error) int32 {
+	return func(r *mpirt.Request, err error) int32 {
+		if err != nil {
+			return fail(fn, c, err)
+		}
+		*request = int32(world.AddRequest(r))
+		return 0
+	}
+}

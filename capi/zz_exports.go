@@ -1781,6 +1781,26 @@ func gmpi_Isend(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag
 	return MPI_Isend(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
+//export gmpi_Isendrecv
+func gmpi_Isendrecv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, dest int32, sendtag int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, source int32, recvtag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Isendrecv", r)
+		}
+	}()
+	return MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, (*int32)(request))
+}
+
+//export gmpi_Isendrecv_replace
+func gmpi_Isendrecv_replace(buf unsafe.Pointer, count int32, datatype int32, dest int32, sendtag int32, source int32, recvtag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Isendrecv_replace", r)
+		}
+	}()
+	return MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, (*int32)(request))
+}
+
 //export gmpi_Issend
 func gmpi_Issend(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag int32, comm int32, request unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -2799,6 +2819,26 @@ func gmpi_Isend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, t
 		}
 	}()
 	return MPI_Isend_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
+//export gmpi_Isendrecv_c
+func gmpi_Isendrecv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, dest int32, sendtag int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, source int32, recvtag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Isendrecv_c", r)
+		}
+	}()
+	return MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, (*int32)(request))
+}
+
+//export gmpi_Isendrecv_replace_c
+func gmpi_Isendrecv_replace_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, sendtag int32, source int32, recvtag int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Isendrecv_replace_c", r)
+		}
+	}()
+	return MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, (*int32)(request))
 }
 
 //export gmpi_Issend_c

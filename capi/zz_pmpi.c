@@ -188,6 +188,8 @@ extern int gmpi_Iprobe(int, int, int, void *, void *);
 extern int gmpi_Irecv(void *, int, int, int, int, int, void *);
 extern int gmpi_Irsend(void *, int, int, int, int, int, void *);
 extern int gmpi_Isend(void *, int, int, int, int, int, void *);
+extern int gmpi_Isendrecv(void *, int, int, int, int, void *, int, int, int, int, int, void *);
+extern int gmpi_Isendrecv_replace(void *, int, int, int, int, int, int, int, void *);
 extern int gmpi_Issend(void *, int, int, int, int, int, void *);
 extern int gmpi_Mprobe(int, int, int, void *, void *);
 extern int gmpi_Mrecv(void *, int, int, void *, void *);
@@ -290,6 +292,8 @@ extern int gmpi_Imrecv_c(void *, long long, int, void *, void *);
 extern int gmpi_Irecv_c(void *, long long, int, int, int, int, void *);
 extern int gmpi_Irsend_c(void *, long long, int, int, int, int, void *);
 extern int gmpi_Isend_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_Isendrecv_c(void *, long long, int, int, int, void *, long long, int, int, int, int, void *);
+extern int gmpi_Isendrecv_replace_c(void *, long long, int, int, int, int, int, int, void *);
 extern int gmpi_Issend_c(void *, long long, int, int, int, int, void *);
 extern int gmpi_Mrecv_c(void *, long long, int, void *, void *);
 extern int gmpi_Recv_c(void *, long long, int, int, int, int, void *);
@@ -1890,13 +1894,13 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 #pragma weak MPI_Isendrecv = PMPI_Isendrecv
 int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Isendrecv", comm);
+    return gmpi_Isendrecv((void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)request);
 }
 
 #pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Isendrecv_replace", comm);
+    return gmpi_Isendrecv_replace((void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)request);
 }
 
 #pragma weak MPI_Issend = PMPI_Issend
@@ -3444,13 +3448,13 @@ int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 #pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
 int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Isendrecv_c", comm);
+    return gmpi_Isendrecv_c((void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)request);
 }
 
 #pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
 int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Isendrecv_replace_c", comm);
+    return gmpi_Isendrecv_replace_c((void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)request);
 }
 
 #pragma weak MPI_Issend_c = PMPI_Issend_c

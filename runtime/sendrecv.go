@@ -1,6 +1,9 @@
 package mpirt
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // SendrecvTyped sends scount elements of sdt at sbuf to dest while it
 // receives up to rcount elements of rdt into rbuf from src
@@ -8,33 +11,84 @@ import "unsafe"
 // reported before a send error.
 func (c *Comm) SendrecvTyped(sbuf unsafe.Pointer, scount int, sdt *Datatype, dest, stag int,
 	rbuf unsafe.Pointer, rcount int, rdt *Datatype, src, rtag int) (Status, error) {
-	return c.sendrecv(sendView(sbuf, scount, sdt), dest, stag, rbuf, rcount, rdt, src, rtag)
+	return c.wait(c.IsendrecvTyped(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, src, rtag))
 }
 
 // SendrecvReplace sends count elements of dt at buf to dest and receives
-// the reply into the same buffer (MPI_Sendrecv_replace). The outgoing
-// data is packed first so the receive can land in buf at once.
+// the reply into the same buffer (MPI_Sendrecv_replace).
 func (c *Comm) SendrecvReplace(buf unsafe.Pointer, count int, dt *Datatype, dest, stag, src, rtag int) (Status, error) {
+	return c.wait(c.IsendrecvReplace(buf, count, dt, dest, stag, src, rtag))
+}
+
+func (c *Comm) wait(r *Request, err error) (Status, error) {
+	if err != nil {
+		return Status{}, err
+	}
+	err = c.w.Wait(r)
+	return r.Status, err
+}
+
+// IsendrecvTyped starts SendrecvTyped (MPI_Isendrecv): the request
+// completes when both the send and the receive have, with the receive's
+// status.
+func (c *Comm) IsendrecvTyped(sbuf unsafe.Pointer, scount int, sdt *Datatype, dest, stag int,
+	rbuf unsafe.Pointer, rcount int, rdt *Datatype, src, rtag int) (*Request, error) {
+	return c.isendrecv(sendView(sbuf, scount, sdt), dest, stag, rbuf, rcount, rdt, src, rtag)
+}
+
+// IsendrecvReplace starts SendrecvReplace (MPI_Isendrecv_replace). The
+// outgoing data is packed first, so the receive may land in buf at once.
+func (c *Comm) IsendrecvReplace(buf unsafe.Pointer, count int, dt *Datatype, dest, stag, src, rtag int) (*Request, error) {
 	packed := make([]byte, count*dt.Size())
 	if len(packed) > 0 {
 		dt.Pack(packed, buf, count)
 	}
-	return c.sendrecv(packed, dest, stag, buf, count, dt, src, rtag)
+	return c.isendrecv(packed, dest, stag, buf, count, dt, src, rtag)
 }
 
-func (c *Comm) sendrecv(data []byte, dest, stag int, rbuf unsafe.Pointer, rcount int, rdt *Datatype, src, rtag int) (Status, error) {
-	rr, err := c.IrecvTyped(rbuf, rcount, rdt, src, rtag)
-	if err != nil {
-		return Status{}, err
+// isendrecv posts the receive, then starts the send. The returned request
+// (a receive, to the completion calls) completes from the last child's
+// completion hook; the builder holds one count until both children exist.
+func (c *Comm) isendrecv(data []byte, dest, stag int, rbuf unsafe.Pointer, rcount int, rdt *Datatype, src, rtag int) (*Request, error) {
+	w := c.w
+	p := &Request{w: w, Kind: ReqRecv, comm: c, ctx: c.ctx}
+	p.Status = Status{Source: ProcNull, Tag: AnyTag}
+	var pending atomic.Int32
+	pending.Store(1)
+	var rr, sr *Request
+	release := func() {
+		if pending.Add(-1) != 0 {
+			return
+		}
+		if rr != nil {
+			p.Status, p.Err = rr.Status, rr.Err
+		}
+		if p.Err == nil && sr != nil && sr.Err != nil {
+			p.Err = sr.Err
+			p.Status.Error = ErrorClassOf(sr.Err)
+		}
+		w.complete(p)
 	}
-	sr, err := c.w.Isend(c, c.ctx, data, dest, stag, ModeStandard)
-	if err != nil {
-		c.w.Wait(rr)
-		return rr.Status, err
+	if src != ProcNull {
+		view, unpack := recvView(rbuf, rcount, rdt)
+		pending.Add(1)
+		rr = w.irecv(c, c.ctx, view, src, rtag, func(r *Request) {
+			if unpack != nil {
+				unpack(r)
+			}
+			release()
+		})
 	}
-	serr := c.w.Wait(sr)
-	if rerr := c.w.Wait(rr); rerr != nil {
-		return rr.Status, rerr
+	if dest != ProcNull {
+		pending.Add(1)
+		var err error
+		if sr, err = w.isend(c, c.ctx, data, dest, stag, ModeStandard, func(*Request) { release() }); err != nil {
+			if rr != nil {
+				w.Cancel(rr)
+			}
+			return nil, err
+		}
 	}
-	return rr.Status, serr
+	release()
+	return p, nil
 }
