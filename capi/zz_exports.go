@@ -1671,6 +1671,66 @@ func gmpi_Op_free(op unsafe.Pointer) (rc int32) {
 	return MPI_Op_free((*int32)(op))
 }
 
+//export gmpi_Parrived
+func gmpi_Parrived(request int32, partition int32, flag unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Parrived", r)
+		}
+	}()
+	return MPI_Parrived(request, partition, (*int32)(flag))
+}
+
+//export gmpi_Pready
+func gmpi_Pready(partition int32, request int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Pready", r)
+		}
+	}()
+	return MPI_Pready(partition, request)
+}
+
+//export gmpi_Pready_list
+func gmpi_Pready_list(length int32, array_of_partitions unsafe.Pointer, request int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Pready_list", r)
+		}
+	}()
+	return MPI_Pready_list(length, (*int32)(array_of_partitions), request)
+}
+
+//export gmpi_Pready_range
+func gmpi_Pready_range(partition_low int32, partition_high int32, request int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Pready_range", r)
+		}
+	}()
+	return MPI_Pready_range(partition_low, partition_high, request)
+}
+
+//export gmpi_Precv_init
+func gmpi_Precv_init(buf unsafe.Pointer, partitions int32, count int64, datatype int32, dest int32, tag int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Precv_init", r)
+		}
+	}()
+	return MPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, (*int32)(request))
+}
+
+//export gmpi_Psend_init
+func gmpi_Psend_init(buf unsafe.Pointer, partitions int32, count int64, datatype int32, dest int32, tag int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Psend_init", r)
+		}
+	}()
+	return MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, (*int32)(request))
+}
+
 //export gmpi_Bsend
 func gmpi_Bsend(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag int32, comm int32) (rc int32) {
 	defer func() {

@@ -177,6 +177,12 @@ extern int gmpi_Get_version(void *, void *);
 extern int gmpi_Op_commutative(int, void *);
 extern int gmpi_Op_create(void *, int, void *);
 extern int gmpi_Op_free(void *);
+extern int gmpi_Parrived(int, int, void *);
+extern int gmpi_Pready(int, int);
+extern int gmpi_Pready_list(int, void *, int);
+extern int gmpi_Pready_range(int, int, int);
+extern int gmpi_Precv_init(void *, int, long long, int, int, int, int, int, void *);
+extern int gmpi_Psend_init(void *, int, long long, int, int, int, int, int, void *);
 extern int gmpi_Bsend(void *, int, int, int, int, int);
 extern int gmpi_Bsend_init(void *, int, int, int, int, int, void *);
 extern int gmpi_Buffer_attach(void *, int);
@@ -1792,37 +1798,37 @@ int PMPI_Op_free(MPI_Op *op)
 #pragma weak MPI_Parrived = PMPI_Parrived
 int PMPI_Parrived(MPI_Request request, int partition, int *flag)
 {
-    return gmpi_unsupported("MPI_Parrived", 0x44000000);
+    return gmpi_Parrived(request, partition, (void *)flag);
 }
 
 #pragma weak MPI_Pready = PMPI_Pready
 int PMPI_Pready(int partition, MPI_Request request)
 {
-    return gmpi_unsupported("MPI_Pready", 0x44000000);
+    return gmpi_Pready(partition, request);
 }
 
 #pragma weak MPI_Pready_list = PMPI_Pready_list
 int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
 {
-    return gmpi_unsupported("MPI_Pready_list", 0x44000000);
+    return gmpi_Pready_list(length, (void *)array_of_partitions, request);
 }
 
 #pragma weak MPI_Pready_range = PMPI_Pready_range
 int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
-    return gmpi_unsupported("MPI_Pready_range", 0x44000000);
+    return gmpi_Pready_range(partition_low, partition_high, request);
 }
 
 #pragma weak MPI_Precv_init = PMPI_Precv_init
 int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Precv_init", comm);
+    return gmpi_Precv_init((void *)buf, partitions, count, datatype, dest, tag, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Psend_init = PMPI_Psend_init
 int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Psend_init", comm);
+    return gmpi_Psend_init((void *)buf, partitions, count, datatype, dest, tag, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Bsend = PMPI_Bsend

@@ -23,7 +23,8 @@ import "sync"
 // use ever new tags do not grow the tables.
 type matcher struct {
 	mu     sync.Mutex
-	queues []*ctxQueues // indexed by context id
+	queues []*ctxQueues          // indexed by context id
+	part   map[uint32]*ctxQueues // partitioned contexts (partBit set)
 	// single is set when only one thread calls into the library at a
 	// time (thread level below MPI_THREAD_MULTIPLE, no internal
 	// goroutines): the data path then skips mu. Rare paths may lock mu
@@ -134,6 +135,17 @@ var unexpLinks = [uLists]linked[unexpected]{unexpLink(0), unexpLink(1), unexpLin
 
 // queuesLocked returns the queues of ctx, creating them. Must hold m.mu.
 func (m *matcher) queuesLocked(ctx uint32) *ctxQueues {
+	if ctx&partBit != 0 {
+		q := m.part[ctx]
+		if q == nil {
+			if m.part == nil {
+				m.part = make(map[uint32]*ctxQueues)
+			}
+			q = new(ctxQueues)
+			m.part[ctx] = q
+		}
+		return q
+	}
 	if int(ctx) < len(m.queues) {
 		if q := m.queues[ctx]; q != nil {
 			return q
@@ -151,6 +163,12 @@ func (m *matcher) queuesLocked(ctx uint32) *ctxQueues {
 // dropIfEmptyLocked forgets the queues of ctx when nothing is queued
 // there (communicator freed; a reused id starts clean). Must hold m.mu.
 func (m *matcher) dropIfEmptyLocked(ctx uint32) {
+	if ctx&partBit != 0 {
+		if q := m.part[ctx]; q != nil && q.nPosted == 0 && q.nUnexp == 0 {
+			delete(m.part, ctx)
+		}
+		return
+	}
 	if int(ctx) < len(m.queues) {
 		if q := m.queues[ctx]; q != nil && q.nPosted == 0 && q.nUnexp == 0 {
 			m.queues[ctx] = nil

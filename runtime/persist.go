@@ -22,6 +22,7 @@ type persistent struct {
 	// start, when set, launches the operation instead (persistent
 	// collectives, Comm.CollInit).
 	start func() (*Request, error)
+	part  *partState // partitioned requests (partitioned.go)
 }
 
 // SendInit creates an inactive persistent send request.

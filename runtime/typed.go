@@ -50,6 +50,12 @@ func (w *World) FreeRequest(r *Request) {
 		w.requests.Remove(r.Handle)
 		r.Handle = 0
 	}
+	if st := r.partitioned(); st != nil {
+		// Its matching queue is no longer needed once empty.
+		w.match.mu.Lock()
+		w.match.dropIfEmptyLocked(st.ctx)
+		w.match.mu.Unlock()
+	}
 }
 
 // sendView returns count elements of dt at p as bytes: the user memory

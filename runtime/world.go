@@ -76,6 +76,11 @@ type World struct {
 	// unrelated processes and makes our latency theirs).
 	yield bool
 
+	// partInits counts partitioned inits per (communicator, direction,
+	// peer, tag), under partMu (partitioned.go).
+	partMu    sync.Mutex
+	partInits map[partKey]uint32
+
 	// spare is a recycled request for blocking calls (single-threaded
 	// processes only; see pooledRequest).
 	spare *Request
