@@ -63,6 +63,7 @@ func initialize(fn string, level int32, provided *int32) int32 {
 	// skips its locks (only one thread may be inside MPI at a time).
 	threadLevel = level
 	world.SetThreadLevel(int(level))
+	startExpress(level)
 	mainThread = int64(unix.Gettid())
 	initialized.Store(true)
 	if provided != nil {
@@ -84,6 +85,7 @@ func MPI_Finalize() int32 {
 	}
 	initMu.Lock()
 	defer initMu.Unlock()
+	stopExpress()
 	if err := finalizeWorld(); err != nil {
 		return fail("MPI_Finalize", nil, err)
 	}

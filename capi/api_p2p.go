@@ -49,7 +49,11 @@ func send(fn string, buf unsafe.Pointer, count int64, dtH, dest, tag, commH int3
 		_, err := c.IbsendTyped(buf, int(count), dt, int(dest), int(tag))
 		return fail(fn, c, err)
 	}
-	return fail(fn, c, c.SendTyped(buf, int(count), dt, int(dest), int(tag), mode))
+	err := c.SendTyped(buf, int(count), dt, int(dest), int(tag), mode)
+	if err == nil && mode != mpirt.ModeSync {
+		expressComm(c) // later sends on c may take the express lane
+	}
+	return fail(fn, c, err)
 }
 
 func MPI_Recv(buf unsafe.Pointer, count, datatype, source, tag, commH int32, status *Status) int32 {

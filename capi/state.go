@@ -105,6 +105,7 @@ func initWorld() error {
 		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "%v", err)
 	}
 	world = w
+	startProfile(cfg.Rank)
 	return nil
 }
 
@@ -182,6 +183,7 @@ func localCPUs(c *pmi.Client, ranks []int) int {
 // finalizeWorld is MPI_Finalize's work: a barrier so that no peer still
 // needs us, then the devices and PMI are shut down.
 func finalizeWorld() error {
+	defer stopProfile()
 	w := world
 	w.FinalizeBuffers() // MPI_Finalize detaches the buffered-send buffer
 	cw := w.CommWorld()

@@ -11,6 +11,9 @@
 // The Go side, declared with plain C types: this file must not include
 // _cgo_export.h, whose prototypes spell the same types differently.
 extern int gmpi_unsupported(const char *name, int comm);
+
+// What a gmpi_express_X returns when it leaves the call to Go.
+#define GMPI_EXPRESS_DECLINED (-1)
 extern int gmpi_Attr_delete(int, int);
 extern int gmpi_Attr_get(int, int, void *, void *);
 extern int gmpi_Attr_put(int, int, void *);
@@ -312,6 +315,8 @@ extern int gmpi_Sendrecv_c(void *, long long, int, int, int, void *, long long, 
 extern int gmpi_Sendrecv_replace_c(void *, long long, int, int, int, int, int, int, void *);
 extern int gmpi_Ssend_c(void *, long long, int, int, int, int);
 extern int gmpi_Ssend_init_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_express_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+extern int gmpi_express_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
@@ -1948,6 +1953,9 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 #pragma weak MPI_Rsend = PMPI_Rsend
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    int rc = gmpi_express_Rsend(buf, count, datatype, dest, tag, comm);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Rsend((void *)buf, count, datatype, dest, tag, comm);
 }
 
@@ -1960,6 +1968,9 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 #pragma weak MPI_Send = PMPI_Send
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    int rc = gmpi_express_Send(buf, count, datatype, dest, tag, comm);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Send((void *)buf, count, datatype, dest, tag, comm);
 }
 

@@ -26,12 +26,13 @@ func (w *World) maxPayload(peer int) int {
 // on context ctx. A standard or ready send that fits one eager frame
 // towards another process is the fast path: the frame goes straight to
 // the device, with no request, no lock and no allocation; the send is
-// complete when the device took the bytes.
+// complete when the device took the bytes. Its frame has SendID 0: there
+// is no request to cancel (capi's C express lane sends the same frames).
 func (w *World) Send(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendMode) error {
 	if dest != ProcNull && mode != ModeSync && mode != ModeBuffered {
 		if peer := c.peerOf(dest); peer != w.cfg.Rank && len(buf) <= w.eagerTo[peer] {
 			return w.routes[peer].Send(peer, Header{Kind: FrameEager, Context: ctx, Source: int32(c.rank),
-				Tag: int32(tag), Len: uint64(len(buf)), SendID: w.nextID.Add(1)}, buf)
+				Tag: int32(tag), Len: uint64(len(buf))}, buf)
 		}
 	}
 	r, err := w.Isend(c, ctx, buf, dest, tag, mode)

@@ -62,10 +62,14 @@ type World struct {
 
 	// outbox holds control frames produced inside the Handler; they are
 	// sent from progress, never from the Handler itself.
-	outboxMu  sync.Mutex
-	outbox    []outFrame
-	outboxLen atomic.Int32 // len(outbox), read without the lock
-	flushing  atomic.Bool
+	outboxMu sync.Mutex
+	outbox   []outFrame
+	// outboxLen is len(outbox), read without the lock. It points at
+	// outboxWord unless SetOutboxWord moved it to memory that code outside
+	// Go reads (capi's express lane sends only while it is 0).
+	outboxLen  *atomic.Int32
+	outboxWord atomic.Int32
+	flushing   atomic.Bool
 
 	// spinPolls is how many empty polls a waiter makes before it starts
 	// yielding the CPU: many on a dedicated core, one when the host is
@@ -199,6 +203,7 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 			w.remote[p] = rr
 		}
 	}
+	w.outboxLen = &w.outboxWord
 	w.eagerTo = make([]int, cfg.Size)
 	for p := range w.eagerTo {
 		w.eagerTo[p] = cfg.EagerLimit
@@ -280,6 +285,18 @@ func (w *World) logf(format string, args ...any) {
 		w.cfg.Log(format, args...)
 	}
 }
+
+// SetOutboxWord moves the outbox length to *p, which must stay valid for
+// the World's lifetime (capi passes a word in C memory). Call it before
+// any communication.
+func (w *World) SetOutboxWord(p *atomic.Int32) {
+	p.Store(w.outboxLen.Load())
+	w.outboxLen = p
+}
+
+// EagerLimit is the largest message that a send to world rank peer
+// carries in one eager frame.
+func (w *World) EagerLimit(peer int) int { return w.eagerTo[peer] }
 
 // progress polls every device once and sends queued control frames.
 // It returns how many events it handled.

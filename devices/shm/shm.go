@@ -95,9 +95,9 @@ type Device struct {
 type peer struct {
 	mu sync.Mutex // serializes senders: the ring has a single producer
 
-	// Guarded by mu.
-	tail uint64 // bytes produced so far
-	head uint64 // last head value read from the consumer
+	// Guarded by mu: tail and head (C memory, shared with the express
+	// lane, express.go).
+	tx *txState
 
 	data    []byte  // our ring in the peer's segment
 	mask    uint64  // len(data)-1
@@ -333,6 +333,12 @@ func (d *Device) attach(cfg Config) error {
 	// streams through the ring in pieces small enough that the sender's
 	// copy in and the receiver's copy out overlap.
 	d.maxPayload = int(min(minRing/4, uint64(envSize("GMPI_SHM_FRAME", DefaultFrameBytes))))
+	for _, p := range d.peers {
+		p.tx.maxPayload = uint64(d.maxPayload)
+		if d.gate {
+			p.tx.gate = 1
+		}
+	}
 	return nil
 }
 
@@ -403,6 +409,9 @@ func (d *Device) attachPeer(cfg Config, r int) (*peer, error) {
 	p.wantp = u32(mem, desc+descWant)
 	p.closedp = u32(mem, offClosed)
 	p.bell = mpirt.NewFutexWaker(u32(mem, offEpoch), u32(mem, offWaiters))
+	p.tx = newTxState()
+	*p.tx = txState{data: &p.data[0], mask: p.mask, headp: p.headp,
+		epoch: u32(mem, offEpoch), waiters: u32(mem, offWaiters)}
 	return p, nil
 }
 
@@ -423,6 +432,10 @@ func (d *Device) release(keepBell bool) {
 	for _, p := range d.peers {
 		unmap(p.seg)
 		p.seg, p.data = nil, nil
+		if p.tx != nil {
+			freeTxState(p.tx)
+			p.tx = nil
+		}
 	}
 	if d.own != nil {
 		if keepBell {
@@ -493,12 +506,13 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 	n := uint64(len(payload))
 	rec := recSize(n)
 	size := p.mask + 1
-	pos := p.tail & p.mask
+	tx := p.tx
+	pos := tx.tail & p.mask
 	need := rec
 	if pos+rec > size {
 		need += size - pos // skip to the start of the ring
 	}
-	if p.tail+need+lineSize-p.head > size {
+	if tx.tail+need+lineSize-tx.head > size {
 		if err := d.waitSpace(p, need); err != nil {
 			d.unlockPeer(p)
 			return err
@@ -514,7 +528,7 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 	if at != pos {
 		publishCtl(u64(p.data, pos), ctlSkip)
 	}
-	p.tail += need
+	tx.tail += need
 	// Under mu: Close unmaps p.bell only after taking mu. Without the
 	// gate, receivers find frames by looking at the rings, so the shared
 	// event count is advanced only when the receiver sleeps.
@@ -562,8 +576,8 @@ const (
 func (d *Device) waitSpace(p *peer, need uint64) error {
 	size := p.mask + 1
 	fits := func() bool {
-		p.head = atomic.LoadUint64(p.headp)
-		return p.tail+need+lineSize-p.head <= size
+		p.tx.head = atomic.LoadUint64(p.headp)
+		return p.tx.tail+need+lineSize-p.tx.head <= size
 	}
 	start := time.Now()
 	for i := 0; ; i++ {

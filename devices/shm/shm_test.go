@@ -348,7 +348,7 @@ func TestWrapAround(t *testing.T) {
 	})
 	p := devs[0].byRank[1]
 	p.mu.Lock()
-	laps := p.tail / (p.mask + 1)
+	laps := p.tx.tail / (p.mask + 1)
 	p.mu.Unlock()
 	if laps < 100 {
 		t.Errorf("ring wrapped only %d times", laps)

@@ -12,11 +12,12 @@ declare -A probe=(
     [libmpich-dev]=/usr/include/x86_64-linux-gnu/mpich/mpi.h
     [mpich]=/usr/bin/mpiexec.mpich
     [openmpi-bin]=/usr/bin/mpirun.openmpi
+    [libopenmpi-dev]=/usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h
     [netpipe-mpich2]=/usr/bin/NPmpich2
     [procps]=/usr/bin/pgrep
     [binutils]=/usr/bin/readelf
 )
-order=(cmake gcc make libmpich-dev mpich openmpi-bin netpipe-mpich2 procps binutils)
+order=(cmake gcc make libmpich-dev mpich openmpi-bin libopenmpi-dev netpipe-mpich2 procps binutils)
 
 missing=()
 for pkg in "${order[@]}"; do

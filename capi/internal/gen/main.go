@@ -198,6 +198,9 @@ func genPMPI(funcs []*Func) []byte {
 // The Go side, declared with plain C types: this file must not include
 // _cgo_export.h, whose prototypes spell the same types differently.
 extern int gmpi_unsupported(const char *name, int comm);
+
+// What a gmpi_express_X returns when it leaves the call to Go.
+#define GMPI_EXPRESS_DECLINED (-1)
 `)
 	for _, f := range funcs {
 		if f.Impl == implGo {
@@ -209,6 +212,11 @@ extern int gmpi_unsupported(const char *name, int comm);
 				ps = []string{"void"}
 			}
 			fmt.Fprintf(&b, "extern %s %s(%s);\n", retKind(f.Ret).cType, f.shimName(), strings.Join(ps, ", "))
+		}
+	}
+	for _, f := range funcs {
+		if f.Express {
+			fmt.Fprintf(&b, "extern %s;\n", f.proto("gmpi_express_"+f.Name[strings.IndexByte(f.Name, '_')+1:]))
 		}
 	}
 	for _, f := range funcs {
@@ -228,6 +236,14 @@ extern int gmpi_unsupported(const char *name, int comm);
 				}
 			}
 			call := fmt.Sprintf("%s(%s)", f.shimName(), strings.Join(args, ", "))
+			if f.Express {
+				var names []string
+				for _, p := range f.Params {
+					names = append(names, p.Name)
+				}
+				fmt.Fprintf(&b, "    int rc = gmpi_express_%s(%s);\n    if (rc != GMPI_EXPRESS_DECLINED)\n        return rc;\n",
+					f.Name[strings.IndexByte(f.Name, '_')+1:], strings.Join(names, ", "))
+			}
 			if f.Ret == "int" {
 				fmt.Fprintf(&b, "    return %s;\n", call)
 			} else {

@@ -23,6 +23,10 @@ type Func struct {
 	Params   []Param
 	Variadic bool
 	Impl     impl
+	// Express: the PMPI_X shim first tries the C fast path
+	// gmpi_express_X (capi/express.c) and enters Go only when that
+	// declines (a "#! express MPI_X ..." line of the table).
+	Express bool
 }
 
 // Param is one named parameter: Type is everything before the name (for
@@ -44,10 +48,17 @@ func readTable(path string) ([]*Func, error) {
 	defer fh.Close()
 	var funcs []*Func
 	seen := map[string]bool{}
+	express := map[string]int{}
 	sc := bufio.NewScanner(fh)
 	sc.Buffer(nil, 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
+		if names, ok := strings.CutPrefix(line, "#! express "); ok {
+			for _, name := range strings.Fields(names) {
+				express[name] = n
+			}
+			continue
+		}
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -60,6 +71,15 @@ func readTable(path string) ([]*Func, error) {
 		}
 		seen[f.Name] = true
 		funcs = append(funcs, f)
+	}
+	for _, f := range funcs {
+		if _, ok := express[f.Name]; ok {
+			f.Express = true
+			delete(express, f.Name)
+		}
+	}
+	for name, n := range express {
+		return nil, fmt.Errorf("%s:%d: express function %s is not in the table", path, n, name)
 	}
 	return funcs, sc.Err()
 }

@@ -1,0 +1,249 @@
+/*
+ * The express lane (capi/express.c): blocking MPI_Send/MPI_Rsend that C
+ * completes without entering Go, mixed with sends that take the Go path.
+ * Checks that every mix keeps MPI's non-overtaking order, that
+ * communicators (duplicates, freed and re-created ones, reordered splits)
+ * keep their messages apart and their ranks right, that a full ring falls
+ * back without loss, and that bad arguments still get the Go path's
+ * errors. Run with and without GMPI_EXPRESS=0 (testlist).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "mpi.h"
+#include "mtest.h"
+
+#define N 2000
+#define STEP(name) do { if (getenv("EXPRESS_DEBUG")) fprintf(stderr, "%d: %s\n", me, name); } while (0)
+
+/* One message of a sequence: number i, sent by kind k. */
+static int payload(int i, int k) { return i * 8 + k; }
+
+/* Rank 0 sends N messages to rank 1 on comm with one tag, alternating
+ * between every kind of send; rank 1 checks they arrive in order. */
+static int order(MPI_Comm comm, int me, int to, int from)
+{
+    int errs = 0;
+    static char big[200000];
+    if (me == from) {
+        for (int i = 0; i < N; i++) {
+            int k = i % 7, v = payload(i, k);
+            MPI_Request r;
+            switch (k) {
+            case 0: case 1: case 2: MPI_Send(&v, 1, MPI_INT, to, 5, comm); break;
+            case 3: MPI_Isend(&v, 1, MPI_INT, to, 5, comm, &r); MPI_Wait(&r, MPI_STATUS_IGNORE); break;
+            case 4: MPI_Ssend(&v, 1, MPI_INT, to, 5, comm); break;
+            case 5: /* rendezvous: larger than any eager limit */
+                memcpy(big, &v, sizeof v);
+                if (i % 70 == 5)
+                    MPI_Send(big, sizeof big, MPI_BYTE, to, 5, comm);
+                else
+                    MPI_Send(&v, 1, MPI_INT, to, 5, comm);
+                break;
+            case 6: /* the receiver says when its receive is posted */
+                MPI_Recv(NULL, 0, MPI_INT, to, 6, comm, MPI_STATUS_IGNORE);
+                MPI_Rsend(&v, 1, MPI_INT, to, 5, comm);
+                break;
+            }
+        }
+    } else if (me == to) {
+        for (int i = 0; i < N; i++) {
+            int k = i % 7, v = -1;
+            MPI_Status st;
+            if (k == 6) {
+                /* Rsend needs the receive posted first; tell the sender. */
+                MPI_Request r;
+                MPI_Irecv(&v, 1, MPI_INT, from, 5, comm, &r);
+                MPI_Send(NULL, 0, MPI_INT, from, 6, comm);
+                MPI_Wait(&r, &st);
+            } else if (k == 5 && i % 70 == 5) {
+                MPI_Recv(big, sizeof big, MPI_BYTE, from, 5, comm, &st);
+                memcpy(&v, big, sizeof v);
+            } else {
+                MPI_Recv(&v, 1, MPI_INT, from, MPI_ANY_TAG, comm, &st);
+            }
+            MTEST_CHECK(errs, v == payload(i, k), "message %d (kind %d): got %d, want %d", i, k, v, payload(i, k));
+            MTEST_CHECK(errs, st.MPI_SOURCE == from && st.MPI_TAG == 5, "message %d: source %d tag %d", i, st.MPI_SOURCE, st.MPI_TAG);
+            if (errs > 10)
+                break;
+        }
+    }
+    return errs;
+}
+
+/* Messages sent on two communicators stay on their own. */
+static int apart(MPI_Comm a, MPI_Comm b, int me)
+{
+    int errs = 0;
+    for (int i = 0; i < 50; i++) {
+        if (me == 0) {
+            int va = 1000 + i, vb = 2000 + i;
+            MPI_Send(&va, 1, MPI_INT, 1, 0, a);
+            MPI_Send(&vb, 1, MPI_INT, 1, 0, b);
+        } else if (me == 1) {
+            /* The receive for the later message is posted first. */
+            int va = 0, vb = 0;
+            MPI_Request r[2];
+            MPI_Irecv(&vb, 1, MPI_INT, 0, 0, b, &r[0]);
+            MPI_Irecv(&va, 1, MPI_INT, 0, 0, a, &r[1]);
+            MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+            MTEST_CHECK(errs, va == 1000 + i && vb == 2000 + i, "round %d: a got %d, b got %d", i, va, vb);
+        }
+    }
+    return errs;
+}
+
+int main(int argc, char **argv)
+{
+    int errs = 0, me, size;
+    MTest_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) {
+        MTest_Finalize(errs);
+        return 0;
+    }
+
+    STEP("order");
+    /* Order on MPI_COMM_WORLD, both directions. */
+    errs += order(MPI_COMM_WORLD, me, 1, 0);
+    errs += order(MPI_COMM_WORLD, me, 0, 1);
+
+    STEP("dup");
+    /* A duplicate: its own context, registered in its own right. */
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    errs += apart(MPI_COMM_WORLD, dup, me);
+    errs += order(dup, me, 1, 0);
+
+    /* Freed and re-created: the handle may come back with a new context. */
+    for (int round = 0; round < 5; round++) {
+        MPI_Comm c2;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c2);
+        errs += apart(c2, dup, me);
+        MPI_Comm_free(&c2);
+    }
+    MPI_Comm_free(&dup);
+
+    STEP("split");
+    /* A reordered split: rank r of rev is world rank size-1-r. */
+    MPI_Comm rev;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - me, &rev);
+    {
+        int rme;
+        MPI_Comm_rank(rev, &rme);
+        for (int i = 0; i < 20; i++) {
+            int v = me, got = -1;
+            MPI_Status st;
+            int right = (rme + 1) % size, left = (rme + size - 1) % size;
+            MPI_Sendrecv(&v, 1, MPI_INT, right, 3, &got, 1, MPI_INT, left, 3, rev, &st);
+            if (i % 2 == 0) {
+                /* and with plain blocking sends, ordered to avoid deadlock */
+                if (rme % 2 == 0) {
+                    MPI_Send(&v, 1, MPI_INT, right, 4, rev);
+                    MPI_Recv(&got, 1, MPI_INT, left, 4, rev, &st);
+                } else {
+                    MPI_Recv(&got, 1, MPI_INT, left, 4, rev, &st);
+                    MPI_Send(&v, 1, MPI_INT, right, 4, rev);
+                }
+            }
+            MTEST_CHECK(errs, got == size - 1 - left && st.MPI_SOURCE == left,
+                        "reordered split: got %d from %d, want %d from %d", got, st.MPI_SOURCE, size - 1 - left, left);
+        }
+    }
+    MPI_Comm_free(&rev);
+
+    STEP("types");
+    /* Every predefined size class, and zero counts. */
+    {
+        long double ld[3] = {1.5L, -2.25L, 3.0L}, ldr[3];
+        double d[5] = {1, 2, 3, 4, 5}, dr[5];
+        int two[4] = {1, 2, 3, 4}, twor[4];
+        char c[3] = "ab", cr[3];
+        for (int i = 0; i < 3; i++) {
+            if (me == 0) {
+                MPI_Send(ld, 3, MPI_LONG_DOUBLE, 1, 1, MPI_COMM_WORLD);
+                MPI_Send(d, 5, MPI_DOUBLE, 1, 2, MPI_COMM_WORLD);
+                MPI_Send(two, 2, MPI_2INT, 1, 3, MPI_COMM_WORLD);
+                MPI_Send(c, 3, MPI_CHAR, 1, 4, MPI_COMM_WORLD);
+                MPI_Send(NULL, 0, MPI_INT, 1, 6, MPI_COMM_WORLD);
+                MPI_Send(c, 0, MPI_CHAR, 1, 6, MPI_COMM_WORLD);
+            } else if (me == 1) {
+                MPI_Status st;
+                int n;
+                memset(ldr, 0, sizeof ldr);
+                MPI_Recv(ldr, 3, MPI_LONG_DOUBLE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Recv(dr, 5, MPI_DOUBLE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Recv(twor, 2, MPI_2INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Recv(cr, 3, MPI_CHAR, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MTEST_CHECK(errs, ldr[0] == 1.5L && ldr[1] == -2.25L && ldr[2] == 3.0L, "long double data");
+                MTEST_CHECK(errs, memcmp(d, dr, sizeof d) == 0 && memcmp(two, twor, sizeof two) == 0 && strcmp(cr, "ab") == 0,
+                            "double/2int/char data");
+                for (int k = 0; k < 2; k++) {
+                    MPI_Recv(cr, 3, MPI_CHAR, 0, 6, MPI_COMM_WORLD, &st);
+                    MPI_Get_count(&st, MPI_CHAR, &n);
+                    MTEST_CHECK(errs, n == 0 && st.MPI_TAG == 6, "zero-size message: count %d tag %d", n, st.MPI_TAG);
+                }
+            }
+        }
+    }
+
+    STEP("full");
+    /* A full ring: rank 0 sends far more than a ring holds while rank 1
+     * is busy; every send completes, in order. */
+    {
+        enum { M = 20000, B = 1024 };
+        static char buf[B];
+        if (me == 0) {
+            for (int i = 0; i < M; i++) {
+                memcpy(buf, &i, sizeof i);
+                MPI_Send(buf, B, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
+            }
+        } else if (me == 1) {
+            usleep(200000);
+            for (int i = 0; i < M; i++) {
+                int v;
+                MPI_Recv(buf, B, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                memcpy(&v, buf, sizeof v);
+                if (v != i) {
+                    MTEST_CHECK(errs, 0, "full ring: message %d carried %d", i, v);
+                    break;
+                }
+            }
+        }
+    }
+
+    STEP("errors");
+    /* Bad arguments still get the Go path's errors. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    {
+        int v = 0, rc, cls;
+        struct {
+            const char *what;
+            int rc, want;
+        } cases[] = {
+            {"dest = size", MPI_Send(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD), MPI_ERR_RANK},
+            {"dest = -5", MPI_Send(&v, 1, MPI_INT, -5, 0, MPI_COMM_WORLD), MPI_ERR_RANK},
+            {"tag = -3", MPI_Send(&v, 1, MPI_INT, (me + 1) % size, -3, MPI_COMM_WORLD), MPI_ERR_TAG},
+            {"count = -1", MPI_Send(&v, -1, MPI_INT, (me + 1) % size, 0, MPI_COMM_WORLD), MPI_ERR_COUNT},
+            {"NULL buffer", MPI_Send(NULL, 1, MPI_INT, (me + 1) % size, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER},
+            {"MPI_DATATYPE_NULL", MPI_Send(&v, 1, MPI_DATATYPE_NULL, (me + 1) % size, 0, MPI_COMM_WORLD), MPI_ERR_TYPE},
+            {"MPI_COMM_NULL", MPI_Send(&v, 1, MPI_INT, (me + 1) % size, 0, MPI_COMM_NULL), MPI_ERR_COMM},
+            {"Rsend dest = size", MPI_Rsend(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD), MPI_ERR_RANK},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            rc = cases[i].rc;
+            cls = MPI_SUCCESS;
+            if (rc != MPI_SUCCESS)
+                MPI_Error_class(rc, &cls);
+            MTEST_CHECK(errs, cls == cases[i].want, "%s: error class %d, want %d", cases[i].what, cls, cases[i].want);
+        }
+        /* MPI_PROC_NULL succeeds and sends nothing. */
+        rc = MPI_Send(&v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
+        MTEST_CHECK(errs, rc == MPI_SUCCESS, "MPI_PROC_NULL: rc %d", rc);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MTest_Finalize(errs);
+    return MTestReturnValue(errs);
+}
