@@ -72,6 +72,9 @@ func recv(fn string, buf unsafe.Pointer, count int64, dtH, source, tag, commH in
 	st, err := c.RecvTyped(buf, int(count), dt, int(source), int(tag))
 	code := fail(fn, c, err)
 	setStatus(status, &st, code)
+	if err == nil {
+		expressComm(c) // later receives on c may take the express lane
+	}
 	return code
 }
 

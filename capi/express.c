@@ -1,5 +1,6 @@
 /* The express lane's entry points; see express.h. */
 #include <stddef.h>
+#include <string.h>
 #include "../include/mpi.h"
 #include "express.h"
 
@@ -26,6 +27,60 @@ static int send(const void *buf, int count, MPI_Datatype datatype, int dest, int
         .kind = x->eager_kind, .context = c->ctx, .source = c->rank, .tag = tag, .len = n,
     };
     return gmpi_shm_send(p->tx, &h, buf, n) == 0 ? MPI_SUCCESS : GMPI_EXPRESS_DECLINED;
+}
+
+/* others_pending reports whether a ring other than skip holds a frame. */
+static int others_pending(const struct gmpi_express *x, const struct gmpi_shm_rx *skip)
+{
+    for (int i = 0; i < x->nrx; i++)
+        if (x->rxs[i] != skip && gmpi_shm_pending(x->rxs[i]))
+            return 1;
+    return 0;
+}
+
+int gmpi_express_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    struct gmpi_express *x = &gmpi_express;
+    if (!x->on || x->queued != 0 || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0)
+        return GMPI_EXPRESS_DECLINED;
+    const struct gmpi_express_comm *c = &x->comms[(uint32_t)comm % GMPI_EXPRESS_COMMS];
+    uint32_t t = (uint32_t)datatype & 0xff;
+    if (c->handle != comm || (uint32_t)source >= (uint32_t)c->size || (tag < 0 && tag != MPI_ANY_TAG) ||
+        count < 0 || x->dtype[t] != datatype || source == x->rank)
+        return GMPI_EXPRESS_DECLINED;
+    uint64_t cap = (uint64_t)count * x->dsize[t];
+    struct gmpi_shm_rx *r = x->peers[source].rx;
+    if (r == NULL || (cap != 0 && (buf == NULL || buf == MPI_IN_PLACE)))
+        return GMPI_EXPRESS_DECLINED;
+    const uint8_t *payload;
+    uint64_t n;
+    const struct gmpi_shm_hdr *h = gmpi_shm_peek(r, &payload, &n);
+    for (int i = 0; h == NULL; i++) {
+        /* Wait only while nothing else arrives: a frame from another
+         * peer may be what some pending operation needs (Go's progress). */
+        if (i >= x->spin || others_pending(x, r))
+            return GMPI_EXPRESS_DECLINED;
+        __builtin_ia32_pause();
+        h = gmpi_shm_peek(r, &payload, &n);
+    }
+    /* What the matching engine would do with this frame: the receive is
+     * the only one posted and nothing is unexpected, so the next frame
+     * from source is its message if it matches (and fits). */
+    if (h->kind != x->eager_kind || h->flags != 0 || h->context != c->ctx || h->source != source ||
+        (tag != MPI_ANY_TAG && h->tag != tag) || h->len != n || n > cap)
+        return GMPI_EXPRESS_DECLINED;
+    int htag = h->tag;
+    if (n)
+        memcpy(buf, payload, n);
+    gmpi_shm_consume(r, n);
+    if (status != MPI_STATUS_IGNORE) {
+        status->count_lo = (int)(uint32_t)n;
+        status->count_hi_and_cancelled = (int)(n >> 32) << 1;
+        status->MPI_SOURCE = source;
+        status->MPI_TAG = htag;
+        status->MPI_ERROR = MPI_SUCCESS;
+    }
+    return MPI_SUCCESS;
 }
 
 int gmpi_express_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)

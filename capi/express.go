@@ -23,18 +23,31 @@ func startExpress(level int32) {
 	// The runtime counts its queued frames where the C side reads them,
 	// whether or not the lane is used.
 	world.SetOutboxWord((*atomic.Int32)(unsafe.Pointer(&x.outbox)))
+	world.SetQueuedWord((*int32)(unsafe.Pointer(&x.queued)))
 	if level >= 3 || shmDevice == nil || os.Getenv("GMPI_EXPRESS") == "0" {
 		return
 	}
 	n := world.Size()
 	peers := unsafe.Slice((*C.struct_gmpi_express_peer)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.struct_gmpi_express_peer{})))), n)
+	var rxs []*C.struct_gmpi_shm_rx
 	for r := range peers {
 		if tx := shmDevice.ExpressTx(r); tx != nil && r != world.Rank() {
 			peers[r].tx = (*C.struct_gmpi_shm_tx)(tx)
+			peers[r].rx = (*C.struct_gmpi_shm_rx)(shmDevice.ExpressRx(r))
 			peers[r].eager = C.uint64_t(world.EagerLimit(r))
+			rxs = append(rxs, peers[r].rx)
 		}
 	}
 	x.peers = &peers[0]
+	x.nrx = C.int32_t(len(rxs))
+	if len(rxs) > 0 {
+		p := unsafe.Slice((**C.struct_gmpi_shm_rx)(C.calloc(C.size_t(len(rxs)), C.size_t(unsafe.Sizeof(rxs[0])))), len(rxs))
+		copy(p, rxs)
+		x.rxs = &p[0]
+	}
+	// A receive polls about as long as the Go path does before it
+	// starts timing its spin; on an oversubscribed host barely at all.
+	x.spin = C.int32_t(16 * world.SpinPolls())
 	x.rank = C.int32_t(world.Rank())
 	x.nranks = C.int32_t(n)
 	x.eager_kind = C.uint8_t(mpirt.FrameEager)
@@ -60,6 +73,10 @@ func stopExpress() {
 	if x.peers != nil {
 		C.free(unsafe.Pointer(x.peers))
 		x.peers = nil
+	}
+	if x.rxs != nil {
+		C.free(unsafe.Pointer(x.rxs))
+		x.rxs, x.nrx = nil, 0
 	}
 }
 

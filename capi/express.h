@@ -1,14 +1,21 @@
 /*
- * The express lane: blocking sends that C code completes without entering
- * Go. Entering Go from C costs more than the rest of a small send on
- * shared memory, so PMPI_Send (zz_pmpi.c) first offers the call to
- * gmpi_express_Send. That only translates arguments, as capi's Go side
- * does, and hands the frame to the shm device's C append
- * (devices/shm/express.c); whenever anything is unusual (an argument the
- * Go side would reject or treat specially, a communicator not registered
- * here, a peer not on shared memory, a full ring, queued protocol frames,
- * MPI_THREAD_MULTIPLE) it declines and the Go path does everything,
- * errors included. express.go keeps this table in step with the runtime.
+ * The express lane: blocking sends and receives of small messages that C
+ * code completes without entering Go. Entering Go from C costs more than
+ * the rest of a small message on shared memory, so PMPI_Send, PMPI_Rsend
+ * and PMPI_Recv (zz_pmpi.c) first offer the call to gmpi_express_X. That
+ * only translates arguments, as capi's Go side does, and uses the shm
+ * device's C ring operations (devices/shm/express.c). Whenever anything is
+ * unusual it declines and the Go path does everything, errors included:
+ * an argument the Go side would reject or treat specially, a communicator
+ * not registered here, a peer not on shared memory, a full ring, queued
+ * protocol frames, MPI_THREAD_MULTIPLE; and for a receive, anything posted
+ * or unexpected in the matching engine, a wildcard source, a frame that is
+ * not a plain eager message matching the receive, or one that does not
+ * fit, or nothing arriving within a short spin (the Go path then waits,
+ * spinning and sleeping, and makes progress on everything else). A
+ * receive takes a frame here only when the Go path would have matched it
+ * to this receive, so the two paths can alternate freely. express.go
+ * keeps this table in step with the runtime.
  */
 #ifndef GMPI_EXPRESS_H
 #define GMPI_EXPRESS_H
@@ -30,12 +37,17 @@ struct gmpi_express_comm {
 
 struct gmpi_express_peer {
     struct gmpi_shm_tx *tx; /* NULL: not reached over shared memory */
+    struct gmpi_shm_rx *rx; /* the ring from this peer */
     uint64_t eager;         /* largest eager message */
 };
 
 struct gmpi_express {
     int32_t on;     /* initialized, not finalized, below MPI_THREAD_MULTIPLE */
     int32_t outbox; /* the runtime's queued protocol frames (World.SetOutboxWord) */
+    int32_t queued; /* posted receives + unexpected messages (World.SetQueuedWord) */
+    int32_t spin;   /* polls a receive makes before it leaves the wait to Go */
+    int32_t nrx;
+    struct gmpi_shm_rx **rxs; /* every ring we receive on */
     int32_t rank;
     int32_t nranks;
     uint8_t eager_kind; /* mpirt.FrameEager */

@@ -315,6 +315,7 @@ extern int gmpi_Sendrecv_c(void *, long long, int, int, int, void *, long long, 
 extern int gmpi_Sendrecv_replace_c(void *, long long, int, int, int, int, int, int, void *);
 extern int gmpi_Ssend_c(void *, long long, int, int, int, int);
 extern int gmpi_Ssend_init_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_express_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 extern int gmpi_express_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 extern int gmpi_express_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 
@@ -1941,6 +1942,9 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 #pragma weak MPI_Recv = PMPI_Recv
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    int rc = gmpi_express_Recv(buf, count, datatype, source, tag, comm, status);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Recv((void *)buf, count, datatype, source, tag, comm, (void *)status);
 }
 

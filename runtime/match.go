@@ -30,6 +30,13 @@ type matcher struct {
 	// goroutines): the data path then skips mu. Rare paths may lock mu
 	// regardless; that is harmless.
 	single bool
+	// queued counts the posted receives and unexpected messages of every
+	// context. It points at queuedWord unless World.SetQueuedWord moved
+	// it to memory that code outside Go reads (capi's express lane
+	// receives only while it is 0). Plain int32: it changes under mu, or
+	// in a single-threaded process.
+	queued     *int32
+	queuedWord int32
 }
 
 func (m *matcher) lock() {
@@ -45,7 +52,8 @@ func (m *matcher) unlock() {
 }
 
 type ctxQueues struct {
-	seq uint64 // posting order of receives
+	seq    uint64 // posting order of receives
+	queued *int32 // the matcher's count of everything queued
 
 	nPosted, nWild int // posted receives; those with a wildcard
 	// express is a receive posted while nothing else was: it is the
@@ -141,7 +149,7 @@ func (m *matcher) queuesLocked(ctx uint32) *ctxQueues {
 			if m.part == nil {
 				m.part = make(map[uint32]*ctxQueues)
 			}
-			q = new(ctxQueues)
+			q = &ctxQueues{queued: m.queuedPtr()}
 			m.part[ctx] = q
 		}
 		return q
@@ -155,9 +163,16 @@ func (m *matcher) queuesLocked(ctx uint32) *ctxQueues {
 		copy(n, m.queues)
 		m.queues = n
 	}
-	q := new(ctxQueues)
+	q := &ctxQueues{queued: m.queuedPtr()}
 	m.queues[ctx] = q
 	return q
+}
+
+func (m *matcher) queuedPtr() *int32 {
+	if m.queued == nil {
+		m.queued = &m.queuedWord
+	}
+	return m.queued
 }
 
 // dropIfEmptyLocked forgets the queues of ctx when nothing is queued
@@ -199,6 +214,7 @@ func (q *ctxQueues) appendPostedLocked(r *Request) {
 	q.seq++
 	r.seq = q.seq
 	q.nPosted++
+	*q.queued++
 	if r.src == AnySource || r.tag == AnyTag {
 		q.nWild++
 	}
@@ -254,6 +270,7 @@ func (q *ctxQueues) takePostedLocked(h *Header) *Request {
 
 func (q *ctxQueues) unlinkPostedLocked(r *Request, key uint64, any bool) {
 	q.nPosted--
+	*q.queued--
 	if r.src == AnySource || r.tag == AnyTag {
 		q.nWild--
 	}
@@ -271,6 +288,7 @@ func (q *ctxQueues) unlinkPostedLocked(r *Request, key uint64, any bool) {
 func (q *ctxQueues) dropExpress(r *Request) {
 	q.express = nil
 	q.nPosted--
+	*q.queued--
 	if r.src == AnySource || r.tag == AnyTag {
 		q.nWild--
 	}
@@ -363,6 +381,7 @@ func (q *ctxQueues) takeUnexpectedLocked(src, tag int, pick func(*unexpected) bo
 
 func (q *ctxQueues) appendUnexpectedLocked(u *unexpected) {
 	q.nUnexp++
+	*q.queued++
 	keys := unexpKeys(&u.hdr)
 	for i, k := range keys {
 		q.unexp[i].get(k, true).push(u, unexpLinks[i])
@@ -372,6 +391,7 @@ func (q *ctxQueues) appendUnexpectedLocked(u *unexpected) {
 
 func (q *ctxQueues) unlinkUnexpectedLocked(u *unexpected) {
 	q.nUnexp--
+	*q.queued--
 	keys := unexpKeys(&u.hdr)
 	for i, k := range keys {
 		b := q.unexp[i].get(k, false)

@@ -37,11 +37,16 @@ func (m *refMatcher) post(r *Request) *unexpected {
 func TestMatcherAgainstReference(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	for round := 0; round < 200; round++ {
-		var q ctxQueues
+		var queued int32
+		q := ctxQueues{queued: &queued}
 		var ref refMatcher
 		nSrc, nTag := 1+rng.Intn(5), 1+rng.Intn(6)
 		wild := rng.Float64()
 		for step := 0; step < 400; step++ {
+			// The count the express lane reads follows the queues.
+			if int(queued) != q.nPosted+q.nUnexp {
+				t.Fatalf("round %d step %d: queued %d, want %d posted + %d unexpected", round, step, queued, q.nPosted, q.nUnexp)
+			}
 			src, tag := rng.Intn(nSrc), rng.Intn(nTag)
 			if rng.Intn(2) == 0 {
 				h := Header{Source: int32(src), Tag: int32(tag), SendID: uint64(step + 1)}
@@ -96,7 +101,7 @@ func TestMatcherAgainstReference(t *testing.T) {
 // reverse order, and thousands of unexpected messages: the tables grow
 // and shrink back.
 func TestMatcherManyOutstanding(t *testing.T) {
-	var q ctxQueues
+	q := ctxQueues{queued: new(int32)}
 	const n = 5000
 	reqs := make([]*Request, n)
 	for i := range reqs {
@@ -127,7 +132,7 @@ func TestMatcherManyOutstanding(t *testing.T) {
 // The data path allocates nothing once warm: posting and matching a
 // receive, and queuing and taking an unexpected message.
 func TestMatcherNoAllocs(t *testing.T) {
-	var q ctxQueues
+	q := ctxQueues{queued: new(int32)}
 	r := &Request{src: 1, tag: 5}
 	h := Header{Source: 1, Tag: 5}
 	allocs := testing.AllocsPerRun(1000, func() {

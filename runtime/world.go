@@ -294,6 +294,29 @@ func (w *World) SetOutboxWord(p *atomic.Int32) {
 	w.outboxLen = p
 }
 
+// SetQueuedWord moves the matching engine's count of posted receives and
+// unexpected messages (all contexts) to *p, which must stay valid for the
+// World's lifetime. Call it before any communication.
+func (w *World) SetQueuedWord(p *int32) {
+	m := &w.match
+	m.lock()
+	*p = *m.queuedPtr()
+	m.queued = p
+	for _, q := range m.queues {
+		if q != nil {
+			q.queued = p
+		}
+	}
+	for _, q := range m.part {
+		q.queued = p
+	}
+	m.unlock()
+}
+
+// SpinPolls is how many empty polls a waiter makes before it starts
+// timing its spin (1 on an oversubscribed host).
+func (w *World) SpinPolls() int { return w.spinPolls }
+
 // EagerLimit is the largest message that a send to world rank peer
 // carries in one eager frame.
 func (w *World) EagerLimit(peer int) int { return w.eagerTo[peer] }

@@ -12,15 +12,20 @@
 #define REC_HDR   (8u + sizeof(struct gmpi_shm_hdr))
 #define CTL_VALID (1ull << 63)
 #define CTL_SKIP  (1ull << 62)
+#define CTL_LEN   0xffffffffull
+/* Go's publishEvery. */
+#define PUBLISH_EVERY 4096u
 
 _Static_assert(sizeof(struct gmpi_shm_hdr) == 48, "header is mpirt.Header");
 
-static void wake(struct gmpi_shm_tx *t)
+static uint64_t rec_size(uint64_t n) { return (REC_HDR + n + LINE - 1) & ~(uint64_t)(LINE - 1); }
+
+static void wake(uint32_t *epoch, uint32_t *waiters)
 {
     /* FutexWaker.Wake: advance the event count, wake the sleepers. */
-    __atomic_add_fetch(t->epoch, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(t->waiters, __ATOMIC_SEQ_CST) != 0)
-        syscall(SYS_futex, t->epoch, FUTEX_WAKE, 1 << 30, NULL, NULL, 0);
+    __atomic_add_fetch(epoch, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(waiters, __ATOMIC_SEQ_CST) != 0)
+        syscall(SYS_futex, epoch, FUTEX_WAKE, 1 << 30, NULL, NULL, 0);
 }
 
 int gmpi_shm_send(struct gmpi_shm_tx *t, const struct gmpi_shm_hdr *h, const void *payload, uint64_t n)
@@ -28,7 +33,7 @@ int gmpi_shm_send(struct gmpi_shm_tx *t, const struct gmpi_shm_hdr *h, const voi
     if (t->closed || n > t->max_payload)
         return -1;
     uint64_t size = t->mask + 1;
-    uint64_t rec = (REC_HDR + n + LINE - 1) & ~(uint64_t)(LINE - 1);
+    uint64_t rec = rec_size(n);
     uint64_t pos = t->tail & t->mask;
     uint64_t need = rec;
     if (pos + rec > size)
@@ -50,8 +55,59 @@ int gmpi_shm_send(struct gmpi_shm_tx *t, const struct gmpi_shm_hdr *h, const voi
         __atomic_store_n((uint64_t *)(t->data + pos), CTL_SKIP, __ATOMIC_RELEASE);
     t->tail += need;
     if (t->gate || __atomic_load_n(t->waiters, __ATOMIC_RELAXED) != 0)
-        wake(t);
+        wake(t->epoch, t->waiters);
     return 0;
+}
+
+const struct gmpi_shm_hdr *gmpi_shm_peek(struct gmpi_shm_rx *r, const uint8_t **payload, uint64_t *n)
+{
+    uint64_t size = r->mask + 1;
+    for (int lap = 0; lap < 2 && !r->broken; lap++) {
+        uint64_t pos = r->head & r->mask;
+        uint64_t c = __atomic_load_n((uint64_t *)(r->data + pos), __ATOMIC_ACQUIRE);
+        if (c == 0)
+            return NULL;
+        if (c & CTL_SKIP) {
+            *(uint64_t *)(r->data + pos) = 0;
+            r->head += size - pos;
+            continue;
+        }
+        uint64_t ln = c & CTL_LEN;
+        if (!(c & CTL_VALID) || pos + rec_size(ln) > size || ln > size / 4)
+            return NULL; /* corrupt: Go's drain marks the ring broken */
+        *payload = r->data + pos + REC_HDR;
+        *n = ln;
+        return (const struct gmpi_shm_hdr *)(r->data + pos + 8);
+    }
+    return NULL;
+}
+
+static void publish(struct gmpi_shm_rx *r)
+{
+    if (r->head == r->published)
+        return;
+    r->published = r->head;
+    __atomic_store_n(r->headp, r->head, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(r->wantp, __ATOMIC_SEQ_CST) != 0)
+        wake(r->epoch, r->waiters);
+}
+
+void gmpi_shm_consume(struct gmpi_shm_rx *r, uint64_t n)
+{
+    uint64_t size = r->mask + 1, pos = r->head & r->mask, rec = rec_size(n);
+    for (uint64_t off = pos; off < pos + rec; off += LINE)
+        *(uint64_t *)(r->data + off) = 0;
+    r->head += rec;
+    if (n >= PUBLISH_EVERY || r->head - r->published >= size / 4 ||
+        __atomic_load_n(r->wantp, __ATOMIC_RELAXED) != 0)
+        publish(r);
+}
+
+uint64_t gmpi_shm_rx_layout(void)
+{
+    return sizeof(struct gmpi_shm_rx) << 48 | offsetof(struct gmpi_shm_rx, head) << 40 |
+           offsetof(struct gmpi_shm_rx, headp) << 32 | offsetof(struct gmpi_shm_rx, waiters) << 24 |
+           offsetof(struct gmpi_shm_rx, broken) << 16;
 }
 
 uint64_t gmpi_shm_tx_layout(void)

@@ -26,23 +26,57 @@ type txState struct {
 	closed     uint32
 }
 
-var layoutOnce = sync.OnceValue(func() bool {
-	var t txState
-	want := uint64(unsafe.Sizeof(t))<<48 | uint64(unsafe.Offsetof(t.tail))<<40 |
-		uint64(unsafe.Offsetof(t.headp))<<32 | uint64(unsafe.Offsetof(t.maxPayload))<<24 |
-		uint64(unsafe.Offsetof(t.closed))<<16
-	return uint64(C.gmpi_shm_tx_layout()) == want
-})
-
-// newTxState allocates a zeroed txState in C memory.
-func newTxState() *txState {
-	if !layoutOnce() {
-		panic("shm: txState does not match struct gmpi_shm_tx")
-	}
-	return (*txState)(C.calloc(1, C.size_t(unsafe.Sizeof(txState{}))))
+// rxState mirrors struct gmpi_shm_rx: the consumer side of one ring, in
+// C memory, shared by Go's drain and the express lane's receive.
+type rxState struct {
+	data      *byte
+	mask      uint64
+	head      uint64 // bytes consumed so far
+	published uint64 // last value stored to *headp
+	headp     *uint64
+	wantp     *uint32
+	epoch     *uint32 // the producer's doorbell
+	waiters   *uint32
+	broken    uint32 // a record failed validation; the ring is abandoned
+	_         uint32
 }
 
-func freeTxState(t *txState) { C.free(unsafe.Pointer(t)) }
+var layoutOK = sync.OnceValue(func() bool {
+	var t txState
+	var r rxState
+	tx := uint64(unsafe.Sizeof(t))<<48 | uint64(unsafe.Offsetof(t.tail))<<40 |
+		uint64(unsafe.Offsetof(t.headp))<<32 | uint64(unsafe.Offsetof(t.maxPayload))<<24 |
+		uint64(unsafe.Offsetof(t.closed))<<16
+	rx := uint64(unsafe.Sizeof(r))<<48 | uint64(unsafe.Offsetof(r.head))<<40 |
+		uint64(unsafe.Offsetof(r.headp))<<32 | uint64(unsafe.Offsetof(r.waiters))<<24 |
+		uint64(unsafe.Offsetof(r.broken))<<16
+	return uint64(C.gmpi_shm_tx_layout()) == tx && uint64(C.gmpi_shm_rx_layout()) == rx
+})
+
+// cAlloc returns n zeroed bytes of C memory.
+func cAlloc(n uintptr) unsafe.Pointer {
+	if !layoutOK() {
+		panic("shm: txState/rxState do not match express.h")
+	}
+	return C.calloc(1, C.size_t(n))
+}
+
+func newTxState() *txState { return (*txState)(cAlloc(unsafe.Sizeof(txState{}))) }
+func newRxState() *rxState { return (*rxState)(cAlloc(unsafe.Sizeof(rxState{}))) }
+
+func freeState(p unsafe.Pointer) { C.free(p) }
+
+// ExpressRx is the C-side consumer state of the ring from peer (a
+// *struct gmpi_shm_rx for gmpi_shm_peek/consume), nil when peer is not a
+// local peer; the same rules as ExpressTx apply.
+func (d *Device) ExpressRx(peer int) unsafe.Pointer {
+	for i := range d.rx {
+		if d.rx[i].rank == peer {
+			return unsafe.Pointer(d.rx[i].st)
+		}
+	}
+	return nil
+}
 
 // ExpressTx is the C-side producer state towards peer (a *struct
 // gmpi_shm_tx for gmpi_shm_send), nil when peer is not a local peer. It

@@ -24,6 +24,21 @@ struct gmpi_shm_tx {
     uint32_t  closed;      /* the device closed: gmpi_shm_send declines */
 };
 
+/* The consumer side of one ring in our own segment; Go's drain and the
+ * express receive share it (same rule: one thread at a time). */
+struct gmpi_shm_rx {
+    uint8_t  *data;      /* the ring */
+    uint64_t  mask;
+    uint64_t  head;      /* bytes consumed so far */
+    uint64_t  published; /* last value stored to *headp */
+    uint64_t *headp;     /* published head, read by the producer */
+    uint32_t *wantp;     /* the producer waits for space */
+    uint32_t *epoch;     /* the producer's doorbell */
+    uint32_t *waiters;
+    uint32_t  broken;    /* a record failed validation: Go abandons the ring */
+    uint32_t  pad;
+};
+
 /* mpirt.Header, byte for byte. */
 struct gmpi_shm_hdr {
     uint8_t  kind;
@@ -47,7 +62,26 @@ struct gmpi_shm_hdr {
  */
 int gmpi_shm_send(struct gmpi_shm_tx *t, const struct gmpi_shm_hdr *h, const void *payload, uint64_t n);
 
-/* Layout check for the Go mirror of struct gmpi_shm_tx. */
+/*
+ * gmpi_shm_peek returns the header of the next record of r, with its
+ * payload and length, or NULL when nothing valid is there (an empty ring,
+ * or a record Go must look at: the Go path then takes over). It consumes
+ * a skip marker on the way.
+ */
+const struct gmpi_shm_hdr *gmpi_shm_peek(struct gmpi_shm_rx *r, const uint8_t **payload, uint64_t *n);
+
+/* gmpi_shm_pending reports whether r holds anything at all. */
+static inline int gmpi_shm_pending(const struct gmpi_shm_rx *r)
+{
+    return __atomic_load_n((const uint64_t *)(r->data + (r->head & r->mask)), __ATOMIC_RELAXED) != 0;
+}
+
+/* gmpi_shm_consume frees the record gmpi_shm_peek returned (its payload
+ * was n bytes), exactly as Go's drain does after the handler. */
+void gmpi_shm_consume(struct gmpi_shm_rx *r, uint64_t n);
+
+/* Layout checks for the Go mirrors of the two structs. */
 uint64_t gmpi_shm_tx_layout(void);
+uint64_t gmpi_shm_rx_layout(void);
 
 #endif

@@ -25,6 +25,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -114,17 +115,17 @@ type peer struct {
 	_ [64]byte // keep neighbouring peers' locks off this line
 }
 
-// rxRing is the consumer side of one ring in our own segment.
+// rxRing is the consumer side of one ring in our own segment. Its
+// position lives in C memory (rxState, express.go), shared with the
+// express lane's receive.
 type rxRing struct {
-	data      []byte
-	mask      uint64
-	head      uint64  // bytes consumed so far
-	headp     *uint64 // published head
-	published uint64  // last value stored to *headp
-	wantp     *uint32 // producer waits for space
-	bell      *mpirt.FutexWaker
-	rank      int
-	broken    bool // a record failed validation; the ring is abandoned
+	data  []byte
+	mask  uint64
+	st    *rxState
+	headp *uint64 // published head
+	wantp *uint32 // producer waits for space
+	bell  *mpirt.FutexWaker
+	rank  int
 }
 
 var (
@@ -307,7 +308,10 @@ func (d *Device) create(cfg Config, ringBytes uint64) error {
 			headp: u64(mem, desc+descHead),
 			wantp: u32(mem, desc+descWant),
 			rank:  p,
+			st:    newRxState(),
 		}
+		*d.rx[i].st = rxState{data: &d.rx[i].data[0], mask: ringBytes - 1,
+			headp: d.rx[i].headp, wantp: d.rx[i].wantp}
 	}
 	d.gate = len(cfg.Peers) >= gateMin
 	d.seen = atomic.LoadUint32(d.ownBell) - 1 // first Poll scans
@@ -327,6 +331,7 @@ func (d *Device) attach(cfg Config) error {
 		d.peers = append(d.peers, p)
 		d.byRank[r] = p
 		d.rx[i].bell = p.bell // wake the producer when it waits for space
+		d.rx[i].st.epoch, d.rx[i].st.waiters = p.tx.epoch, p.tx.waiters
 		minRing = min(minRing, p.mask+1, d.rx[i].mask+1)
 	}
 	// Frames of at most 64 KiB (GMPI_SHM_FRAME): a large message then
@@ -433,8 +438,14 @@ func (d *Device) release(keepBell bool) {
 		unmap(p.seg)
 		p.seg, p.data = nil, nil
 		if p.tx != nil {
-			freeTxState(p.tx)
+			freeState(unsafe.Pointer(p.tx))
 			p.tx = nil
+		}
+	}
+	for i := range d.rx {
+		if d.rx[i].st != nil {
+			freeState(unsafe.Pointer(d.rx[i].st))
+			d.rx[i].st = nil
 		}
 	}
 	if d.own != nil {
@@ -663,26 +674,27 @@ func (d *Device) Poll() int {
 // drain delivers the published records of r. more reports that it stopped
 // at its budget of one ring's worth of bytes. Caller holds pollMu.
 func (d *Device) drain(r *rxRing) (n int, more bool) {
-	if r.broken {
+	st := r.st
+	if st.broken != 0 {
 		return 0, false
 	}
 	size := r.mask + 1
-	start := r.head
-	for r.head-start < size {
-		pos := r.head & r.mask
+	start := st.head
+	for st.head-start < size {
+		pos := st.head & r.mask
 		c := atomic.LoadUint64(u64(r.data, pos))
 		if c == 0 {
 			break
 		}
 		if c&ctlSkip != 0 {
 			*u64(r.data, pos) = 0
-			r.head += size - pos
+			st.head += size - pos
 			continue
 		}
 		ln := c & ctlLen
 		rec := recSize(ln)
 		if c&ctlValid == 0 || pos+rec > size || ln > size/4 {
-			r.broken = true // a corrupt ring cannot be resynchronized
+			st.broken = 1 // a corrupt ring cannot be resynchronized
 			break
 		}
 		loadHeader(&d.rxHdr, r.data, pos+8)
@@ -691,7 +703,7 @@ func (d *Device) drain(r *rxRing) (n int, more bool) {
 		for off := pos; off < pos+rec; off += lineSize {
 			*u64(r.data, off) = 0
 		}
-		r.head += rec
+		st.head += rec
 		n++
 		if ln >= publishEvery {
 			// Free a big record's space at once, so that a sender
@@ -700,10 +712,10 @@ func (d *Device) drain(r *rxRing) (n int, more bool) {
 			d.publish(r)
 		}
 	}
-	if r.head-r.published >= size/4 || atomic.LoadUint32(r.wantp) != 0 {
+	if st.head-st.published >= size/4 || atomic.LoadUint32(r.wantp) != 0 {
 		d.publish(r)
 	}
-	return n, r.head-start >= size
+	return n, st.head-start >= size
 }
 
 // publishEvery is the record size from which drain frees ring space
@@ -713,11 +725,12 @@ const publishEvery = 4 << 10
 // publish makes the consumed bytes of r available to its producer and
 // wakes the producer if it sleeps waiting for space.
 func (d *Device) publish(r *rxRing) {
-	if r.head == r.published {
+	st := r.st
+	if st.head == st.published {
 		return
 	}
-	r.published = r.head
-	atomic.StoreUint64(r.headp, r.head)
+	st.published = st.head
+	atomic.StoreUint64(r.headp, st.head)
 	if atomic.LoadUint32(r.wantp) != 0 {
 		r.bell.Wake()
 	}

@@ -214,6 +214,80 @@ int main(int argc, char **argv)
         }
     }
 
+    STEP("recv");
+    /* Receives: the Go path's matching whatever the lane sees first. */
+    if (me < 2) {
+        int other = 1 - me, v, errs0 = errs;
+        MPI_Status st;
+        MPI_Request r;
+        for (int i = 0; i < 20; i++) {
+            if (me == 0) {
+                int a = 100 + i, b = 200 + i, c3[3] = {1, 2, 3};
+                MPI_Request r9; /* not the one asked for first (an Isend: safe under rendezvous) */
+                MPI_Isend(&a, 1, MPI_INT, other, 9, MPI_COMM_WORLD, &r9);
+                MPI_Send(&b, 1, MPI_INT, other, 8, MPI_COMM_WORLD);
+                MPI_Wait(&r9, MPI_STATUS_IGNORE);
+                MPI_Send(&a, 1, MPI_INT, other, 1, MPI_COMM_WORLD); /* for a posted Irecv */
+                MPI_Send(&b, 1, MPI_INT, other, 2, MPI_COMM_WORLD);
+                MPI_Ssend(&a, 1, MPI_INT, other, 3, MPI_COMM_WORLD);
+                MPI_Send(c3, 3, MPI_INT, other, 4, MPI_COMM_WORLD); /* truncated */
+                MPI_Send(&b, 1, MPI_INT, other, 5, MPI_COMM_WORLD); /* ANY_SOURCE */
+            } else {
+                MPI_Recv(&v, 1, MPI_INT, other, 8, MPI_COMM_WORLD, &st);
+                MTEST_CHECK(errs, v == 200 + i && st.MPI_TAG == 8, "tag 8 first: %d tag %d", v, st.MPI_TAG);
+                MPI_Recv(&v, 1, MPI_INT, other, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+                MTEST_CHECK(errs, v == 100 + i && st.MPI_TAG == 9, "then tag 9: %d tag %d", v, st.MPI_TAG);
+                int pv = -1;
+                MPI_Irecv(&pv, 1, MPI_INT, other, 1, MPI_COMM_WORLD, &r);
+                MPI_Recv(&v, 1, MPI_INT, other, 2, MPI_COMM_WORLD, &st);
+                MPI_Wait(&r, MPI_STATUS_IGNORE);
+                MTEST_CHECK(errs, pv == 100 + i && v == 200 + i, "Irecv + Recv: %d %d", pv, v);
+                MPI_Recv(&v, 1, MPI_INT, other, 3, MPI_COMM_WORLD, &st);
+                MTEST_CHECK(errs, v == 100 + i, "Ssend: %d", v);
+                MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+                int two[2] = {0, 0}, cls = 0, n = -1;
+                int rc = MPI_Recv(two, 2, MPI_INT, other, 4, MPI_COMM_WORLD, &st);
+                if (rc != MPI_SUCCESS)
+                    MPI_Error_class(rc, &cls);
+                MPI_Get_count(&st, MPI_INT, &n);
+                MTEST_CHECK(errs, cls == MPI_ERR_TRUNCATE && two[0] == 1 && two[1] == 2,
+                            "truncation: class %d, data %d %d, count %d", cls, two[0], two[1], n);
+                MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+                MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, &st);
+                MPI_Get_count(&st, MPI_INT, &n);
+                MTEST_CHECK(errs, v == 200 + i && st.MPI_SOURCE == other && n == 1, "ANY_SOURCE: %d from %d count %d",
+                            v, st.MPI_SOURCE, n);
+            }
+            if (errs > errs0 + 5)
+                break;
+        }
+    }
+    STEP("progress");
+    /* A blocking receive must keep other operations moving: rank 0's
+     * receive from rank 2 waits on rank 1, which waits for the rendezvous
+     * data of rank 0's pending Isend. */
+    if (size >= 3) {
+        enum { BIG = 1 << 20 };
+        char *big = malloc(BIG);
+        int v = 0;
+        if (me == 0) {
+            MPI_Request r;
+            memset(big, 7, BIG);
+            MPI_Isend(big, BIG, MPI_BYTE, 1, 11, MPI_COMM_WORLD, &r);
+            MPI_Recv(&v, 1, MPI_INT, 2, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+            MTEST_CHECK(errs, v == 42, "relay: got %d", v);
+        } else if (me == 1) {
+            MPI_Recv(big, BIG, MPI_BYTE, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MTEST_CHECK(errs, big[0] == 7 && big[BIG - 1] == 7, "rendezvous data");
+            v = 42;
+            MPI_Send(&v, 1, MPI_INT, 2, 13, MPI_COMM_WORLD);
+        } else if (me == 2) {
+            MPI_Recv(&v, 1, MPI_INT, 1, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(&v, 1, MPI_INT, 0, 12, MPI_COMM_WORLD);
+        }
+        free(big);
+    }
     STEP("errors");
     /* Bad arguments still get the Go path's errors. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -231,6 +305,9 @@ int main(int argc, char **argv)
             {"MPI_DATATYPE_NULL", MPI_Send(&v, 1, MPI_DATATYPE_NULL, (me + 1) % size, 0, MPI_COMM_WORLD), MPI_ERR_TYPE},
             {"MPI_COMM_NULL", MPI_Send(&v, 1, MPI_INT, (me + 1) % size, 0, MPI_COMM_NULL), MPI_ERR_COMM},
             {"Rsend dest = size", MPI_Rsend(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD), MPI_ERR_RANK},
+            {"Recv source = size", MPI_Recv(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_RANK},
+            {"Recv tag = -7", MPI_Recv(&v, 1, MPI_INT, 0, -7, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_TAG},
+            {"Recv count = -1", MPI_Recv(&v, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_COUNT},
         };
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             rc = cases[i].rc;
