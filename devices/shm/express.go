@@ -7,6 +7,8 @@ import "C"
 import (
 	"sync"
 	"unsafe"
+
+	mpirt "gmpi/runtime"
 )
 
 // txState mirrors struct gmpi_shm_tx (express.h): the producer side of
@@ -87,4 +89,33 @@ func (d *Device) ExpressTx(peer int) unsafe.Pointer {
 		return nil
 	}
 	return unsafe.Pointer(d.byRank[peer].tx)
+}
+
+// The two halves of the express lane, callable from Go for the tests
+// (cgo is not allowed in _test.go files).
+
+// expressSend appends a frame with gmpi_shm_send; false: it declined.
+func (d *Device) expressSend(peer int, h *mpirt.Header, payload []byte) bool {
+	var p *C.uint8_t
+	if len(payload) > 0 {
+		p = (*C.uint8_t)(unsafe.Pointer(&payload[0]))
+	}
+	return C.gmpi_shm_send((*C.struct_gmpi_shm_tx)(d.ExpressTx(peer)), (*C.struct_gmpi_shm_hdr)(unsafe.Pointer(h)),
+		unsafe.Pointer(p), C.uint64_t(len(payload))) == 0
+}
+
+// expressTake consumes the next frame from peer with gmpi_shm_peek and
+// gmpi_shm_consume, copying it out; false: nothing the lane would take.
+func (d *Device) expressTake(peer int) (mpirt.Header, []byte, bool) {
+	r := (*C.struct_gmpi_shm_rx)(d.ExpressRx(peer))
+	var payload *C.uint8_t
+	var n C.uint64_t
+	h := C.gmpi_shm_peek(r, &payload, &n)
+	if h == nil {
+		return mpirt.Header{}, nil, false
+	}
+	hdr := *(*mpirt.Header)(unsafe.Pointer(h))
+	data := C.GoBytes(unsafe.Pointer(payload), C.int(n))
+	C.gmpi_shm_consume(r, n)
+	return hdr, data, true
 }
