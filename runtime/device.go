@@ -38,6 +38,14 @@ const (
 	// FrameCancelAck answers FrameCancelReq: Len 1 when the message was
 	// withdrawn, 0 when it had been matched.
 	FrameCancelAck
+	// FrameRMAPush asks a single-copy rendezvous sender to write the last
+	// Len bytes of its message itself, to address Offset in the
+	// receiver, while the receiver reads the rest (both cores copy).
+	// SendID names the sender's request, RecvID the receiver's.
+	FrameRMAPush
+	// FramePushDone tells the receiver that the sender wrote its part;
+	// RecvID names the receiver's request.
+	FramePushDone
 )
 
 // Frame flags.
@@ -110,6 +118,13 @@ type RemoteReader interface {
 	// RemoteReadable reports whether ReadRemote works and is wanted.
 	RemoteReadable() bool
 	ReadRemote(peer int, dst []byte, addr uintptr) error
+}
+
+// RemoteWriter is what a RemoteReader may also offer: writing into a
+// peer's memory (process_vm_writev), so that a large single-copy
+// rendezvous is copied by both processes at once (FrameRMAPush).
+type RemoteWriter interface {
+	WriteRemote(peer int, src []byte, addr uintptr) error
 }
 
 // Waker is the process's doorbell: every device rings it when something

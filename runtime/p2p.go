@@ -102,7 +102,7 @@ func (w *World) isend(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendM
 	}
 	h.Kind = FrameRTS
 	h.SendID = w.register(r)
-	if w.remote[peer] != nil && len(buf) > 0 {
+	if w.remote[peer] != nil && len(buf) >= w.rmaMin {
 		h.Flags |= FlagRMA
 		h.Offset = uint64(uintptr(unsafe.Pointer(&buf[0])))
 	}
@@ -223,6 +223,19 @@ func (w *World) handle(peer int, h *Header, payload []byte) {
 		} else {
 			w.logf("gmpi: ack for unknown request %d from %d", h.SendID, peer)
 		}
+	case FrameRMAPush:
+		w.handlePush(peer, h)
+	case FramePushDone:
+		r := w.lookup(h.RecvID, false)
+		if r == nil {
+			w.logf("gmpi: push answer for unknown request %d from %d", h.RecvID, peer)
+			return
+		}
+		if h.Len != 0 {
+			r.Err = Errorf(ErrOther, "", "rank %d could not write its part of a %d-byte message", peer, r.Status.Count)
+			r.Status.Error = ErrOther
+		}
+		w.partDone(r)
 	case FrameCancelReq:
 		w.handleCancelReq(peer, h)
 	case FrameCancelAck:
@@ -256,20 +269,89 @@ func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
 	// Rendezvous.
 	if h.Flags&FlagRMA != 0 && h.Len > 0 {
 		if rr := w.remote[peer]; rr != nil {
-			if n > 0 {
-				if err := rr.ReadRemote(peer, r.buf[:n], uintptr(h.Offset)); err != nil {
-					r.Err = Errorf(ErrOther, "", "reading %d bytes from rank %d: %v", n, peer, err)
-					r.Status.Error = ErrOther
-				}
-			}
-			w.queue(outFrame{peer: peer, hdr: Header{Kind: FrameRMADone, Context: h.Context, SendID: h.SendID}})
-			w.complete(r)
+			w.deliverRMA(rr, r, peer, h, n)
 			return
 		}
 	}
 	r.remaining = h.Len
 	id := w.register(r)
 	w.queue(outFrame{peer: peer, hdr: Header{Kind: FrameCTS, Context: h.Context, SendID: h.SendID, RecvID: id}})
+}
+
+// pushMin is the smallest single-copy message whose copy the receiver
+// shares with the sender (FrameRMAPush): below it one process_vm_readv
+// is cheaper than the extra round of frames.
+const pushMin = 256 << 10
+
+// deliverRMA copies the n bytes of single-copy rendezvous message h from
+// the sender's memory into receive r. A large message is copied by both
+// processes at once: the receiver asks the sender to write the second
+// half (FrameRMAPush, sent first) and reads the first half itself once
+// that request is on its way; r completes when both halves are in. The
+// sender's request completes at FrameRMADone, after the receiver's read.
+func (w *World) deliverRMA(rr RemoteReader, r *Request, peer int, h *Header, n uint64) {
+	// h is the device's or a recycled unexpected entry's: copy what the
+	// deferred read needs.
+	addr := uintptr(h.Offset)
+	read := func(m uint64) {
+		if m == 0 {
+			return
+		}
+		if err := rr.ReadRemote(peer, r.buf[:m], addr); err != nil {
+			r.Err = Errorf(ErrOther, "", "reading %d bytes from rank %d: %v", m, peer, err)
+			r.Status.Error = ErrOther
+		}
+	}
+	done := Header{Kind: FrameRMADone, Context: h.Context, SendID: h.SendID}
+	if _, ok := rr.(RemoteWriter); !ok || n < pushMin || n != h.Len {
+		read(n)
+		w.queue(outFrame{peer: peer, hdr: done})
+		w.complete(r)
+		return
+	}
+	half := n / 2 &^ 4095
+	r.remaining = 2 // our read and the sender's write
+	id := w.register(r)
+	push := Header{Kind: FrameRMAPush, Context: h.Context, SendID: h.SendID, RecvID: id,
+		Len: n - half, Offset: uint64(uintptr(unsafe.Pointer(&r.buf[half])))}
+	// Handlers may not send, so the read runs from the flush, right
+	// after the push request went out.
+	w.queue(outFrame{peer: peer, hdr: push, after: func() {
+		read(half)
+		w.queue(outFrame{peer: peer, hdr: done})
+		w.partDone(r)
+	}})
+}
+
+// partDone counts one finished part of a shared single copy (deliverRMA)
+// and completes r after the last.
+func (w *World) partDone(r *Request) {
+	r.remaining--
+	if r.remaining == 0 {
+		w.lookup(r.id, true)
+		w.complete(r)
+	}
+}
+
+// handlePush is the sender's side of a shared single copy: it writes the
+// last h.Len bytes of send request h.SendID to h.Offset in the receiver.
+func (w *World) handlePush(peer int, h *Header) {
+	r := w.lookup(h.SendID, false)
+	pushed := Header{Kind: FramePushDone, Context: h.Context, RecvID: h.RecvID}
+	rw, _ := w.remote[peer].(RemoteWriter)
+	if r == nil || rw == nil || h.Len > uint64(len(r.buf)) {
+		w.logf("gmpi: cannot serve push request for request %d from %d", h.SendID, peer)
+		pushed.Len = 1
+		w.queue(outFrame{peer: peer, hdr: pushed})
+		return
+	}
+	src := r.buf[uint64(len(r.buf))-h.Len:]
+	if err := rw.WriteRemote(peer, src, uintptr(h.Offset)); err != nil {
+		// The receiver learns of it: its part stays unwritten.
+		pushed.Len = 1
+		w.logf("gmpi: writing %d bytes to rank %d: %v", len(src), peer, err)
+	}
+	w.queue(outFrame{peer: peer, hdr: pushed})
 }
 
 // queueData queues the data frames of rendezvous send r after its CTS.

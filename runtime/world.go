@@ -95,6 +95,7 @@ type World struct {
 	// remote[peer] reads the peer's memory for single-copy rendezvous,
 	// nil when its device cannot or should not.
 	remote []RemoteReader
+	rmaMin int // smallest message sent single-copy when remote[peer] is set
 
 	// eagerTo[peer] is the largest message sent eagerly to peer: the eager
 	// limit, or less when the device's frames are smaller.
@@ -197,6 +198,10 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	if over {
 		w.spinPolls, w.yield = 1, true
 	}
+	// Single copy from GMPI_RMA_MIN bytes (default 256 KiB); smaller
+	// rendezvous messages stream through the device, whose pipelined
+	// copies win below that.
+	w.rmaMin = max(1, envInt("GMPI_RMA_MIN", 256<<10))
 	w.remote = make([]RemoteReader, cfg.Size)
 	for p, d := range w.routes {
 		if rr, ok := d.(RemoteReader); ok && rr.RemoteReadable() {

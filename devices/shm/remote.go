@@ -18,6 +18,19 @@ const maxRW = 1 << 30
 // error wrapping the errno (errors.Is(err, unix.EPERM) when cross-memory
 // attach is not permitted); CanReadRemote tells in advance whether it works.
 func (d *Device) ReadRemote(peer int, dst []byte, addr uintptr) error {
+	return d.remoteCopy(peer, dst, addr, readv, "process_vm_readv", "from")
+}
+
+// WriteRemote copies src into local rank peer's memory at addr with
+// process_vm_writev (the pushing half of a cooperative single copy), with
+// ReadRemote's rules.
+func (d *Device) WriteRemote(peer int, src []byte, addr uintptr) error {
+	return d.remoteCopy(peer, src, addr, writev, "process_vm_writev", "to")
+}
+
+// remoteCopy runs op (readv or writev) over buf and peer's memory at addr
+// until every byte moved, looping over short transfers.
+func (d *Device) remoteCopy(peer int, buf []byte, addr uintptr, op func(int, []byte, uintptr) (int, error), name, dir string) error {
 	pid := d.pid
 	if peer != d.rank {
 		if uint(peer) >= uint(len(d.byRank)) || d.byRank[peer] == nil {
@@ -25,9 +38,9 @@ func (d *Device) ReadRemote(peer int, dst []byte, addr uintptr) error {
 		}
 		pid = d.byRank[peer].pid
 	}
-	for len(dst) > 0 {
-		chunk := dst[:min(len(dst), maxRW)]
-		n, err := readv(pid, chunk, addr)
+	total := len(buf)
+	for len(buf) > 0 {
+		n, err := op(pid, buf[:min(len(buf), maxRW)], addr)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
@@ -39,10 +52,10 @@ func (d *Device) ReadRemote(peer int, dst []byte, addr uintptr) error {
 			if errors.Is(err, unix.EPERM) {
 				hint = " (cross-memory attach not permitted: Yama ptrace_scope, seccomp, or another user)"
 			}
-			return fmt.Errorf("shm: process_vm_readv of %d bytes from rank %d (pid %d) at %#x%s: %w",
-				len(dst), peer, pid, addr, hint, err)
+			return fmt.Errorf("shm: %s of %d bytes %s rank %d (pid %d) at %#x%s: %w",
+				name, total, dir, peer, pid, addr, hint, err)
 		}
-		dst = dst[n:]
+		buf = buf[n:]
 		addr += uintptr(n)
 	}
 	return nil

@@ -93,3 +93,11 @@ func readv(pid int, dst []byte, addr uintptr) (int, error) {
 	remote := [1]unix.RemoteIovec{{Base: addr, Len: len(dst)}}
 	return unix.ProcessVMReadv(pid, local[:], remote[:], 0)
 }
+
+// writev copies src (at most maxRW bytes) to addr in process pid.
+func writev(pid int, src []byte, addr uintptr) (int, error) {
+	local := [1]unix.Iovec{{Base: unsafe.SliceData(src)}}
+	local[0].SetLen(len(src))
+	remote := [1]unix.RemoteIovec{{Base: addr, Len: len(src)}}
+	return unix.ProcessVMWritev(pid, local[:], remote[:], 0)
+}
