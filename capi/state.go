@@ -84,13 +84,12 @@ func initWorld() error {
 		}
 		cfg.LocalRanks = len(peers) + 1
 		cfg.LocalCPUs = localCPUs(c, append([]int{cfg.Rank}, peers...))
-		// Single-copy rendezvous (process_vm_readv) only on request,
-		// GMPI_SHM_CMA=1: on the machines we measured, pinning the pages
-		// makes it slower than streaming 64 KiB frames through the ring,
-		// where the sender's and the receiver's copies overlap (see
-		// bench/README.md).
+		// Single-copy rendezvous (cross-memory attach, both processes
+		// copying) for messages of GMPI_RMA_MIN bytes and more, unless
+		// GMPI_SHM_CMA=0 or the device's probe finds it not permitted;
+		// smaller ones stream through the ring (see bench/README.md).
 		d, err := shm.New(shm.Config{JobID: jobID(c), Rank: cfg.Rank, Peers: peers, KVS: c,
-			SingleCopy: os.Getenv("GMPI_SHM_CMA") == "1"})
+			SingleCopy: os.Getenv("GMPI_SHM_CMA") != "0"})
 		if err != nil {
 			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "shared memory device: %v", err)
 		}
