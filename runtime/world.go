@@ -198,10 +198,10 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	if over {
 		w.spinPolls, w.yield = 1, true
 	}
-	// Single copy from GMPI_RMA_MIN bytes (default 2 MiB); smaller
+	// Single copy from GMPI_RMA_MIN bytes (default 512 KiB); smaller
 	// rendezvous messages stream through the device, whose pipelined
 	// copies are as fast or faster below that (bench/README.md).
-	w.rmaMin = max(1, envInt("GMPI_RMA_MIN", 2<<20))
+	w.rmaMin = max(1, envInt("GMPI_RMA_MIN", 512<<10))
 	w.remote = make([]RemoteReader, cfg.Size)
 	for p, d := range w.routes {
 		if rr, ok := d.(RemoteReader); ok && rr.RemoteReadable() {
