@@ -279,9 +279,9 @@ func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
 }
 
 // pushMin is the smallest single-copy message whose copy the receiver
-// shares with the sender (FrameRMAPush): below it one process_vm_readv
-// is cheaper than the extra round of frames.
-const pushMin = 256 << 10
+// shares with the sender (FrameRMAPush), GMPI_PUSH_MIN: below it one
+// process_vm_readv is cheaper than the extra round of frames.
+var pushMin = uint64(envInt("GMPI_PUSH_MIN", 256<<10))
 
 // deliverRMA copies the n bytes of single-copy rendezvous message h from
 // the sender's memory into receive r. A large message is copied by both
