@@ -5,8 +5,13 @@
 #
 # usage: bench/run.sh [options] [latency|bw|bibw|rate|ring]...   (default: all)
 #   -b, --build DIR     gmpi build directory (default: <repo>/build)
-#   -r, --reps N        repetitions per measurement (default 5)
-#   -x, --stat S        median (default) or min: how repetitions are reduced
+#   -r, --reps N        repetitions per launch (default 3)
+#   -R, --rounds K      rounds (default 3): every benchmark runs K times on
+#                       each implementation, alternating, and the table
+#                       reduces over all K launches, so a change of machine
+#                       state mid-run hits every column alike
+#   -x, --stat S        median (default) or min: how repetitions and rounds
+#                       are reduced (min: the best, lowest time or highest rate)
 #   -s, --scale X       multiply every iteration count by X (default 1)
 #   -m, --max BYTES     largest message size (default 4194304)
 #   -i, --impl LIST     comma-separated subset of gmpi,mpich,openmpi
@@ -21,7 +26,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../build
-reps=5 stat=median scale=1 max=4194304 impls=gmpi,mpich,openmpi pin=0 keep= limit=600
+reps=3 rounds=3 stat=median scale=1 max=4194304 impls=gmpi,mpich,openmpi pin=0 keep= limit=600
 benches=()
 
 usage() {
@@ -32,6 +37,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     -b | --build) build=${2:?}; shift 2 ;;
     -r | --reps) reps=${2:?}; shift 2 ;;
+    -R | --rounds) rounds=${2:?}; shift 2 ;;
     -x | --stat) stat=${2:?}; shift 2 ;;
     -s | --scale) scale=${2:?}; shift 2 ;;
     -m | --max) max=${2:?}; shift 2 ;;
@@ -46,7 +52,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#benches[@]} -eq 0 ] && benches=(latency bw bibw rate ring)
 case $stat in median | min) ;; *) echo "run.sh: --stat must be median or min" >&2; exit 2 ;; esac
-for v in "$reps" "$max" "$limit"; do
+for v in "$reps" "$rounds" "$max" "$limit"; do
     [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: not a positive integer: $v" >&2; exit 2; }
 done
 build=$(cd "$build" 2>/dev/null && pwd) || { echo "run.sh: no build directory $build" >&2; exit 2; }
@@ -187,27 +193,31 @@ if [ "$pin" = 1 ]; then
 else
     echo "# pinning: none for any implementation (launchers told not to bind; the kernel places ranks)"
 fi
-echo "# ncpu $ncpu, reps $reps, statistic $stat, scale $scale, max $max bytes"
+echo "# ncpu $ncpu, reps $reps per launch, rounds $rounds, statistic $stat, scale $scale, max $max bytes"
 echo "# load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 
-# Run each benchmark on each implementation in turn (interleaved, so a
-# drift in machine load spreads over all columns).
-for b in "${benches[@]}"; do
-    np=2
-    [ "$b" = ring ] && np=4
-    for impl in "${names[@]}"; do
-        [ -n "${launch[$impl]:-}" ] || continue
-        t0=$(date +%s.%N)
-        run "$impl" "$np" "$out/$impl.$b" "$b"
-        rc=$?
-        dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-        if [ $rc -ne 0 ]; then
-            echo "# $b on ${label[$impl]}: FAILED (exit status $rc after $dt s); its results are partial" >&2
-            head -c 2000 "$out/$impl.$b.err" | sed 's/^/    | /' >&2
-            status=1
-        else
-            echo "# $b on ${label[$impl]}: $dt s"
-        fi
+# Run each benchmark on each implementation in turn, round after round
+# (interleaved, so a drift in machine load, or a change of where the
+# hypervisor puts our two CPUs, spreads over all columns).
+for round in $(seq "$rounds"); do
+    for b in "${benches[@]}"; do
+        np=2
+        [ "$b" = ring ] && np=4
+        for impl in "${names[@]}"; do
+            [ -n "${launch[$impl]:-}" ] || continue
+            t0=$(date +%s.%N)
+            run "$impl" "$np" "$out/$impl.$b.$round" "$b"
+            rc=$?
+            cat "$out/$impl.$b.$round" >>"$out/$impl.$b"
+            dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+            if [ $rc -ne 0 ]; then
+                echo "# $b on ${label[$impl]} (round $round): FAILED (exit status $rc after $dt s); its results are partial" >&2
+                head -c 2000 "$out/$impl.$b.$round.err" | sed 's/^/    | /' >&2
+                status=1
+            else
+                echo "# $b on ${label[$impl]} (round $round): $dt s"
+            fi
+        done
     done
 done
 
@@ -232,12 +242,26 @@ for b in "${benches[@]}"; do
         f=$out/$impl.$b
         [ -f "$f" ] || : >"$f"
     done
-    awk -v m="$b" -v low="$low" -v key="$key" '
+    awk -v m="$b" -v low="$low" -v key="$key" -v stat="$stat" '
+        # reduce(k, s): the median of the rounds values of size s, or with
+        # stat=min the best of them.
+        function reduce(k, s,    c, i, j, t, a) {
+            c = cnt[k, s]
+            for (i = 1; i <= c; i++) a[i] = all[k, s, i] + 0
+            for (i = 1; i <= c; i++)
+                for (j = i + 1; j <= c; j++)
+                    if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+            if (stat == "min") return low ? a[1] : a[c]
+            return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
+        }
         $1 == m && NF == 3 {
             if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 }
-            v[k, $2] = $3
+            all[k, $2, ++cnt[k, $2]] = $3
         }
         END {
+            for (kk = 1; kk <= 3; kk++)
+                for (i = 0; i < n; i++)
+                    if ((kk, order[i]) in cnt) v[kk, order[i]] = reduce(kk, order[i])
             printf "%10s %12s %12s %12s %10s\n", key, "gmpi", "MPICH", "Open MPI", "gmpi/best"
             # sizes in numeric order
             for (i = 0; i < n; i++)

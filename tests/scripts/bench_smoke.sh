@@ -14,8 +14,8 @@ MAX=65536
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gmpi-bench-smoke.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
-echo "+ bench/run.sh -b $BUILD -i gmpi -r 2 -s 0.002 -m $MAX -t 60 -o $dir/raw"
-"$BENCH/run.sh" -b "$BUILD" -i gmpi -r 2 -s 0.002 -m $MAX -t 60 -o "$dir/raw" >"$dir/table" 2>&1
+echo "+ bench/run.sh -b $BUILD -i gmpi -r 2 -R 1 -s 0.002 -m $MAX -t 60 -o $dir/raw"
+"$BENCH/run.sh" -b "$BUILD" -i gmpi -r 2 -R 1 -s 0.002 -m $MAX -t 60 -o "$dir/raw" >"$dir/table" 2>&1
 rc=$?
 cat "$dir/table"
 [ $rc -eq 0 ] || fail "run.sh exited $rc"
