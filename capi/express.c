@@ -6,27 +6,48 @@
 
 struct gmpi_express gmpi_express;
 
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+/* args translates the arguments common to both directions as capi's Go
+ * side does: the registered communicator, and the bytes of count elements
+ * at buf towards or from peer rank (not this process). NULL: decline. */
+static const struct gmpi_express_comm *args(const struct gmpi_express *x, const void *buf, int count,
+                                            MPI_Datatype datatype, int rank, MPI_Comm comm, uint64_t *bytes)
+{
+    const struct gmpi_express_comm *c = &x->comms[(uint32_t)comm % GMPI_EXPRESS_COMMS];
+    uint32_t t = (uint32_t)datatype & 0xff;
+    /* A negative rank (MPI_PROC_NULL, MPI_ANY_SOURCE) or count: Go. */
+    if (c->handle != comm || (uint32_t)rank >= (uint32_t)c->size || count < 0 || x->dtype[t] != datatype ||
+        rank == x->rank)
+        return NULL;
+    *bytes = (uint64_t)count * x->dsize[t];
+    if (*bytes != 0 && (buf == NULL || buf == MPI_IN_PLACE))
+        return NULL;
+    return c;
+}
+
 /* send is MPI_Send's and MPI_Rsend's express path (a ready send is a
  * standard send on the wire). */
 static int send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     struct gmpi_express *x = &gmpi_express;
-    if (!x->on || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0)
+    uint64_t n;
+    if (!x->on || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 || tag < 0)
         return GMPI_EXPRESS_DECLINED;
-    const struct gmpi_express_comm *c = &x->comms[(uint32_t)comm % GMPI_EXPRESS_COMMS];
-    uint32_t t = (uint32_t)datatype & 0xff;
-    /* Negative dest (MPI_PROC_NULL, ...), tag or count: the Go path. */
-    if (c->handle != comm || (uint32_t)dest >= (uint32_t)c->size || tag < 0 || count < 0 ||
-        x->dtype[t] != datatype || dest == x->rank)
-        return GMPI_EXPRESS_DECLINED;
-    uint64_t n = (uint64_t)count * x->dsize[t];
-    const struct gmpi_express_peer *p = &x->peers[dest];
-    if (p->tx == NULL || n > p->eager || (n != 0 && (buf == NULL || buf == MPI_IN_PLACE)))
+    const struct gmpi_express_comm *c = args(x, buf, count, datatype, dest, comm, &n);
+    if (c == NULL || x->peers[dest].tx == NULL || n > x->peers[dest].eager)
         return GMPI_EXPRESS_DECLINED;
     struct gmpi_shm_hdr h = {
         .kind = x->eager_kind, .context = c->ctx, .source = c->rank, .tag = tag, .len = n,
     };
-    return gmpi_shm_send(p->tx, &h, buf, n) == 0 ? MPI_SUCCESS : GMPI_EXPRESS_DECLINED;
+    return gmpi_shm_send(x->peers[dest].tx, &h, buf, n) == 0 ? MPI_SUCCESS : GMPI_EXPRESS_DECLINED;
 }
 
 /* others_pending reports whether a ring other than skip holds a frame. */
@@ -41,17 +62,14 @@ static int others_pending(const struct gmpi_express *x, const struct gmpi_shm_rx
 int gmpi_express_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     struct gmpi_express *x = &gmpi_express;
-    if (!x->on || x->queued != 0 || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0)
+    uint64_t cap;
+    if (!x->on || x->queued != 0 || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 ||
+        (tag < 0 && tag != MPI_ANY_TAG))
         return GMPI_EXPRESS_DECLINED;
-    const struct gmpi_express_comm *c = &x->comms[(uint32_t)comm % GMPI_EXPRESS_COMMS];
-    uint32_t t = (uint32_t)datatype & 0xff;
-    if (c->handle != comm || (uint32_t)source >= (uint32_t)c->size || (tag < 0 && tag != MPI_ANY_TAG) ||
-        count < 0 || x->dtype[t] != datatype || source == x->rank)
+    const struct gmpi_express_comm *c = args(x, buf, count, datatype, source, comm, &cap);
+    if (c == NULL || x->peers[source].rx == NULL)
         return GMPI_EXPRESS_DECLINED;
-    uint64_t cap = (uint64_t)count * x->dsize[t];
     struct gmpi_shm_rx *r = x->peers[source].rx;
-    if (r == NULL || (cap != 0 && (buf == NULL || buf == MPI_IN_PLACE)))
-        return GMPI_EXPRESS_DECLINED;
     const uint8_t *payload;
     uint64_t n;
     const struct gmpi_shm_hdr *h = gmpi_shm_peek(r, &payload, &n);
@@ -60,7 +78,7 @@ int gmpi_express_Recv(void *buf, int count, MPI_Datatype datatype, int source, i
          * peer may be what some pending operation needs (Go's progress). */
         if (i >= x->spin || others_pending(x, r))
             return GMPI_EXPRESS_DECLINED;
-        __builtin_ia32_pause();
+        relax();
         h = gmpi_shm_peek(r, &payload, &n);
     }
     /* What the matching engine would do with this frame: the receive is
