@@ -91,13 +91,8 @@ func expressComm(c *mpirt.Comm) {
 		return
 	}
 	ok := c.Cached("express", func() (uintptr, func()) {
-		if c.IsInter() || c.Size() != world.Size() {
+		if !c.InWorldOrder() {
 			return 0, nil
-		}
-		for r := 0; r < c.Size(); r++ {
-			if c.WorldRank(r) != r {
-				return 0, nil
-			}
 		}
 		return 1, func() {
 			if int32(slot.handle) == h {

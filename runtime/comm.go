@@ -127,6 +127,20 @@ func (c *Comm) Size() int { return len(c.group) }
 // WorldRank translates a rank of c to a rank of MPI_COMM_WORLD.
 func (c *Comm) WorldRank(r int) int { return c.group[r] }
 
+// InWorldOrder reports whether c is an intracommunicator whose rank r is
+// world rank r (MPI_COMM_WORLD and its duplicates).
+func (c *Comm) InWorldOrder() bool {
+	if c.remote != nil || len(c.group) != c.w.cfg.Size {
+		return false
+	}
+	for r, p := range c.group {
+		if p != r {
+			return false
+		}
+	}
+	return true
+}
+
 // peerOf maps a point-to-point rank (destination or source) to a world
 // rank: a rank of the remote group on an intercommunicator, of the group
 // otherwise.
