@@ -390,6 +390,9 @@ func sendrecv(fn string, sendbuf unsafe.Pointer, sendcount int64, sendtype, dest
 		recvbuf, int(recvcount), rdt, int(source), int(recvtag))
 	code := fail(fn, c, err)
 	setStatus(status, &st, code)
+	if err == nil {
+		expressComm(c) // later calls on c may take the express lane
+	}
 	return code
 }
 

@@ -101,6 +101,35 @@ int gmpi_express_Recv(void *buf, int count, MPI_Datatype datatype, int source, i
     return MPI_SUCCESS;
 }
 
+/* The Go path for the receive of an MPI_Sendrecv whose send went here. */
+extern int gmpi_express_sendrecv_tail(void *buf, int count, int datatype, int source, int tag, int comm, void *status);
+
+/* MPI_Sendrecv: its send goes here when it can, so is done at once
+ * (eager), then its receive as MPI_Recv would (here or in Go). The
+ * receive's arguments are checked first as far as the Go path would
+ * reject them, so that a call that fails sends nothing. */
+int gmpi_express_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status)
+{
+    struct gmpi_express *x = &gmpi_express;
+    const struct gmpi_express_comm *c = &x->comms[(uint32_t)comm % GMPI_EXPRESS_COMMS];
+    uint32_t t = (uint32_t)recvtype & 0xff;
+    /* The receive side: a rank of comm (any), MPI_ANY_SOURCE or
+     * MPI_PROC_NULL; a tag or MPI_ANY_TAG; a predefined type. */
+    if (!x->on || c->handle != comm || recvcount < 0 || x->dtype[t] != recvtype ||
+        (source != MPI_ANY_SOURCE && source != MPI_PROC_NULL && (uint32_t)source >= (uint32_t)c->size) ||
+        (recvtag < 0 && recvtag != MPI_ANY_TAG) ||
+        (recvcount != 0 && (recvbuf == NULL || recvbuf == MPI_IN_PLACE)))
+        return GMPI_EXPRESS_DECLINED;
+    if (send(sendbuf, sendcount, sendtype, dest, sendtag, comm) != MPI_SUCCESS)
+        return GMPI_EXPRESS_DECLINED; /* nothing was sent */
+    int rc = gmpi_express_Recv(recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
+    return gmpi_express_sendrecv_tail(recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+}
+
 int gmpi_express_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return send(buf, count, datatype, dest, tag, comm);

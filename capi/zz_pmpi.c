@@ -318,6 +318,7 @@ extern int gmpi_Ssend_init_c(void *, long long, int, int, int, int, void *);
 extern int gmpi_express_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 extern int gmpi_express_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 extern int gmpi_express_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+extern int gmpi_express_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
@@ -1987,6 +1988,9 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    int rc = gmpi_express_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Sendrecv((void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)status);
 }
 

@@ -288,6 +288,55 @@ int main(int argc, char **argv)
         }
         free(big);
     }
+    STEP("sendrecv");
+    /* MPI_Sendrecv: a ring both ways, chains ending in MPI_PROC_NULL, a
+     * truncated receive (its send still arrives) and a bad receive
+     * argument (nothing is sent). */
+    {
+        int right = (me + 1) % size, left = (me + size - 1) % size;
+        for (int i = 0; i < 200; i++) {
+            int v = me * 1000 + i, got = -1, n = -1;
+            MPI_Status st;
+            MPI_Sendrecv(&v, 1, MPI_INT, right, 21, &got, 1, MPI_INT, left, 21, MPI_COMM_WORLD, &st);
+            MPI_Get_count(&st, MPI_INT, &n);
+            MTEST_CHECK(errs, got == left * 1000 + i && st.MPI_SOURCE == left && st.MPI_TAG == 21 && n == 1,
+                        "sendrecv ring %d: got %d from %d tag %d count %d", i, got, st.MPI_SOURCE, st.MPI_TAG, n);
+            got = -1;
+            /* Only the right neighbour sends tag 22 here, and only tag 22. */
+            if (i % 2)
+                MPI_Sendrecv(&v, 1, MPI_INT, left, 22, &got, 1, MPI_INT, MPI_ANY_SOURCE, 22, MPI_COMM_WORLD, &st);
+            else
+                MPI_Sendrecv(&v, 1, MPI_INT, left, 22, &got, 1, MPI_INT, right, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+            MTEST_CHECK(errs, got == right * 1000 + i && st.MPI_SOURCE == right && st.MPI_TAG == 22,
+                        "sendrecv ring back %d: got %d from %d", i, got, st.MPI_SOURCE);
+            /* A chain: rank 0 receives from nobody, the last sends to nobody. */
+            got = -7;
+            MPI_Sendrecv(&v, 1, MPI_INT, me == size - 1 ? MPI_PROC_NULL : me + 1, 23, &got, 1, MPI_INT,
+                         me == 0 ? MPI_PROC_NULL : me - 1, 23, MPI_COMM_WORLD, &st);
+            if (me == 0)
+                MTEST_CHECK(errs, got == -7 && st.MPI_SOURCE == MPI_PROC_NULL, "chain head: got %d from %d", got,
+                            st.MPI_SOURCE);
+            else
+                MTEST_CHECK(errs, got == (me - 1) * 1000 + i, "chain: got %d", got);
+        }
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        int two[2] = {me, me + 1}, one = -1, cls = 0, rc;
+        MPI_Status st;
+        rc = MPI_Sendrecv(two, 2, MPI_INT, right, 24, &one, 1, MPI_INT, left, 24, MPI_COMM_WORLD, &st);
+        if (rc != MPI_SUCCESS)
+            MPI_Error_class(rc, &cls);
+        MTEST_CHECK(errs, cls == MPI_ERR_TRUNCATE && one == left, "sendrecv truncation: class %d, got %d", cls, one);
+        cls = 0;
+        rc = MPI_Sendrecv(two, 2, MPI_INT, right, 25, &one, 1, MPI_INT, size + 3, 25, MPI_COMM_WORLD, &st);
+        if (rc != MPI_SUCCESS)
+            MPI_Error_class(rc, &cls);
+        MTEST_CHECK(errs, cls == MPI_ERR_RANK, "sendrecv bad source: class %d", cls);
+        MPI_Barrier(MPI_COMM_WORLD);
+        int flag = 1;
+        MPI_Iprobe(left, 25, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        MTEST_CHECK(errs, flag == 0, "a failed sendrecv sent its message");
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
     STEP("errors");
     /* Bad arguments still get the Go path's errors. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -1,0 +1,19 @@
+package main
+
+import "C"
+
+import "unsafe"
+
+// gmpi_express_sendrecv_tail finishes an MPI_Sendrecv whose send the
+// express lane made (capi/express.c) and whose receive it left to Go: the
+// receive, with errors reported under MPI_Sendrecv.
+//
+//export gmpi_express_sendrecv_tail
+func gmpi_express_sendrecv_tail(buf unsafe.Pointer, count, datatype, source, tag, comm int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Sendrecv", r)
+		}
+	}()
+	return recv("MPI_Sendrecv", buf, int64(count), datatype, source, tag, comm, (*Status)(status))
+}
