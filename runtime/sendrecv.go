@@ -9,9 +9,36 @@ import (
 // receives up to rcount elements of rdt into rbuf from src
 // (MPI_Sendrecv). Both complete before it returns; a receive error is
 // reported before a send error.
+//
+// It posts the receive, sends (blocking: a rendezvous send makes progress,
+// so the peer's matching send can land in the posted receive), then waits
+// for the receive; like MPI_Recv it allocates nothing on the eager path.
 func (c *Comm) SendrecvTyped(sbuf unsafe.Pointer, scount int, sdt *Datatype, dest, stag int,
 	rbuf unsafe.Pointer, rcount int, rdt *Datatype, src, rtag int) (Status, error) {
-	return c.wait(c.IsendrecvTyped(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, src, rtag))
+	w := c.w
+	send := func() error {
+		if dest == ProcNull {
+			return nil
+		}
+		return w.Send(c, c.ctx, sendView(sbuf, scount, sdt), dest, stag, ModeStandard)
+	}
+	if src == ProcNull {
+		return Status{Source: ProcNull, Tag: AnyTag}, send()
+	}
+	view, unpack := recvView(rbuf, rcount, rdt)
+	r := w.pooledRequest()
+	w.postRecv(r, c, c.ctx, view, src, rtag, unpack)
+	err := send()
+	if err != nil {
+		w.Cancel(r) // completes it unless a message matched it already
+	}
+	w.waitFor(r)
+	st, rerr := r.Status, r.Err
+	w.recycle(r)
+	if rerr == nil && err != nil {
+		return Status{}, err
+	}
+	return st, rerr
 }
 
 // SendrecvReplace sends count elements of dt at buf to dest and receives
