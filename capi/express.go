@@ -49,7 +49,6 @@ func startExpress(level int32) {
 	// starts timing its spin; on an oversubscribed host barely at all.
 	x.spin = C.int32_t(16 * world.SpinPolls())
 	x.rank = C.int32_t(world.Rank())
-	x.nranks = C.int32_t(n)
 	x.eager_kind = C.uint8_t(mpirt.FrameEager)
 	// Predefined datatypes with their size in the handle (0x4c00SSII)
 	// that are plain contiguous bytes.

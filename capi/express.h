@@ -49,7 +49,6 @@ struct gmpi_express {
     int32_t nrx;
     struct gmpi_shm_rx **rxs; /* every ring we receive on */
     int32_t rank;
-    int32_t nranks;
     uint8_t eager_kind; /* mpirt.FrameEager */
     struct gmpi_express_peer *peers; /* by world rank */
     struct gmpi_express_comm comms[GMPI_EXPRESS_COMMS];

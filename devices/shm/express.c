@@ -30,7 +30,7 @@ static void wake(uint32_t *epoch, uint32_t *waiters)
 
 int gmpi_shm_send(struct gmpi_shm_tx *t, const struct gmpi_shm_hdr *h, const void *payload, uint64_t n)
 {
-    if (t->closed || n > t->max_payload)
+    if (n > t->max_payload)
         return -1;
     uint64_t size = t->mask + 1;
     uint64_t rec = rec_size(n);
@@ -114,5 +114,5 @@ uint64_t gmpi_shm_tx_layout(void)
 {
     return sizeof(struct gmpi_shm_tx) << 48 | offsetof(struct gmpi_shm_tx, tail) << 40 |
            offsetof(struct gmpi_shm_tx, headp) << 32 | offsetof(struct gmpi_shm_tx, max_payload) << 24 |
-           offsetof(struct gmpi_shm_tx, closed) << 16;
+           offsetof(struct gmpi_shm_tx, gate) << 16;
 }

@@ -25,7 +25,7 @@ type txState struct {
 	waiters    *uint32
 	maxPayload uint64
 	gate       uint32
-	closed     uint32
+	_          uint32
 }
 
 // rxState mirrors struct gmpi_shm_rx: the consumer side of one ring, in
@@ -48,7 +48,7 @@ var layoutOK = sync.OnceValue(func() bool {
 	var r rxState
 	tx := uint64(unsafe.Sizeof(t))<<48 | uint64(unsafe.Offsetof(t.tail))<<40 |
 		uint64(unsafe.Offsetof(t.headp))<<32 | uint64(unsafe.Offsetof(t.maxPayload))<<24 |
-		uint64(unsafe.Offsetof(t.closed))<<16
+		uint64(unsafe.Offsetof(t.gate))<<16
 	rx := uint64(unsafe.Sizeof(r))<<48 | uint64(unsafe.Offsetof(r.head))<<40 |
 		uint64(unsafe.Offsetof(r.headp))<<32 | uint64(unsafe.Offsetof(r.waiters))<<24 |
 		uint64(unsafe.Offsetof(r.broken))<<16

@@ -21,7 +21,7 @@ struct gmpi_shm_tx {
     uint32_t *waiters;     /*                     sleepers */
     uint64_t  max_payload; /* largest payload of one frame */
     uint32_t  gate;        /* the peer checks its doorbell first: always wake */
-    uint32_t  closed;      /* the device closed: gmpi_shm_send declines */
+    uint32_t  pad;
 };
 
 /* The consumer side of one ring in our own segment; Go's drain and the
@@ -56,8 +56,8 @@ struct gmpi_shm_hdr {
 /*
  * gmpi_shm_send appends one frame of n payload bytes to t's ring and
  * rings the peer's doorbell. It never waits: it returns 0 when the frame
- * is published and -1 (nothing written) when the ring lacks space, the
- * payload is too large or the device closed; the caller then takes the Go
+ * is published and -1 (nothing written) when the ring lacks space or the
+ * payload is too large; the caller then takes the Go
  * path, which can wait for space while making progress.
  */
 int gmpi_shm_send(struct gmpi_shm_tx *t, const struct gmpi_shm_hdr *h, const void *payload, uint64_t n);
