@@ -49,6 +49,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"gmpi/mpirun/emu"
 	"gmpi/runtime/pmi/server"
 )
 
@@ -66,6 +67,9 @@ const (
 var progName = "mpirun"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == emu.HelperArg { // the grid emulator's router and hosts
+		os.Exit(emu.HelperMain(os.Args[2:]))
+	}
 	// Pdeathsig is delivered when the thread that forked the child exits:
 	// keep the forking (main) goroutine on one thread for good.
 	runtime.LockOSThread()
