@@ -100,6 +100,7 @@ const (
 const (
 	readyTimeout = 20 * time.Second
 	ipTimeout    = 20 * time.Second
+	exitGrace    = 2 * time.Second
 )
 
 // Grid is a running emulation.
@@ -115,7 +116,6 @@ type Grid struct {
 
 	mu     sync.Mutex
 	closed bool
-	down   map[int]bool
 }
 
 type siteState struct {
@@ -140,6 +140,7 @@ type helperProc struct {
 	done  chan struct{}
 
 	readyCh chan error
+	replies chan string // lines it printed after "ready"
 }
 
 // subnet returns the /24 of site s (0-based).
@@ -248,7 +249,6 @@ func Start(t Topology) (*Grid, error) {
 		helper: helper,
 		nsent:  nsent,
 		hosts:  map[string]*hostState{},
-		down:   map[int]bool{},
 	}
 	for si, s := range t.Sites {
 		st := siteState{name: s.Name}
@@ -369,7 +369,6 @@ func (g *Grid) build(links []Link) error {
 const (
 	tunName       = "gtun0"
 	tunTable      = 100
-	rulePrefDown  = 50
 	rulePrefRoute = 100
 )
 
@@ -396,7 +395,7 @@ func (g *Grid) startHelper(cloneflags uintptr, args []string) (*helperProc, erro
 		return nil, err
 	}
 	ready := make(chan error, 1)
-	p := &helperProc{cmd: cmd, stdin: stdin, done: make(chan struct{}), readyCh: ready}
+	p := &helperProc{cmd: cmd, stdin: stdin, done: make(chan struct{}), readyCh: ready, replies: make(chan string, 16)}
 	go func() {
 		r := bufio.NewReader(stdout)
 		line, err := r.ReadString('\n')
@@ -404,7 +403,12 @@ func (g *Grid) startHelper(cloneflags uintptr, args []string) (*helperProc, erro
 			err = fmt.Errorf("unexpected %q", line)
 		}
 		ready <- err
-		io.Copy(io.Discard, r)
+		for err == nil {
+			if line, err = r.ReadString('\n'); err == nil {
+				p.replies <- strings.TrimSuffix(line, "\n")
+			}
+		}
+		close(p.replies)
 		cmd.Wait()
 		close(p.done)
 	}()
@@ -535,9 +539,10 @@ func (g *Grid) Shell(host, line string) *exec.Cmd {
 }
 
 // SetSiteDown cuts (down=true) or restores every wide-area path of site,
-// as if its router stopped: packets from and to the site that cross the
-// router are dropped silently (including those already queued in it).
-// Traffic inside the site goes on.
+// as if its router stopped: the emulator's router drops every packet from
+// or to the site, including those it holds already. Traffic inside the
+// site goes on. It runs no process, so it is safe while the caller reaps
+// children with wait4(-1).
 func (g *Grid) SetSiteDown(site string, down bool) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -553,20 +558,24 @@ func (g *Grid) SetSiteDown(site string, down bool) error {
 	if si < 0 {
 		return fmt.Errorf("emu: SetSiteDown: no site %q", site)
 	}
-	if g.down[si] == down {
-		return nil
+	verb := "up"
+	if down {
+		verb = "down"
 	}
-	verb := "add"
-	if !down {
-		verb = "del"
+	if _, err := fmt.Fprintf(g.router.stdin, "%s %d\n", verb, si); err != nil {
+		return fmt.Errorf("emu: SetSiteDown: the router is gone: %w", err)
 	}
-	net := subnet(si).String()
-	script := fmt.Sprintf("rule %[1]s pref %[2]d from %[3]s blackhole\nrule %[1]s pref %[2]d to %[3]s blackhole\n",
-		verb, rulePrefDown, net)
-	if err := ipBatch(g.router.netns, script); err != nil {
-		return err
+	select {
+	case reply, ok := <-g.router.replies:
+		if !ok {
+			return errors.New("emu: SetSiteDown: the router is gone")
+		}
+		if reply != "ok" {
+			return fmt.Errorf("emu: SetSiteDown: router: %s", reply)
+		}
+	case <-time.After(readyTimeout):
+		return errors.New("emu: SetSiteDown: the router does not answer")
 	}
-	g.down[si] = down
 	return nil
 }
 
@@ -599,11 +608,23 @@ func (g *Grid) Close() error {
 		}
 	}
 	killInNamespaces(inos, procs)
+	// Helpers exit when their stdin closes; SIGKILL for any that lingers.
 	for _, p := range procs {
 		p.stdin.Close()
-		p.cmd.Process.Kill()
 	}
+	grace := time.After(exitGrace)
 	for _, p := range procs {
+		select {
+		case <-p.done:
+		case <-grace:
+			p.cmd.Process.Kill()
+		}
+	}
+	// Once more: a process may have been entering a host (nsenter)
+	// during the first sweep.
+	killInNamespaces(inos, procs)
+	for _, p := range procs {
+		p.cmd.Process.Kill()
 		select {
 		case <-p.done:
 		case <-time.After(10 * time.Second):

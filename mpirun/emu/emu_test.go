@@ -351,6 +351,13 @@ func TestGrid(t *testing.T) {
 	if err := stray.Start(); err != nil {
 		t.Fatal(err)
 	}
+	for i := 0; i < 500; i++ { // until nsenter has entered a1
+		var st unix.Stat_t
+		if unix.Stat(fmt.Sprintf("/proc/%d/ns/net", stray.Process.Pid), &st) == nil && st.Ino == g.hosts["a1"].proc.nsIno {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if err := g.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,7 @@ package emu
 // garbage, so the Go runtime's own threads rarely need to run.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"flag"
@@ -109,6 +110,8 @@ type router struct {
 	tun, timer int
 	nsites     int
 	links      []*link // [from*nsites+to]; nil: forwarded at once
+	down       []bool  // per site: drop everything from and to it
+	ctl        []byte  // partial control line from stdin
 	active     []*link // the non-nil links
 	armed      int64   // absolute expiry the timer is set to; 0: disarmed
 
@@ -178,7 +181,7 @@ func routerMain(args []string) error {
 	if n < 1 || n > maxSites {
 		return fmt.Errorf("bad -sites %d", n)
 	}
-	r := &router{nsites: n, links: make([]*link, n*n)}
+	r := &router{nsites: n, links: make([]*link, n*n), down: make([]bool, n)}
 	for _, s := range specs {
 		f := strings.Split(s, ",")
 		if len(f) != 4 {
@@ -318,8 +321,12 @@ func (r *router) run() error {
 			return fmt.Errorf("poll: %w", err)
 		}
 		if fds[2].Revents != 0 {
-			if n, err := unix.Read(0, scratch[:]); n <= 0 && err != unix.EINTR && err != unix.EAGAIN {
+			n, err := unix.Read(0, scratch[:])
+			if n <= 0 && err != unix.EINTR && err != unix.EAGAIN {
 				return nil // the grid closed or its owner died
+			}
+			if n > 0 {
+				r.control(scratch[:n])
 			}
 		}
 		if fds[1].Revents != 0 {
@@ -334,6 +341,29 @@ func (r *router) run() error {
 				return err
 			}
 		}
+	}
+}
+
+// control obeys the lines "down SITE" and "up SITE" on stdin, answering
+// "ok" or an error on stdout.
+func (r *router) control(b []byte) {
+	r.ctl = append(r.ctl, b...)
+	for {
+		i := bytes.IndexByte(r.ctl, '\n')
+		if i < 0 {
+			return
+		}
+		line := string(r.ctl[:i])
+		r.ctl = r.ctl[i+1:]
+		reply := "ok"
+		var verb string
+		var site int
+		if _, err := fmt.Sscanf(line, "%s %d", &verb, &site); err != nil || site < 0 || site >= r.nsites || (verb != "down" && verb != "up") {
+			reply = fmt.Sprintf("bad control line %q", line)
+		} else {
+			r.down[site] = verb == "down"
+		}
+		os.Stdout.WriteString(reply + "\n")
 	}
 }
 
@@ -362,8 +392,8 @@ func (r *router) route(pkt []byte, now int64) {
 		return
 	}
 	from, to := r.site(ip[12:16]), r.site(ip[16:20])
-	if from < 0 || to < 0 {
-		r.recycle(pkt) // nowhere in the grid
+	if from < 0 || to < 0 || r.down[from] || r.down[to] {
+		r.recycle(pkt) // nowhere in the grid, or cut off
 		return
 	}
 	l := r.links[from*r.nsites+to]
@@ -427,7 +457,11 @@ func (r *router) flush(now int64) {
 			if r.stats != nil {
 				r.stats.add(r.now() - l.q[l.head].due)
 			}
-			r.write(l.q[l.head].buf)
+			if pkt := l.q[l.head].buf; r.down[r.site(pkt[vnetHdrLen+12:])] || r.down[r.site(pkt[vnetHdrLen+16:])] {
+				r.recycle(pkt) // lost with the router that was to forward it
+			} else {
+				r.write(pkt)
+			}
 			l.q[l.head] = packet{}
 			l.head++
 		}
