@@ -251,6 +251,17 @@ func TestGrid(t *testing.T) {
 				t.Errorf("%s: /sys/class/net has %q, want eth0 and lo", h, f[4:])
 			}
 		}
+		ssh := t.TempDir() + "/ssh"
+		if err := g.WriteSSH(ssh); err != nil {
+			t.Fatal(err)
+		}
+		out, err := g.Command("a1", ssh, "-x", "-o", "X=y", "root@"+g.Addr("b2").String(), "hostname;", "echo", "$((6*7))").Output()
+		if err != nil || string(out) != "b2\n42\n" {
+			t.Errorf("ssh wrapper from a1 to b2: %q, %v", out, err)
+		}
+		if err := exec.Command(ssh, "nosuch", "true").Run(); err == nil {
+			t.Errorf("ssh wrapper to a host not in the grid succeeded")
+		}
 		if len(bootIDs) != 4 {
 			t.Errorf("boot ids not distinct: %v", bootIDs)
 		}
@@ -520,6 +531,20 @@ func TestWireSize(t *testing.T) {
 	} {
 		if got := wireSize(c.pkt); got != c.want {
 			t.Errorf("wireSize(gso %d, %d bytes) = %d, want %d", c.pkt[1], len(c.pkt)-vnetHdrLen, got, c.want)
+		}
+	}
+}
+
+func TestParseTopology(t *testing.T) {
+	top, err := ParseTopology([]string{"A=a1,a2", "B=b1"}, []string{"A-B,10ms,1e6"})
+	if err != nil || len(top.Sites) != 2 || top.Sites[0].Hosts[1] != "a2" || top.Links[0] != (Link{A: "A", B: "B", Delay: 10 * time.Millisecond, Rate: 1e6}) {
+		t.Errorf("ParseTopology = %+v, %v", top, err)
+	}
+	for _, bad := range [][2][]string{
+		{{"A"}, nil}, {{"A="}, nil}, {{"A=a"}, {"A,10ms,1"}}, {{"A=a"}, {"A-B,10xs,1"}}, {{"A=a"}, {"A-B,10ms,fast"}},
+	} {
+		if _, err := ParseTopology(bad[0], bad[1]); err == nil {
+			t.Errorf("ParseTopology(%q, %q): no error", bad[0], bad[1])
 		}
 	}
 }

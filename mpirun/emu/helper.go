@@ -22,7 +22,8 @@ import (
 const HelperArg = "__emu-helper"
 
 // HelperMain runs one of the emulator's helper processes ("router" or
-// "host", args[0]) and returns its exit status.
+// "host", args[0]), or the standalone "shell" (see shellMain), and
+// returns its exit status.
 func HelperMain(args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(os.Stderr, "emu: helper: no role given")
@@ -34,6 +35,8 @@ func HelperMain(args []string) int {
 		err = routerMain(args[1:])
 	case "host":
 		err = hostMain(args[1:])
+	case "shell":
+		err = shellMain(args[1:])
 	default:
 		err = fmt.Errorf("unknown role %q", args[0])
 	}
