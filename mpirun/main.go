@@ -81,6 +81,9 @@ const (
 var progName = "mpirun"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == emu.HelperArg { // the grid emulator's router and hosts
+		os.Exit(emu.HelperMain(os.Args[2:]))
+	}
 	// Pdeathsig is delivered when the thread that forked the child exits:
 	// keep the forking (main) goroutine on one thread for good.
 	runtime.LockOSThread()

@@ -56,6 +56,8 @@ type World struct {
 
 	match matcher // posted and unexpected queues, under match.mu
 
+	sched schedules // running collective schedules (sched.go)
+
 	p2px p2pExtra // buffered sends, matched-probe messages, send cancels (persist.go)
 
 	// pending maps protocol request ids (rendezvous, synchronous sends) to
@@ -347,6 +349,9 @@ func (w *World) progress() int {
 	}
 	if w.outboxLen.Load() != 0 {
 		n += w.flush()
+	}
+	if w.sched.n.Load() != 0 {
+		n += w.advanceSchedules()
 	}
 	return n
 }
