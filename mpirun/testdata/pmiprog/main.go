@@ -6,14 +6,19 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	"gmpi/runtime/auth"
 	"gmpi/runtime/pmi"
 )
 
@@ -43,6 +48,36 @@ func spawnSleepers() {
 		}
 		recordPid(cmd.Process.Pid)
 	}
+}
+
+// intrude connects to mpirun's PMI port twice without the job secret -
+// speaking plain PMI (abort, which would end the job if accepted), then
+// the handshake with a wrong secret - and dies unless both are refused.
+func intrude(addr string, r int) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		die("dial %s: %v", addr, err)
+	}
+	c.Write([]byte("cmd=initack pmiid=0\ncmd=init pmi_version=1 pmi_subversion=1\ncmd=abort exitcode=7\n"))
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	got, err := io.ReadAll(c)
+	c.Close()
+	if err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		die("plain PMI intruder: connection not closed: %v", err)
+	}
+	if strings.Contains(string(got), "cmd=") {
+		die("plain PMI intruder got an answer: %q", got)
+	}
+	c, err = net.Dial("tcp", addr)
+	if err != nil {
+		die("dial %s: %v", addr, err)
+	}
+	err = auth.Handshake(c, []byte("not the secret"), true, "pmi", 20*time.Second)
+	c.Close()
+	if err == nil {
+		die("a wrong secret was accepted")
+	}
+	fmt.Printf("rank %d: intruders refused (%d bytes seen; %v)\n", r, len(got), err)
 }
 
 func atoi(s string) int {
@@ -142,6 +177,12 @@ func main() {
 		if r == atoi(args[0]) {
 			os.Exit(3)
 		}
+	case "intrude": // ranks with PMI_PORT attack it, then all finalize
+		if addr := os.Getenv("PMI_PORT"); addr != "" {
+			intrude(addr, r)
+		}
+		c.Barrier()
+		fmt.Printf("rank %d done\n", r)
 	case "nofinalize": // init, then exit 0 without finalize
 		c.Barrier()
 		os.Exit(0)
