@@ -53,6 +53,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,6 +114,7 @@ type Grid struct {
 	hosts  map[string]*hostState
 	order  []*hostState // in Topology order
 	router *helperProc
+	spawn  *spawner
 
 	mu     sync.Mutex
 	closed bool
@@ -249,6 +251,7 @@ func Start(t Topology) (*Grid, error) {
 		helper: helper,
 		nsent:  nsent,
 		hosts:  map[string]*hostState{},
+		spawn:  newSpawner(),
 	}
 	for si, s := range t.Sites {
 		st := siteState{name: s.Name}
@@ -391,7 +394,7 @@ func (g *Grid) startHelper(cloneflags uintptr, args []string) (*helperProc, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := g.spawn.start(cmd); err != nil {
 		return nil, err
 	}
 	ready := make(chan error, 1)
@@ -636,8 +639,36 @@ func (g *Grid) Close() error {
 			}
 		}
 	}
+	g.spawn.stop() // its thread may go now: the helpers are gone
 	return errors.Join(errs...)
 }
+
+// spawner starts the helper processes from one locked OS thread that
+// lives until the grid closes: the parent-death signal is sent when the
+// thread that forked a child exits, and Go ends a thread whose locked
+// goroutine returns.
+type spawner struct{ req chan func() }
+
+func newSpawner() *spawner {
+	s := &spawner{req: make(chan func())}
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with stop
+		for f := range s.req {
+			f()
+		}
+	}()
+	return s
+}
+
+func (s *spawner) start(cmd *exec.Cmd) error {
+	var err error
+	done := make(chan struct{})
+	s.req <- func() { err = cmd.Start(); close(done) }
+	<-done
+	return err
+}
+
+func (s *spawner) stop() { close(s.req) }
 
 // killInNamespaces sends SIGKILL to every process whose network namespace
 // is one of inos, other than the helpers.

@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// testTool runs one tool: "ping ADDR COUNT INTERVAL" prints one RTT in ns
+// testTool runs one tool: "ping ADDR COUNT INTERVAL TIMEOUT" prints one RTT in ns
 // (or "timeout") per echo; "sink PORT WINDOW SKIP" accepts one TCP
 // connection and, after its first SKIP bytes, prints for every WINDOW
 // bytes received the bytes and the ns they took; "source ADDR BYTES" sends
@@ -58,7 +58,8 @@ func testTool(args []string) error {
 	case "ping":
 		count, _ := strconv.Atoi(args[2])
 		interval, _ := time.ParseDuration(args[3])
-		return ping(args[1], count, interval)
+		timeout, _ := time.ParseDuration(args[4])
+		return ping(args[1], count, interval, timeout)
 	case "sink":
 		// A receive window of about 3 × the bandwidth-delay product keeps
 		// the link busy without overflowing the router's queue: no loss,
@@ -114,7 +115,7 @@ func testTool(args []string) error {
 }
 
 // ping sends ICMP echo requests from a raw socket, one at a time.
-func ping(addr string, count int, interval time.Duration) error {
+func ping(addr string, count int, interval, timeout time.Duration) error {
 	c, err := net.ListenPacket("ip4:icmp", "0.0.0.0")
 	if err != nil {
 		return err
@@ -133,7 +134,7 @@ func ping(addr string, count int, interval time.Duration) error {
 		if _, err := c.WriteTo(msg, dst); err != nil {
 			return err
 		}
-		c.SetReadDeadline(sent.Add(time.Second))
+		c.SetReadDeadline(sent.Add(timeout))
 		for {
 			n, _, err := c.ReadFrom(buf)
 			if err != nil {
@@ -188,9 +189,9 @@ func tool(t *testing.T, g *Grid, host string, args ...string) []string {
 	return strings.Fields(string(out))
 }
 
-func pingRTTs(t *testing.T, g *Grid, from, to string, count int) (rtts []time.Duration, timeouts int) {
+func pingRTTs(t *testing.T, g *Grid, from, to string, count int, timeout time.Duration) (rtts []time.Duration, timeouts int) {
 	t.Helper()
-	for _, f := range tool(t, g, from, "ping", g.Addr(to).String(), strconv.Itoa(count), "5ms") {
+	for _, f := range tool(t, g, from, "ping", g.Addr(to).String(), strconv.Itoa(count), "5ms", timeout.String()) {
 		if f == "timeout" {
 			timeouts++
 			continue
@@ -275,11 +276,11 @@ func TestGrid(t *testing.T) {
 
 	t.Run("delay", func(t *testing.T) {
 		const n, warm = 25, 5
-		cross, lost := pingRTTs(t, g, "a1", "b2", n)
+		cross, lost := pingRTTs(t, g, "a1", "b2", n, time.Second)
 		if lost > 0 || len(cross) != n {
 			t.Fatalf("a1->b2: %d of %d echoes lost", lost, n)
 		}
-		local, lost := pingRTTs(t, g, "a1", "a2", n)
+		local, lost := pingRTTs(t, g, "a1", "a2", n, time.Second)
 		if lost > 0 || len(local) != n {
 			t.Fatalf("a1->a2: %d of %d echoes lost", lost, n)
 		}
@@ -337,19 +338,19 @@ func TestGrid(t *testing.T) {
 		if err := g.SetSiteDown("B", true); err != nil {
 			t.Fatal(err)
 		}
-		if _, lost := pingRTTs(t, g, "a1", "b1", 2); lost != 2 {
+		if _, lost := pingRTTs(t, g, "a1", "b1", 2, 300*time.Millisecond); lost != 2 {
 			t.Errorf("site B down: %d of 2 echoes lost", lost)
 		}
-		if _, lost := pingRTTs(t, g, "b2", "a2", 2); lost != 2 {
+		if _, lost := pingRTTs(t, g, "b2", "a2", 2, 300*time.Millisecond); lost != 2 {
 			t.Errorf("site B down: %d of 2 echoes from B lost", lost)
 		}
-		if _, lost := pingRTTs(t, g, "b1", "b2", 2); lost != 0 {
+		if _, lost := pingRTTs(t, g, "b1", "b2", 2, 300*time.Millisecond); lost != 0 {
 			t.Errorf("site B down: %d of 2 echoes inside B lost", lost)
 		}
 		if err := g.SetSiteDown("B", false); err != nil {
 			t.Fatal(err)
 		}
-		if _, lost := pingRTTs(t, g, "a1", "b1", 3); lost != 0 {
+		if _, lost := pingRTTs(t, g, "a1", "b1", 3, 300*time.Millisecond); lost != 0 {
 			t.Errorf("site B back: %d of 3 echoes lost", lost)
 		}
 		if err := g.SetSiteDown("C", true); err == nil {
