@@ -712,7 +712,7 @@ func deleteNetns(name string) error {
 var staleName = regexp.MustCompile(`^gmpi-([0-9]+)-[0-9a-f]{4}[-.]`)
 
 // sweepStale removes namespace names left by emulations whose process is
-// gone (killed before it could Close).
+// gone (killed before it could Close), and kills what still runs in them.
 func sweepStale() {
 	ents, _ := os.ReadDir("/run/netns")
 	for _, e := range ents {
@@ -723,6 +723,10 @@ func sweepStale() {
 		pid, _ := strconv.Atoi(m[1])
 		if pid == os.Getpid() || unix.Kill(pid, 0) != unix.ESRCH {
 			continue
+		}
+		var st unix.Stat_t
+		if unix.Stat(filepath.Join("/run/netns", e.Name()), &st) == nil {
+			killInNamespaces(map[uint64]bool{st.Ino: true}, nil)
 		}
 		deleteNetns(e.Name())
 	}
