@@ -66,12 +66,14 @@ func initWorld() error {
 	var waker mpirt.Waker
 	if c != nil {
 		cfg.Rank, cfg.Size, cfg.AppNum, cfg.Universe = c.Rank(), c.Size(), c.AppNum(), c.UniverseSize()
-		hosts, err := exchangeHosts(c, cfg.Rank, cfg.Size, cfg.Hostname)
+		locs, err := exchangeLocations(c, cfg.Rank, cfg.Size, myLocation(cfg.Hostname))
 		if err != nil {
 			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "exchanging host names: %v", err)
 		}
+		cfg.Locations = locs
 		var peers []int
-		for r, h := range hosts {
+		for r, l := range locs {
+			h := l.Host
 			if r == cfg.Rank {
 				continue
 			}
@@ -121,9 +123,17 @@ func jobID(c *pmi.Client) string {
 	}, c.KVSName())
 }
 
-// exchangeHosts publishes this rank's host name and returns every rank's.
-func exchangeHosts(c *pmi.Client, rank, size int, host string) ([]string, error) {
-	if err := c.Put(fmt.Sprintf("gmpi-host-%d", rank), host); err != nil {
+// myLocation is this process's place in the grid, as the launcher said
+// (GMPI_SITE, GMPI_MACHINE, GMPI_VMPI; all empty without a grid file).
+func myLocation(host string) mpirt.Location {
+	return mpirt.Location{Host: host, Site: os.Getenv("GMPI_SITE"),
+		Machine: os.Getenv("GMPI_MACHINE"), VMPI: os.Getenv("GMPI_VMPI")}
+}
+
+// exchangeLocations publishes this rank's location (host name, site,
+// machine, vendor MPI job) and returns every rank's.
+func exchangeLocations(c *pmi.Client, rank, size int, me mpirt.Location) ([]mpirt.Location, error) {
+	if err := c.Put(fmt.Sprintf("gmpi-host-%d", rank), me.Encode()); err != nil {
 		return nil, err
 	}
 	// The CPUs this rank may run on, for localCPUs (after the barrier).
@@ -142,19 +152,21 @@ func exchangeHosts(c *pmi.Client, rank, size int, host string) ([]string, error)
 	if err := c.Barrier(); err != nil {
 		return nil, err
 	}
-	hosts := make([]string, size)
-	for r := range hosts {
+	locs := make([]mpirt.Location, size)
+	for r := range locs {
 		if r == rank {
-			hosts[r] = host
+			locs[r] = me
 			continue
 		}
-		h, err := c.Get(fmt.Sprintf("gmpi-host-%d", r))
+		v, err := c.Get(fmt.Sprintf("gmpi-host-%d", r))
 		if err != nil {
 			return nil, err
 		}
-		hosts[r] = h
+		if locs[r], err = mpirt.DecodeLocation(v); err != nil {
+			return nil, fmt.Errorf("rank %d: %v", r, err)
+		}
 	}
-	return hosts, nil
+	return locs, nil
 }
 
 // localCPUs counts the CPUs that the given ranks (this host's) may run

@@ -34,14 +34,50 @@ extern int gmpi_Win_delete_attr(int, int);
 extern int gmpi_Win_free_keyval(void *);
 extern int gmpi_Win_get_attr(int, int, void *, void *);
 extern int gmpi_Win_set_attr(int, int, void *);
+extern int gmpi_Allgather(void *, int, int, void *, int, int, int);
+extern int gmpi_Allgather_init(void *, int, int, void *, int, int, int, int, void *);
+extern int gmpi_Allgatherv(void *, int, int, void *, void *, void *, int, int);
+extern int gmpi_Allgatherv_init(void *, int, int, void *, void *, void *, int, int, int, void *);
 extern int gmpi_Allreduce(void *, void *, int, int, int, int);
+extern int gmpi_Allreduce_init(void *, void *, int, int, int, int, int, void *);
+extern int gmpi_Alltoall(void *, int, int, void *, int, int, int);
+extern int gmpi_Alltoall_init(void *, int, int, void *, int, int, int, int, void *);
+extern int gmpi_Alltoallv(void *, void *, void *, int, void *, void *, void *, int, int);
+extern int gmpi_Alltoallv_init(void *, void *, void *, int, void *, void *, void *, int, int, int, void *);
+extern int gmpi_Alltoallw(void *, void *, void *, void *, void *, void *, void *, void *, int);
+extern int gmpi_Alltoallw_init(void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *);
 extern int gmpi_Barrier(int);
+extern int gmpi_Barrier_init(int, int, void *);
 extern int gmpi_Bcast(void *, int, int, int, int);
+extern int gmpi_Bcast_init(void *, int, int, int, int, int, void *);
+extern int gmpi_Exscan(void *, void *, int, int, int, int);
+extern int gmpi_Exscan_init(void *, void *, int, int, int, int, int, void *);
+extern int gmpi_Gather(void *, int, int, void *, int, int, int, int);
+extern int gmpi_Gather_init(void *, int, int, void *, int, int, int, int, int, void *);
+extern int gmpi_Gatherv(void *, int, int, void *, void *, void *, int, int, int);
+extern int gmpi_Gatherv_init(void *, int, int, void *, void *, void *, int, int, int, int, void *);
+extern int gmpi_Iallgather(void *, int, int, void *, int, int, int, void *);
+extern int gmpi_Iallgatherv(void *, int, int, void *, void *, void *, int, int, void *);
+extern int gmpi_Iallreduce(void *, void *, int, int, int, int, void *);
+extern int gmpi_Ialltoall(void *, int, int, void *, int, int, int, void *);
+extern int gmpi_Ialltoallv(void *, void *, void *, int, void *, void *, void *, int, int, void *);
+extern int gmpi_Ialltoallw(void *, void *, void *, void *, void *, void *, void *, void *, int, void *);
+extern int gmpi_Ibarrier(int, void *);
+extern int gmpi_Ibcast(void *, int, int, int, int, void *);
+extern int gmpi_Iexscan(void *, void *, int, int, int, int, void *);
+extern int gmpi_Igather(void *, int, int, void *, int, int, int, int, void *);
+extern int gmpi_Igatherv(void *, int, int, void *, void *, void *, int, int, int, void *);
 extern int gmpi_Ineighbor_allgather(void *, int, int, void *, int, int, int, void *);
 extern int gmpi_Ineighbor_allgatherv(void *, int, int, void *, void *, void *, int, int, void *);
 extern int gmpi_Ineighbor_alltoall(void *, int, int, void *, int, int, int, void *);
 extern int gmpi_Ineighbor_alltoallv(void *, void *, void *, int, void *, void *, void *, int, int, void *);
 extern int gmpi_Ineighbor_alltoallw(void *, void *, void *, void *, void *, void *, void *, void *, int, void *);
+extern int gmpi_Ireduce(void *, void *, int, int, int, int, int, void *);
+extern int gmpi_Ireduce_scatter(void *, void *, void *, int, int, int, void *);
+extern int gmpi_Ireduce_scatter_block(void *, void *, int, int, int, int, void *);
+extern int gmpi_Iscan(void *, void *, int, int, int, int, void *);
+extern int gmpi_Iscatter(void *, int, int, void *, int, int, int, int, void *);
+extern int gmpi_Iscatterv(void *, void *, void *, int, void *, int, int, int, int, void *);
 extern int gmpi_Neighbor_allgather(void *, int, int, void *, int, int, int);
 extern int gmpi_Neighbor_allgather_init(void *, int, int, void *, int, int, int, int, void *);
 extern int gmpi_Neighbor_allgatherv(void *, int, int, void *, void *, void *, int, int);
@@ -53,7 +89,18 @@ extern int gmpi_Neighbor_alltoallv_init(void *, void *, void *, int, void *, voi
 extern int gmpi_Neighbor_alltoallw(void *, void *, void *, void *, void *, void *, void *, void *, int);
 extern int gmpi_Neighbor_alltoallw_init(void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *);
 extern int gmpi_Reduce(void *, void *, int, int, int, int, int);
+extern int gmpi_Reduce_init(void *, void *, int, int, int, int, int, int, void *);
 extern int gmpi_Reduce_local(void *, void *, int, int, int);
+extern int gmpi_Reduce_scatter(void *, void *, void *, int, int, int);
+extern int gmpi_Reduce_scatter_block(void *, void *, int, int, int, int);
+extern int gmpi_Reduce_scatter_block_init(void *, void *, int, int, int, int, int, void *);
+extern int gmpi_Reduce_scatter_init(void *, void *, void *, int, int, int, int, void *);
+extern int gmpi_Scan(void *, void *, int, int, int, int);
+extern int gmpi_Scan_init(void *, void *, int, int, int, int, int, void *);
+extern int gmpi_Scatter(void *, int, int, void *, int, int, int, int);
+extern int gmpi_Scatter_init(void *, int, int, void *, int, int, int, int, int, void *);
+extern int gmpi_Scatterv(void *, void *, void *, int, void *, int, int, int, int);
+extern int gmpi_Scatterv_init(void *, void *, void *, int, void *, int, int, int, int, int, void *);
 extern int gmpi_Comm_compare(int, int, void *);
 extern int gmpi_Comm_create(int, int, void *);
 extern int gmpi_Comm_create_group(int, int, int, void *);
@@ -251,11 +298,47 @@ extern int gmpi_Graph_neighbors(int, int, int, void *);
 extern int gmpi_Graph_neighbors_count(int, int, void *);
 extern int gmpi_Graphdims_get(int, void *, void *);
 extern int gmpi_Topo_test(int, void *);
+extern int gmpi_Allgather_c(void *, long long, int, void *, long long, int, int);
+extern int gmpi_Allgather_init_c(void *, long long, int, void *, long long, int, int, int, void *);
+extern int gmpi_Allgatherv_c(void *, long long, int, void *, void *, void *, int, int);
+extern int gmpi_Allgatherv_init_c(void *, long long, int, void *, void *, void *, int, int, int, void *);
+extern int gmpi_Allreduce_c(void *, void *, long long, int, int, int);
+extern int gmpi_Allreduce_init_c(void *, void *, long long, int, int, int, int, void *);
+extern int gmpi_Alltoall_c(void *, long long, int, void *, long long, int, int);
+extern int gmpi_Alltoall_init_c(void *, long long, int, void *, long long, int, int, int, void *);
+extern int gmpi_Alltoallv_c(void *, void *, void *, int, void *, void *, void *, int, int);
+extern int gmpi_Alltoallv_init_c(void *, void *, void *, int, void *, void *, void *, int, int, int, void *);
+extern int gmpi_Alltoallw_c(void *, void *, void *, void *, void *, void *, void *, void *, int);
+extern int gmpi_Alltoallw_init_c(void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *);
+extern int gmpi_Bcast_c(void *, long long, int, int, int);
+extern int gmpi_Bcast_init_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_Exscan_c(void *, void *, long long, int, int, int);
+extern int gmpi_Exscan_init_c(void *, void *, long long, int, int, int, int, void *);
+extern int gmpi_Gather_c(void *, long long, int, void *, long long, int, int, int);
+extern int gmpi_Gather_init_c(void *, long long, int, void *, long long, int, int, int, int, void *);
+extern int gmpi_Gatherv_c(void *, long long, int, void *, void *, void *, int, int, int);
+extern int gmpi_Gatherv_init_c(void *, long long, int, void *, void *, void *, int, int, int, int, void *);
+extern int gmpi_Iallgather_c(void *, long long, int, void *, long long, int, int, void *);
+extern int gmpi_Iallgatherv_c(void *, long long, int, void *, void *, void *, int, int, void *);
+extern int gmpi_Iallreduce_c(void *, void *, long long, int, int, int, void *);
+extern int gmpi_Ialltoall_c(void *, long long, int, void *, long long, int, int, void *);
+extern int gmpi_Ialltoallv_c(void *, void *, void *, int, void *, void *, void *, int, int, void *);
+extern int gmpi_Ialltoallw_c(void *, void *, void *, void *, void *, void *, void *, void *, int, void *);
+extern int gmpi_Ibcast_c(void *, long long, int, int, int, void *);
+extern int gmpi_Iexscan_c(void *, void *, long long, int, int, int, void *);
+extern int gmpi_Igather_c(void *, long long, int, void *, long long, int, int, int, void *);
+extern int gmpi_Igatherv_c(void *, long long, int, void *, void *, void *, int, int, int, void *);
 extern int gmpi_Ineighbor_allgather_c(void *, long long, int, void *, long long, int, int, void *);
 extern int gmpi_Ineighbor_allgatherv_c(void *, long long, int, void *, void *, void *, int, int, void *);
 extern int gmpi_Ineighbor_alltoall_c(void *, long long, int, void *, long long, int, int, void *);
 extern int gmpi_Ineighbor_alltoallv_c(void *, void *, void *, int, void *, void *, void *, int, int, void *);
 extern int gmpi_Ineighbor_alltoallw_c(void *, void *, void *, void *, void *, void *, void *, void *, int, void *);
+extern int gmpi_Ireduce_c(void *, void *, long long, int, int, int, int, void *);
+extern int gmpi_Ireduce_scatter_c(void *, void *, void *, int, int, int, void *);
+extern int gmpi_Ireduce_scatter_block_c(void *, void *, long long, int, int, int, void *);
+extern int gmpi_Iscan_c(void *, void *, long long, int, int, int, void *);
+extern int gmpi_Iscatter_c(void *, long long, int, void *, long long, int, int, int, void *);
+extern int gmpi_Iscatterv_c(void *, void *, void *, int, void *, long long, int, int, int, void *);
 extern int gmpi_Neighbor_allgather_c(void *, long long, int, void *, long long, int, int);
 extern int gmpi_Neighbor_allgather_init_c(void *, long long, int, void *, long long, int, int, int, void *);
 extern int gmpi_Neighbor_allgatherv_c(void *, long long, int, void *, void *, void *, int, int);
@@ -266,7 +349,19 @@ extern int gmpi_Neighbor_alltoallv_c(void *, void *, void *, int, void *, void *
 extern int gmpi_Neighbor_alltoallv_init_c(void *, void *, void *, int, void *, void *, void *, int, int, int, void *);
 extern int gmpi_Neighbor_alltoallw_c(void *, void *, void *, void *, void *, void *, void *, void *, int);
 extern int gmpi_Neighbor_alltoallw_init_c(void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *);
+extern int gmpi_Reduce_c(void *, void *, long long, int, int, int, int);
+extern int gmpi_Reduce_init_c(void *, void *, long long, int, int, int, int, int, void *);
 extern int gmpi_Reduce_local_c(void *, void *, long long, int, int);
+extern int gmpi_Reduce_scatter_c(void *, void *, void *, int, int, int);
+extern int gmpi_Reduce_scatter_block_c(void *, void *, long long, int, int, int);
+extern int gmpi_Reduce_scatter_block_init_c(void *, void *, long long, int, int, int, int, void *);
+extern int gmpi_Reduce_scatter_init_c(void *, void *, void *, int, int, int, int, void *);
+extern int gmpi_Scan_c(void *, void *, long long, int, int, int);
+extern int gmpi_Scan_init_c(void *, void *, long long, int, int, int, int, void *);
+extern int gmpi_Scatter_c(void *, long long, int, void *, long long, int, int, int);
+extern int gmpi_Scatter_init_c(void *, long long, int, void *, long long, int, int, int, int, void *);
+extern int gmpi_Scatterv_c(void *, void *, void *, int, void *, long long, int, int, int);
+extern int gmpi_Scatterv_init_c(void *, void *, void *, int, void *, long long, int, int, int, int, void *);
 extern int gmpi_Get_count_c(void *, int, void *);
 extern int gmpi_Get_elements_c(void *, int, void *);
 extern int gmpi_Pack_c(void *, long long, int, void *, long long, void *, int);
@@ -497,25 +592,25 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 #pragma weak MPI_Allgather = PMPI_Allgather
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Allgather", comm);
+    return gmpi_Allgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #pragma weak MPI_Allgather_init = PMPI_Allgather_init
 int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Allgather_init", comm);
+    return gmpi_Allgather_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Allgatherv", comm);
+    return gmpi_Allgatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm);
 }
 
 #pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
 int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Allgatherv_init", comm);
+    return gmpi_Allgatherv_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Allreduce = PMPI_Allreduce
@@ -527,43 +622,43 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 #pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Allreduce_init", comm);
+    return gmpi_Allreduce_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Alltoall = PMPI_Alltoall
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Alltoall", comm);
+    return gmpi_Alltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
 int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Alltoall_init", comm);
+    return gmpi_Alltoall_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Alltoallv", comm);
+    return gmpi_Alltoallv((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm);
 }
 
 #pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
 int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Alltoallv_init", comm);
+    return gmpi_Alltoallv_init((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Alltoallw = PMPI_Alltoallw
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Alltoallw", comm);
+    return gmpi_Alltoallw((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm);
 }
 
 #pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
 int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Alltoallw_init", comm);
+    return gmpi_Alltoallw_init((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Barrier = PMPI_Barrier
@@ -575,7 +670,7 @@ int PMPI_Barrier(MPI_Comm comm)
 #pragma weak MPI_Barrier_init = PMPI_Barrier_init
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Barrier_init", comm);
+    return gmpi_Barrier_init(comm, info, (void *)request);
 }
 
 #pragma weak MPI_Bcast = PMPI_Bcast
@@ -587,109 +682,109 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 #pragma weak MPI_Bcast_init = PMPI_Bcast_init
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Bcast_init", comm);
+    return gmpi_Bcast_init((void *)buffer, count, datatype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Exscan = PMPI_Exscan
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Exscan", comm);
+    return gmpi_Exscan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #pragma weak MPI_Exscan_init = PMPI_Exscan_init
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Exscan_init", comm);
+    return gmpi_Exscan_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Gather = PMPI_Gather
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Gather", comm);
+    return gmpi_Gather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #pragma weak MPI_Gather_init = PMPI_Gather_init
 int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Gather_init", comm);
+    return gmpi_Gather_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Gatherv = PMPI_Gatherv
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Gatherv", comm);
+    return gmpi_Gatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm);
 }
 
 #pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
 int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Gatherv_init", comm);
+    return gmpi_Gatherv_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Iallgather = PMPI_Iallgather
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iallgather", comm);
+    return gmpi_Iallgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iallgatherv", comm);
+    return gmpi_Iallgatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iallreduce", comm);
+    return gmpi_Iallreduce((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ialltoall", comm);
+    return gmpi_Ialltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
 int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ialltoallv", comm);
+    return gmpi_Ialltoallv((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ialltoallw", comm);
+    return gmpi_Ialltoallw((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request);
 }
 
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ibarrier", comm);
+    return gmpi_Ibarrier(comm, (void *)request);
 }
 
 #pragma weak MPI_Ibcast = PMPI_Ibcast
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ibcast", comm);
+    return gmpi_Ibcast((void *)buffer, count, datatype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Iexscan = PMPI_Iexscan
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iexscan", comm);
+    return gmpi_Iexscan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Igather = PMPI_Igather
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Igather", comm);
+    return gmpi_Igather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Igatherv = PMPI_Igatherv
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Igatherv", comm);
+    return gmpi_Igatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
@@ -725,37 +820,37 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ireduce", comm);
+    return gmpi_Ireduce((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ireduce_scatter", comm);
+    return gmpi_Ireduce_scatter((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ireduce_scatter_block", comm);
+    return gmpi_Ireduce_scatter_block((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Iscan = PMPI_Iscan
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iscan", comm);
+    return gmpi_Iscan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Iscatter = PMPI_Iscatter
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iscatter", comm);
+    return gmpi_Iscatter((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iscatterv", comm);
+    return gmpi_Iscatterv((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
@@ -827,7 +922,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 #pragma weak MPI_Reduce_init = PMPI_Reduce_init
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Reduce_init", comm);
+    return gmpi_Reduce_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
@@ -839,61 +934,61 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter", comm);
+    return gmpi_Reduce_scatter((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm);
 }
 
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter_block", comm);
+    return gmpi_Reduce_scatter_block((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm);
 }
 
 #pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
 int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter_block_init", comm);
+    return gmpi_Reduce_scatter_block_init((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
 int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter_init", comm);
+    return gmpi_Reduce_scatter_init((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Scan = PMPI_Scan
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Scan", comm);
+    return gmpi_Scan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #pragma weak MPI_Scan_init = PMPI_Scan_init
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Scan_init", comm);
+    return gmpi_Scan_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Scatter = PMPI_Scatter
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Scatter", comm);
+    return gmpi_Scatter((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #pragma weak MPI_Scatter_init = PMPI_Scatter_init
 int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Scatter_init", comm);
+    return gmpi_Scatter_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Scatterv = PMPI_Scatterv
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Scatterv", comm);
+    return gmpi_Scatterv((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
 int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Scatterv_init", comm);
+    return gmpi_Scatterv_init((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
@@ -2885,181 +2980,181 @@ int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_st
 #pragma weak MPI_Allgather_c = PMPI_Allgather_c
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Allgather_c", comm);
+    return gmpi_Allgather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #pragma weak MPI_Allgather_init_c = PMPI_Allgather_init_c
 int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Allgather_init_c", comm);
+    return gmpi_Allgather_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Allgatherv_c = PMPI_Allgatherv_c
 int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Allgatherv_c", comm);
+    return gmpi_Allgatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm);
 }
 
 #pragma weak MPI_Allgatherv_init_c = PMPI_Allgatherv_init_c
 int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Allgatherv_init_c", comm);
+    return gmpi_Allgatherv_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Allreduce_c = PMPI_Allreduce_c
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Allreduce_c", comm);
+    return gmpi_Allreduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #pragma weak MPI_Allreduce_init_c = PMPI_Allreduce_init_c
 int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Allreduce_init_c", comm);
+    return gmpi_Allreduce_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Alltoall_c = PMPI_Alltoall_c
 int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Alltoall_c", comm);
+    return gmpi_Alltoall_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #pragma weak MPI_Alltoall_init_c = PMPI_Alltoall_init_c
 int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Alltoall_init_c", comm);
+    return gmpi_Alltoall_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Alltoallv_c = PMPI_Alltoallv_c
 int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Alltoallv_c", comm);
+    return gmpi_Alltoallv_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm);
 }
 
 #pragma weak MPI_Alltoallv_init_c = PMPI_Alltoallv_init_c
 int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Alltoallv_init_c", comm);
+    return gmpi_Alltoallv_init_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Alltoallw_c = PMPI_Alltoallw_c
 int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Alltoallw_c", comm);
+    return gmpi_Alltoallw_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm);
 }
 
 #pragma weak MPI_Alltoallw_init_c = PMPI_Alltoallw_init_c
 int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Alltoallw_init_c", comm);
+    return gmpi_Alltoallw_init_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Bcast_c = PMPI_Bcast_c
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Bcast_c", comm);
+    return gmpi_Bcast_c((void *)buffer, count, datatype, root, comm);
 }
 
 #pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Bcast_init_c", comm);
+    return gmpi_Bcast_init_c((void *)buffer, count, datatype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Exscan_c = PMPI_Exscan_c
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Exscan_c", comm);
+    return gmpi_Exscan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Exscan_init_c", comm);
+    return gmpi_Exscan_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Gather_c = PMPI_Gather_c
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Gather_c", comm);
+    return gmpi_Gather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #pragma weak MPI_Gather_init_c = PMPI_Gather_init_c
 int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Gather_init_c", comm);
+    return gmpi_Gather_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Gatherv_c = PMPI_Gatherv_c
 int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Gatherv_c", comm);
+    return gmpi_Gatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm);
 }
 
 #pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c
 int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Gatherv_init_c", comm);
+    return gmpi_Gatherv_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iallgather_c", comm);
+    return gmpi_Iallgather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Iallgatherv_c = PMPI_Iallgatherv_c
 int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iallgatherv_c", comm);
+    return gmpi_Iallgatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iallreduce_c", comm);
+    return gmpi_Iallreduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Ialltoall_c = PMPI_Ialltoall_c
 int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ialltoall_c", comm);
+    return gmpi_Ialltoall_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ialltoallv_c = PMPI_Ialltoallv_c
 int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ialltoallv_c", comm);
+    return gmpi_Ialltoallv_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ialltoallw_c = PMPI_Ialltoallw_c
 int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ialltoallw_c", comm);
+    return gmpi_Ialltoallw_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request);
 }
 
 #pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ibcast_c", comm);
+    return gmpi_Ibcast_c((void *)buffer, count, datatype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Iexscan_c = PMPI_Iexscan_c
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iexscan_c", comm);
+    return gmpi_Iexscan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Igather_c = PMPI_Igather_c
 int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Igather_c", comm);
+    return gmpi_Igather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Igatherv_c = PMPI_Igatherv_c
 int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Igatherv_c", comm);
+    return gmpi_Igatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Ineighbor_allgather_c = PMPI_Ineighbor_allgather_c
@@ -3095,37 +3190,37 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
 #pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ireduce_c", comm);
+    return gmpi_Ireduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Ireduce_scatter_c = PMPI_Ireduce_scatter_c
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ireduce_scatter_c", comm);
+    return gmpi_Ireduce_scatter_c((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Ireduce_scatter_block_c = PMPI_Ireduce_scatter_block_c
 int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ireduce_scatter_block_c", comm);
+    return gmpi_Ireduce_scatter_block_c((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Iscan_c = PMPI_Iscan_c
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iscan_c", comm);
+    return gmpi_Iscan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Iscatter_c = PMPI_Iscatter_c
 int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iscatter_c", comm);
+    return gmpi_Iscatter_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Iscatterv_c = PMPI_Iscatterv_c
 int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iscatterv_c", comm);
+    return gmpi_Iscatterv_c((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Neighbor_allgather_c = PMPI_Neighbor_allgather_c
@@ -3191,13 +3286,13 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
 #pragma weak MPI_Reduce_c = PMPI_Reduce_c
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Reduce_c", comm);
+    return gmpi_Reduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm);
 }
 
 #pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Reduce_init_c", comm);
+    return gmpi_Reduce_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
@@ -3209,61 +3304,61 @@ int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
 #pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
 int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter_c", comm);
+    return gmpi_Reduce_scatter_c((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm);
 }
 
 #pragma weak MPI_Reduce_scatter_block_c = PMPI_Reduce_scatter_block_c
 int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter_block_c", comm);
+    return gmpi_Reduce_scatter_block_c((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm);
 }
 
 #pragma weak MPI_Reduce_scatter_block_init_c = PMPI_Reduce_scatter_block_init_c
 int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter_block_init_c", comm);
+    return gmpi_Reduce_scatter_block_init_c((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Reduce_scatter_init_c = PMPI_Reduce_scatter_init_c
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter_init_c", comm);
+    return gmpi_Reduce_scatter_init_c((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Scan_c = PMPI_Scan_c
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Scan_c", comm);
+    return gmpi_Scan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #pragma weak MPI_Scan_init_c = PMPI_Scan_init_c
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Scan_init_c", comm);
+    return gmpi_Scan_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Scatter_c = PMPI_Scatter_c
 int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Scatter_c", comm);
+    return gmpi_Scatter_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #pragma weak MPI_Scatter_init_c = PMPI_Scatter_init_c
 int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Scatter_init_c", comm);
+    return gmpi_Scatter_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Scatterv_c = PMPI_Scatterv_c
 int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Scatterv_c", comm);
+    return gmpi_Scatterv_c((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
 int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Scatterv_init_c", comm);
+    return gmpi_Scatterv_init_c((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Get_count_c = PMPI_Get_count_c

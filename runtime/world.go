@@ -15,9 +15,13 @@ type Config struct {
 	Hostname string // the host the launch placed this rank on
 	// Hosts, when it has Size entries, is the host name of every world
 	// rank (what the launch said); otherwise World.ExchangeHosts learns it.
-	Hosts    []string
-	AppNum   int // MPI_APPNUM, -1 when unknown
-	Universe int // MPI_UNIVERSE_SIZE, 0 when unknown
+	Hosts []string
+	// Locations, when it has Size entries, is the grid location of every
+	// world rank (site, machine, host, vendor MPI job); otherwise the
+	// locations are the hosts, in one site and one machine.
+	Locations []Location
+	AppNum    int // MPI_APPNUM, -1 when unknown
+	Universe  int // MPI_UNIVERSE_SIZE, 0 when unknown
 	// LocalRanks is the number of ranks of the job on this host (this one
 	// included); 0 when unknown. When it exceeds the CPUs this process
 	// may run on, waiting yields the CPU after every empty poll
@@ -51,6 +55,8 @@ type World struct {
 	devices []Device // distinct devices, polled by progress
 
 	match matcher // posted and unexpected queues, under match.mu
+
+	sched schedules // running collective schedules (sched.go)
 
 	p2px p2pExtra // buffered sends, matched-probe messages, send cancels (persist.go)
 
@@ -116,9 +122,11 @@ type World struct {
 	infos       HandleTable[*Info]
 	types       HandleTable[*Datatype] // derived datatypes (dtcreate.go)
 
-	hostsMu sync.Mutex
-	hosts   []string // host name of every world rank, nil until known
-	infoEnv *Info    // MPI_INFO_ENV, built on first use
+	hostsMu  sync.Mutex
+	hosts    []string      // host name of every world rank, nil until known
+	locs     []Location    // grid location of every world rank, nil until known
+	gridTopo *GridTopology // computed from locs on first use
+	infoEnv  *Info         // MPI_INFO_ENV, built on first use
 
 	finalized atomic.Bool
 }
@@ -159,7 +167,13 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	w.infos.Init(ObjInfo)
 	w.types.Init(ObjDatatype)
 	w.ctx.init()
-	if len(cfg.Hosts) == cfg.Size {
+	if len(cfg.Locations) == cfg.Size {
+		w.locs = cfg.Locations
+		w.hosts = make([]string, cfg.Size)
+		for r, l := range cfg.Locations {
+			w.hosts[r] = l.Host
+		}
+	} else if len(cfg.Hosts) == cfg.Size {
 		w.hosts = cfg.Hosts
 	} else if cfg.Size == 1 {
 		w.hosts = []string{cfg.Hostname}
@@ -335,6 +349,9 @@ func (w *World) progress() int {
 	}
 	if w.outboxLen.Load() != 0 {
 		n += w.flush()
+	}
+	if w.sched.n.Load() != 0 {
+		n += w.advanceSchedules()
 	}
 	return n
 }
