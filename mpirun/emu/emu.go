@@ -514,11 +514,9 @@ func (g *Grid) NetNS(host string) string {
 // namespaces (network, UTS, mount), through nsenter(1), which execs the
 // program in place: the command's process is the program itself. The
 // caller may set Env, ExtraFiles, Stdin/Stdout/Stderr and SysProcAttr
-// before starting it; inherited file descriptors stay usable. The program
-// starts in the working directory the caller had when Command was called
-// (Dir is overridden: entering a mount namespace resets it); name is
-// looked up in the command's PATH. For a host not in the grid, Start
-// returns an error.
+// before starting it; inherited file descriptors stay usable, and Dir
+// works as usual. name is looked up in the command's PATH inside the
+// host. For a host not in the grid, Start returns an error.
 func (g *Grid) Command(host, name string, args ...string) *exec.Cmd {
 	h := g.hosts[host]
 	if h == nil || h.proc == nil {
@@ -526,13 +524,12 @@ func (g *Grid) Command(host, name string, args ...string) *exec.Cmd {
 		cmd.Err = fmt.Errorf("emu: no emulated host %q", host)
 		return cmd
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		wd = "/"
-	}
+	// "--wd=." opens the directory nsenter starts in (Dir, or the
+	// caller's) before it enters the mount namespace, which would reset
+	// it, and returns there afterwards.
 	return exec.Command(g.nsent, append([]string{
 		"--target", strconv.Itoa(h.proc.cmd.Process.Pid),
-		"--net", "--uts", "--mount", "--wd=" + wd, "--", name}, args...)...)
+		"--net", "--uts", "--mount", "--wd=.", "--", name}, args...)...)
 }
 
 // Shell returns a command that runs the shell command line in host, as

@@ -252,7 +252,13 @@ func TestGrid(t *testing.T) {
 				t.Errorf("%s: /sys/class/net has %q, want eth0 and lo", h, f[4:])
 			}
 		}
-		ssh := t.TempDir() + "/ssh"
+		dir := t.TempDir()
+		cmd := g.Command("b1", "/bin/pwd")
+		cmd.Dir = dir
+		if out, err := cmd.Output(); err != nil || string(out) != dir+"\n" {
+			t.Errorf("Command with Dir %s ran in %q (%v)", dir, out, err)
+		}
+		ssh := dir + "/ssh"
 		if err := g.WriteSSH(ssh); err != nil {
 			t.Fatal(err)
 		}
