@@ -54,6 +54,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,6 +119,7 @@ type Grid struct {
 
 	mu     sync.Mutex
 	closed bool
+	timers []*time.Timer // GMPI_EMU_SITE_DOWN
 }
 
 type siteState struct {
@@ -263,11 +265,53 @@ func Start(t Topology) (*Grid, error) {
 		}
 		g.sites = append(g.sites, st)
 	}
+	failures, err := g.parseFailures(os.Getenv("GMPI_EMU_SITE_DOWN"))
+	if err != nil {
+		return nil, err
+	}
 	if err := g.build(links); err != nil {
 		g.Close()
 		return nil, err
 	}
+	for _, f := range failures {
+		site := f.site
+		g.timers = append(g.timers, time.AfterFunc(f.after, func() {
+			if err := g.SetSiteDown(site, true); err != nil {
+				fmt.Fprintf(os.Stderr, "emu: GMPI_EMU_SITE_DOWN: %v\n", err)
+				return
+			}
+			fmt.Fprintf(os.Stderr, "emu: site %s cut off from the other sites (GMPI_EMU_SITE_DOWN)\n", site)
+		}))
+	}
 	return g, nil
+}
+
+type failure struct {
+	site  string
+	after time.Duration
+}
+
+// parseFailures reads GMPI_EMU_SITE_DOWN, "SITE@DELAY[,SITE@DELAY...]"
+// (DELAY a Go duration such as 2s): DELAY after Start, every wide-area
+// path of SITE is cut as SetSiteDown does, for failure tests of programs
+// that run under "mpirun --emulate".
+func (g *Grid) parseFailures(spec string) ([]failure, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	var fs []failure
+	for _, item := range strings.Split(spec, ",") {
+		site, after, ok := strings.Cut(item, "@")
+		d, err := time.ParseDuration(after)
+		if !ok || err != nil || d < 0 {
+			return nil, fmt.Errorf("emu: GMPI_EMU_SITE_DOWN: %q is not SITE@DELAY (e.g. site1@2s)", item)
+		}
+		if !slices.ContainsFunc(g.sites, func(s siteState) bool { return s.name == site }) {
+			return nil, fmt.Errorf("emu: GMPI_EMU_SITE_DOWN: no site %q", site)
+		}
+		fs = append(fs, failure{site, d})
+	}
+	return fs, nil
 }
 
 func (g *Grid) build(links []Link) error {
@@ -590,6 +634,9 @@ func (g *Grid) Close() error {
 		return nil
 	}
 	g.closed = true
+	for _, t := range g.timers {
+		t.Stop()
+	}
 	var errs []error
 	procs := []*helperProc{}
 	for _, h := range g.order {

@@ -555,3 +555,32 @@ func TestParseTopology(t *testing.T) {
 		}
 	}
 }
+
+// TestSiteDownEnv: GMPI_EMU_SITE_DOWN cuts a site off after a delay.
+func TestSiteDownEnv(t *testing.T) {
+	needRoot(t)
+	for _, bad := range []string{"B", "B@x", "C@1s", "B@-1s"} {
+		t.Setenv("GMPI_EMU_SITE_DOWN", bad)
+		if g, err := Start(topo2x2); err == nil {
+			g.Close()
+			t.Errorf("GMPI_EMU_SITE_DOWN=%s: Start succeeded", bad)
+		}
+	}
+	t.Setenv("GMPI_EMU_SITE_DOWN", "B@1500ms")
+	g, err := Start(topo2x2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	start := time.Now()
+	if _, lost := pingRTTs(t, g, "a1", "b1", 1, time.Second); lost != 0 {
+		t.Errorf("before the delay: echo lost")
+	}
+	time.Sleep(time.Until(start.Add(1600 * time.Millisecond)))
+	if _, lost := pingRTTs(t, g, "a1", "b1", 1, 300*time.Millisecond); lost != 1 {
+		t.Errorf("after the delay: echo not lost")
+	}
+	if _, lost := pingRTTs(t, g, "b1", "b2", 1, 300*time.Millisecond); lost != 0 {
+		t.Errorf("after the delay: echo inside site B lost")
+	}
+}
