@@ -91,8 +91,10 @@ type Topology struct {
 	Helper string
 }
 
-// Limits of the address plan (10.77.<site+1>.<10+host>/24).
+// The address plan: site s (0-based) is 10.77.<s+1>.0/24, its k-th host
+// 10.77.<s+1>.<10+k>.
 const (
+	plan0, plan1    = 10, 77
 	maxSites        = 250
 	maxHostsPerSite = 240
 	firstHostOctet  = 10
@@ -147,15 +149,12 @@ type helperProc struct {
 	replies chan string // lines it printed after "ready"
 }
 
-// subnet returns the /24 of site s (0-based).
-func subnet(s int) netip.Prefix {
-	return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 77, byte(s + 1), 0}), 24)
-}
+// gateway is site s's address on its bridge.
+func gateway(s int) netip.Addr { return netip.AddrFrom4([4]byte{plan0, plan1, byte(s + 1), 1}) }
 
-func gateway(s int) netip.Addr { return netip.AddrFrom4([4]byte{10, 77, byte(s + 1), 1}) }
-
+// hostAddr is the address of the k-th host of site s.
 func hostAddr(s, k int) netip.Addr {
-	return netip.AddrFrom4([4]byte{10, 77, byte(s + 1), byte(firstHostOctet + k)})
+	return netip.AddrFrom4([4]byte{plan0, plan1, byte(s + 1), byte(firstHostOctet + k)})
 }
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,62})$`)
