@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -126,8 +128,8 @@ func TestGridKill(t *testing.T) {
 		if r.code != 137 || !strings.Contains(r.stderr, "rank "+victim+" on host "+host) && !strings.Contains(r.stderr, "rank "+victim+" (ssh pid") {
 			t.Errorf("victim %s: code %d stderr %q", victim, r.code, r.stderr)
 		}
-		if len(r.pids) == 0 {
-			t.Errorf("victim %s: no process recorded its pid", victim)
+		if len(r.pids) != 9 {
+			t.Errorf("victim %s: %d processes recorded, want 9 (3 ranks with 2 sleepers each)", victim, len(r.pids))
 		}
 	}
 }
@@ -183,4 +185,66 @@ func TestGridUsageErrors(t *testing.T) {
 			t.Errorf("%v: code %d stderr %q, want 2 and %q", tc.args, r.code, r.stderr, tc.want)
 		}
 	}
+}
+
+// needEmulation skips unless the grid emulator can run here (root).
+func needEmulation(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("--emulate needs root")
+	}
+}
+
+// TestEmulate runs the 2x2 example on emulated hosts: each rank runs in
+// its host (hostname, address in GMPI_TCP_IF) and PMI works through the
+// inherited socket.
+func TestEmulate(t *testing.T) {
+	needEmulation(t)
+	r := mpirun(t, "", nil, "--grid", "../examples/grid-2x2.toml", "--emulate", "/bin/sh", "-c",
+		`echo "$PMI_RANK $(hostname) $GMPI_HOSTNAME $GMPI_TCP_IF $GMPI_SITE"`)
+	if r.code != 0 {
+		t.Fatalf("code %d stderr %q", r.code, r.stderr)
+	}
+	for _, re := range []string{`(?m)^0 s0h0 s0h0 10\.\d+\.\d+\.\d+ site0$`, `(?m)^1 s0h1 s0h1 10\.`, `(?m)^2 s1h0 s1h0 10\.`, `(?m)^3 s1h1 s1h1 10\.\d+\.\d+\.\d+ site1$`} {
+		if !regexp.MustCompile(re).MatchString(r.stdout) {
+			t.Errorf("no match for %s in %q", re, r.stdout)
+		}
+	}
+	r = mpirun(t, "", nil, "--grid", "../examples/grid-2x2.toml", "--emulate", pmiprogBin, "kvs")
+	if r.code != 0 || strings.Count(r.stdout, " of 4 ok") != 4 {
+		t.Errorf("kvs: code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestEmulateKill: a rank killed on one emulated host ends the job on
+// every host, and the emulation is torn down (no namespace left).
+func TestEmulateKill(t *testing.T) {
+	needEmulation(t)
+	before := netnsNames()
+	r := mpirun(t, "", nil, "--grid", "../examples/grid-2x2.toml", "--emulate", pmiprogBin, "selfkill", "2")
+	if r.code != 137 || !strings.Contains(r.stderr, "rank 2 on host s1h0") {
+		t.Errorf("code %d stderr %q", r.code, r.stderr)
+	}
+	// Namespaces that appeared meanwhile and whose mpirun (gmpi-<pid>-...)
+	// is gone were left behind (other jobs may run at the same time).
+	for n := range netnsNames() {
+		var pid int
+		if before[n] || !strings.HasPrefix(n, "gmpi-") {
+			continue
+		}
+		if _, err := fmt.Sscanf(n, "gmpi-%d-", &pid); err == nil && syscall.Kill(pid, 0) != nil {
+			t.Errorf("namespace %s left behind", n)
+		}
+	}
+}
+
+func netnsNames() map[string]bool {
+	out, _ := exec.Command("ip", "netns", "list").Output()
+	names := map[string]bool{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			names[f[0]] = true
+		}
+	}
+	return names
 }

@@ -80,6 +80,19 @@ func intrude(addr string, r int) {
 	fmt.Printf("rank %d: intruders refused (%d bytes seen; %v)\n", r, len(got), err)
 }
 
+// waitPids waits (100 ms at least, 10 s at most) until n pids are
+// recorded in TEST_PIDDIR, so that a loaded machine does not make a test
+// miss processes that had not started yet.
+func waitPids(n int) {
+	time.Sleep(100 * time.Millisecond)
+	dir := os.Getenv("TEST_PIDDIR")
+	for end := time.Now().Add(10 * time.Second); dir != "" && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if ents, err := os.ReadDir(dir); err == nil && len(ents) >= n {
+			return
+		}
+	}
+}
+
 func atoi(s string) int {
 	n, err := strconv.Atoi(s)
 	if err != nil {
@@ -137,7 +150,7 @@ func main() {
 	case "abort": // RANK CODE MSG: RANK aborts, the others wait forever
 		spawnSleepers()
 		if r == atoi(args[0]) {
-			time.Sleep(100 * time.Millisecond)
+			waitPids(3 * n)
 			c.Abort(atoi(args[1]), args[2])
 			os.Exit(atoi(args[1]))
 		}
@@ -146,7 +159,7 @@ func main() {
 	case "selfkill": // RANK: RANK kills itself with SIGKILL, the others wait
 		spawnSleepers()
 		if r == atoi(args[0]) {
-			time.Sleep(100 * time.Millisecond)
+			waitPids(3 * n)
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
 		c.Barrier()
