@@ -32,6 +32,7 @@ var (
 	threadLevel int32
 	mainThread  int64 // OS thread id that called MPI_Init
 	startTime   = time.Now()
+	allocs      allocTable // MPI_Alloc_mem blocks (api_mem.go)
 )
 
 // Thread levels (MPI_THREAD_*).

@@ -11,6 +11,96 @@ import (
 	"unsafe"
 )
 
+//export gmpi_Status_c2f
+func gmpi_Status_c2f(c_status unsafe.Pointer, f_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_c2f", r)
+		}
+	}()
+	return MPI_Status_c2f((*Status)(c_status), (*int32)(f_status))
+}
+
+//export gmpi_Status_f2c
+func gmpi_Status_f2c(f_status unsafe.Pointer, c_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_f2c", r)
+		}
+	}()
+	return MPI_Status_f2c((*int32)(f_status), (*Status)(c_status))
+}
+
+//export gmpi_Status_f082c
+func gmpi_Status_f082c(f08_status unsafe.Pointer, c_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_f082c", r)
+		}
+	}()
+	return MPI_Status_f082c(f08_status, (*Status)(c_status))
+}
+
+//export gmpi_Status_c2f08
+func gmpi_Status_c2f08(c_status unsafe.Pointer, f08_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_c2f08", r)
+		}
+	}()
+	return MPI_Status_c2f08((*Status)(c_status), f08_status)
+}
+
+//export gmpi_Status_f082f
+func gmpi_Status_f082f(f08_status unsafe.Pointer, f_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_f082f", r)
+		}
+	}()
+	return MPI_Status_f082f(f08_status, (*int32)(f_status))
+}
+
+//export gmpi_Status_f2f08
+func gmpi_Status_f2f08(f_status unsafe.Pointer, f08_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_f2f08", r)
+		}
+	}()
+	return MPI_Status_f2f08((*int32)(f_status), f08_status)
+}
+
+//export gmpi_Type_create_f90_integer
+func gmpi_Type_create_f90_integer(r_ int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_f90_integer", r)
+		}
+	}()
+	return MPI_Type_create_f90_integer(r_, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_f90_real
+func gmpi_Type_create_f90_real(p int32, r_ int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_f90_real", r)
+		}
+	}()
+	return MPI_Type_create_f90_real(p, r_, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_f90_complex
+func gmpi_Type_create_f90_complex(p int32, r_ int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_f90_complex", r)
+		}
+	}()
+	return MPI_Type_create_f90_complex(p, r_, (*int32)(newtype))
+}
+
 //export gmpi_Attr_delete
 func gmpi_Attr_delete(comm int32, keyval int32) (rc int32) {
 	defer func() {
@@ -2149,6 +2239,36 @@ func gmpi_Waitsome(incount int32, array_of_requests unsafe.Pointer, outcount uns
 		}
 	}()
 	return MPI_Waitsome(incount, (*int32)(array_of_requests), (*int32)(outcount), (*int32)(array_of_indices), (*Status)(array_of_statuses))
+}
+
+//export gmpi_Alloc_mem
+func gmpi_Alloc_mem(size int64, info int32, baseptr unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alloc_mem", r)
+		}
+	}()
+	return MPI_Alloc_mem(size, info, baseptr)
+}
+
+//export gmpi_Free_mem
+func gmpi_Free_mem(base unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Free_mem", r)
+		}
+	}()
+	return MPI_Free_mem(base)
+}
+
+//export gmpi_Comm_disconnect
+func gmpi_Comm_disconnect(comm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_disconnect", r)
+		}
+	}()
+	return MPI_Comm_disconnect((*int32)(comm))
 }
 
 //export gmpi_Comm_get_parent

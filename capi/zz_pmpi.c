@@ -14,6 +14,15 @@ extern int gmpi_unsupported(const char *name, int comm);
 
 // What a gmpi_express_X returns when it leaves the call to Go.
 #define GMPI_EXPRESS_DECLINED (-1)
+extern int gmpi_Status_c2f(void *, void *);
+extern int gmpi_Status_f2c(void *, void *);
+extern int gmpi_Status_f082c(void *, void *);
+extern int gmpi_Status_c2f08(void *, void *);
+extern int gmpi_Status_f082f(void *, void *);
+extern int gmpi_Status_f2f08(void *, void *);
+extern int gmpi_Type_create_f90_integer(int, void *);
+extern int gmpi_Type_create_f90_real(int, int, void *);
+extern int gmpi_Type_create_f90_complex(int, int, void *);
 extern int gmpi_Attr_delete(int, int);
 extern int gmpi_Attr_get(int, int, void *, void *);
 extern int gmpi_Attr_put(int, int, void *);
@@ -228,6 +237,9 @@ extern int gmpi_Wait(void *, void *);
 extern int gmpi_Waitall(int, void *, void *);
 extern int gmpi_Waitany(int, void *, void *, void *);
 extern int gmpi_Waitsome(int, void *, void *, void *, void *);
+extern int gmpi_Alloc_mem(long long, int, void *);
+extern int gmpi_Free_mem(void *);
+extern int gmpi_Comm_disconnect(void *);
 extern int gmpi_Comm_get_parent(void *);
 extern double gmpi_Wtick(void);
 extern double gmpi_Wtime(void);
@@ -323,55 +335,55 @@ extern int gmpi_express_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatyp
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
-    return gmpi_unsupported("MPI_Status_c2f", 0x44000000);
+    return gmpi_Status_c2f((void *)c_status, (void *)f_status);
 }
 
 #pragma weak MPI_Status_f2c = PMPI_Status_f2c
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
-    return gmpi_unsupported("MPI_Status_f2c", 0x44000000);
+    return gmpi_Status_f2c((void *)f_status, (void *)c_status);
 }
 
 #pragma weak MPI_Status_f082c = PMPI_Status_f082c
 int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
 {
-    return gmpi_unsupported("MPI_Status_f082c", 0x44000000);
+    return gmpi_Status_f082c((void *)f08_status, (void *)c_status);
 }
 
 #pragma weak MPI_Status_c2f08 = PMPI_Status_c2f08
 int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
 {
-    return gmpi_unsupported("MPI_Status_c2f08", 0x44000000);
+    return gmpi_Status_c2f08((void *)c_status, (void *)f08_status);
 }
 
 #pragma weak MPI_Status_f082f = PMPI_Status_f082f
 int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
 {
-    return gmpi_unsupported("MPI_Status_f082f", 0x44000000);
+    return gmpi_Status_f082f((void *)f08_status, (void *)f_status);
 }
 
 #pragma weak MPI_Status_f2f08 = PMPI_Status_f2f08
 int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
 {
-    return gmpi_unsupported("MPI_Status_f2f08", 0x44000000);
+    return gmpi_Status_f2f08((void *)f_status, (void *)f08_status);
 }
 
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_f90_integer", 0x44000000);
+    return gmpi_Type_create_f90_integer(r, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_f90_real", 0x44000000);
+    return gmpi_Type_create_f90_real(p, r, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_f90_complex", 0x44000000);
+    return gmpi_Type_create_f90_complex(p, r, (void *)newtype);
 }
 
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
@@ -2123,7 +2135,7 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 #pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-    return gmpi_unsupported("MPI_Alloc_mem", 0x44000000);
+    return gmpi_Alloc_mem(size, info, (void *)baseptr);
 }
 
 #pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
@@ -2141,7 +2153,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 #pragma weak MPI_Free_mem = PMPI_Free_mem
 int PMPI_Free_mem(void *base)
 {
-    return gmpi_unsupported("MPI_Free_mem", 0x44000000);
+    return gmpi_Free_mem((void *)base);
 }
 
 #pragma weak MPI_Get = PMPI_Get
@@ -2375,7 +2387,7 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
-    return gmpi_unsupported("MPI_Comm_disconnect", 0x44000000);
+    return gmpi_Comm_disconnect((void *)comm);
 }
 
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent

@@ -115,6 +115,7 @@ type World struct {
 	errhandlers HandleTable[*Errhandler]
 	infos       HandleTable[*Info]
 	types       HandleTable[*Datatype] // derived datatypes (dtcreate.go)
+	f90         f90Cache               // MPI_Type_create_f90_* (dtf90.go)
 
 	hostsMu sync.Mutex
 	hosts   []string // host name of every world rank, nil until known
