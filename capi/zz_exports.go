@@ -2101,6 +2101,26 @@ func gmpi_Cancel(request unsafe.Pointer) (rc int32) {
 	return MPI_Cancel((*int32)(request))
 }
 
+//export gmpi_Grequest_complete
+func gmpi_Grequest_complete(request int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Grequest_complete", r)
+		}
+	}()
+	return MPI_Grequest_complete(request)
+}
+
+//export gmpi_Grequest_start
+func gmpi_Grequest_start(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel_fn unsafe.Pointer, extra_state unsafe.Pointer, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Grequest_start", r)
+		}
+	}()
+	return MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, (*int32)(request))
+}
+
 //export gmpi_Request_free
 func gmpi_Request_free(request unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -2499,6 +2519,36 @@ func gmpi_Topo_test(comm int32, status unsafe.Pointer) (rc int32) {
 		}
 	}()
 	return MPI_Topo_test(comm, (*int32)(status))
+}
+
+//export gmpix_Grequest_start
+func gmpix_Grequest_start(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel_fn unsafe.Pointer, poll_fn unsafe.Pointer, wait_fn unsafe.Pointer, extra_state unsafe.Pointer, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPIX_Grequest_start", r)
+		}
+	}()
+	return MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, extra_state, (*int32)(request))
+}
+
+//export gmpix_Grequest_class_create
+func gmpix_Grequest_class_create(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel_fn unsafe.Pointer, poll_fn unsafe.Pointer, wait_fn unsafe.Pointer, greq_class unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPIX_Grequest_class_create", r)
+		}
+	}()
+	return MPIX_Grequest_class_create(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, (*int32)(greq_class))
+}
+
+//export gmpix_Grequest_class_allocate
+func gmpix_Grequest_class_allocate(greq_class int32, extra_state unsafe.Pointer, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPIX_Grequest_class_allocate", r)
+		}
+	}()
+	return MPIX_Grequest_class_allocate(greq_class, extra_state, (*int32)(request))
 }
 
 //export gmpi_Ineighbor_allgather_c

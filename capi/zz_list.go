@@ -4,6 +4,9 @@ package main
 
 // implementedInGo lists the functions implemented by a hand-written Go function.
 var implementedInGo = []string{
+	"MPIX_Grequest_class_allocate",
+	"MPIX_Grequest_class_create",
+	"MPIX_Grequest_start",
 	"MPI_Abort",
 	"MPI_Add_error_class",
 	"MPI_Add_error_code",
@@ -99,6 +102,8 @@ var implementedInGo = []string{
 	"MPI_Graph_neighbors",
 	"MPI_Graph_neighbors_count",
 	"MPI_Graphdims_get",
+	"MPI_Grequest_complete",
+	"MPI_Grequest_start",
 	"MPI_Group_compare",
 	"MPI_Group_difference",
 	"MPI_Group_excl",
@@ -335,9 +340,6 @@ var unsupported = []string{
 	"MPIX_Delete_error_code",
 	"MPIX_Delete_error_string",
 	"MPIX_GPU_query_support",
-	"MPIX_Grequest_class_allocate",
-	"MPIX_Grequest_class_create",
-	"MPIX_Grequest_start",
 	"MPIX_Query_cuda_support",
 	"MPIX_Query_hip_support",
 	"MPIX_Query_ze_support",
@@ -481,8 +483,6 @@ var unsupported = []string{
 	"MPI_Get_accumulate",
 	"MPI_Get_accumulate_c",
 	"MPI_Get_c",
-	"MPI_Grequest_complete",
-	"MPI_Grequest_start",
 	"MPI_Group_from_session_pset",
 	"MPI_Iallgather",
 	"MPI_Iallgather_c",

@@ -223,6 +223,8 @@ extern int gmpi_Sendrecv_replace(void *, int, int, int, int, int, int, int, void
 extern int gmpi_Ssend(void *, int, int, int, int, int);
 extern int gmpi_Ssend_init(void *, int, int, int, int, int, void *);
 extern int gmpi_Cancel(void *);
+extern int gmpi_Grequest_complete(int);
+extern int gmpi_Grequest_start(void *, void *, void *, void *, void *);
 extern int gmpi_Request_free(void *);
 extern int gmpi_Request_get_status(int, void *, void *);
 extern int gmpi_Start(void *);
@@ -263,6 +265,9 @@ extern int gmpi_Graph_neighbors(int, int, int, void *);
 extern int gmpi_Graph_neighbors_count(int, int, void *);
 extern int gmpi_Graphdims_get(int, void *, void *);
 extern int gmpi_Topo_test(int, void *);
+extern int gmpix_Grequest_start(void *, void *, void *, void *, void *, void *, void *);
+extern int gmpix_Grequest_class_create(void *, void *, void *, void *, void *, void *);
+extern int gmpix_Grequest_class_allocate(int, void *, void *);
 extern int gmpi_Ineighbor_allgather_c(void *, long long, int, void *, long long, int, int, void *);
 extern int gmpi_Ineighbor_allgatherv_c(void *, long long, int, void *, void *, void *, int, int, void *);
 extern int gmpi_Ineighbor_alltoall_c(void *, long long, int, void *, long long, int, int, void *);
@@ -2033,13 +2038,13 @@ int PMPI_Cancel(MPI_Request *request)
 #pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
 int PMPI_Grequest_complete(MPI_Request request)
 {
-    return gmpi_unsupported("MPI_Grequest_complete", 0x44000000);
+    return gmpi_Grequest_complete(request);
 }
 
 #pragma weak MPI_Grequest_start = PMPI_Grequest_start
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Grequest_start", 0x44000000);
+    return gmpi_Grequest_start((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)extra_state, (void *)request);
 }
 
 #pragma weak MPI_Request_free = PMPI_Request_free
@@ -2879,19 +2884,19 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 #pragma weak MPIX_Grequest_start = PMPIX_Grequest_start
 int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request)
 {
-    return gmpi_unsupported("MPIX_Grequest_start", 0x44000000);
+    return gmpix_Grequest_start((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)poll_fn, (void *)wait_fn, (void *)extra_state, (void *)request);
 }
 
 #pragma weak MPIX_Grequest_class_create = PMPIX_Grequest_class_create
 int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class)
 {
-    return gmpi_unsupported("MPIX_Grequest_class_create", 0x44000000);
+    return gmpix_Grequest_class_create((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)poll_fn, (void *)wait_fn, (void *)greq_class);
 }
 
 #pragma weak MPIX_Grequest_class_allocate = PMPIX_Grequest_class_allocate
 int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request)
 {
-    return gmpi_unsupported("MPIX_Grequest_class_allocate", 0x44000000);
+    return gmpix_Grequest_class_allocate(greq_class, (void *)extra_state, (void *)request);
 }
 
 #pragma weak MPI_Allgather_c = PMPI_Allgather_c

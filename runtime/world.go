@@ -116,6 +116,8 @@ type World struct {
 	infos       HandleTable[*Info]
 	types       HandleTable[*Datatype] // derived datatypes (dtcreate.go)
 	f90         f90Cache               // MPI_Type_create_f90_* (dtf90.go)
+	gpoll       pollers                // generalized requests to poll (greq.go)
+	greqClasses HandleTable[any]       // MPIX_Grequest_class objects (greq.go)
 
 	hostsMu sync.Mutex
 	hosts   []string // host name of every world rank, nil until known
@@ -158,6 +160,7 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	w.keyvals.Init(ObjKeyval)
 	w.errhandlers.Init(ObjErrhandler)
 	w.infos.Init(ObjInfo)
+	w.greqClasses.Init(ObjGreqClass)
 	w.types.Init(ObjDatatype)
 	w.ctx.init()
 	if len(cfg.Hosts) == cfg.Size {
@@ -337,6 +340,9 @@ func (w *World) progress() int {
 	if w.outboxLen.Load() != 0 {
 		n += w.flush()
 	}
+	if w.gpoll.n.Load() != 0 {
+		n += w.pollGeneralized()
+	}
 	return n
 }
 
@@ -387,6 +393,13 @@ func (w *World) waitFor(c completer) {
 			if w.yield {
 				osyield()
 			}
+			continue
+		}
+		if w.gpoll.n.Load() != 0 {
+			// A generalized request completes only when its poll hook
+			// runs: no device event would wake us.
+			osyield()
+			i = 0
 			continue
 		}
 		e := w.waker.Arm()
