@@ -44,26 +44,9 @@ func initialize(fn string, level int32, provided *int32) int32 {
 		fmt.Fprintln(os.Stderr, msg)
 		os.Exit(1)
 	}
-	if err := initWorld(); err != nil {
-		var rank string
-		if pmiClient != nil {
-			rank = fmt.Sprintf("rank %d: ", pmiClient.Rank())
-		}
-		msg := fmt.Sprintf("gmpi: %sfatal error in %s: %v", rank, fn, err)
-		abortJob(1, msg)
+	if err := acquireWorldLocked(fn, level); err != nil {
+		return fail(fn, nil, err)
 	}
-	// Every rank learns every rank's host (MPI_Comm_split_type and the
-	// MPICHX topology attributes need them locally); collective over the
-	// world, like MPI_Init itself.
-	if err := world.ExchangeHosts(); err != nil {
-		abortJob(1, fmt.Sprintf("gmpi: rank %d: fatal error in %s: exchanging host names: %v", world.Rank(), fn, err))
-	}
-	// The level asked for is provided, as MPICH does: every level is
-	// supported, and below MPI_THREAD_MULTIPLE the engine's data path
-	// skips its locks (only one thread may be inside MPI at a time).
-	threadLevel = level
-	world.SetThreadLevel(int(level))
-	startExpress(level)
 	mainThread = int64(unix.Gettid())
 	initialized.Store(true)
 	if provided != nil {
@@ -72,8 +55,58 @@ func initialize(fn string, level int32, provided *int32) int32 {
 	return 0
 }
 
+// acquireWorldLocked takes a reference to the world for MPI_Init or a new
+// session, bringing it up first when nobody uses it yet (with thread
+// level level). The world is brought up once per process: after the last
+// user released it, it cannot be brought up again. Must hold initMu.
+func acquireWorldLocked(fn string, level int32) error {
+	if worldDown {
+		return mpirt.Errorf(mpirt.ErrUnsupportedOperation, fn,
+			"MPI was initialized and finalized already in this process (by MPI_Init/MPI_Finalize or sessions); gmpi does not initialize it again")
+	}
+	if worldRefs == 0 {
+		if err := initWorld(); err != nil {
+			var rank string
+			if pmiClient != nil {
+				rank = fmt.Sprintf("rank %d: ", pmiClient.Rank())
+			}
+			abortJob(1, fmt.Sprintf("gmpi: %sfatal error in %s: %v", rank, fn, err))
+		}
+		// Every rank learns every rank's host (MPI_Comm_split_type and the
+		// MPICHX topology attributes need them locally); collective over
+		// the world, like MPI_Init itself.
+		if err := world.ExchangeHosts(); err != nil {
+			abortJob(1, fmt.Sprintf("gmpi: rank %d: fatal error in %s: exchanging host names: %v", world.Rank(), fn, err))
+		}
+		// The level asked for is provided, as MPICH does: every level is
+		// supported, and below MPI_THREAD_MULTIPLE the engine's data path
+		// skips its locks (only one thread may be inside MPI at a time).
+		threadLevel = level
+		world.SetThreadLevel(int(level))
+		startExpress(level)
+		worldUp.Store(true)
+	}
+	worldRefs++
+	return nil
+}
+
+// releaseWorldLocked drops a reference taken by acquireWorldLocked; the
+// last one shuts the world down (collective over the world, as
+// MPI_Finalize). Must hold initMu.
+func releaseWorldLocked() error {
+	if worldRefs--; worldRefs > 0 {
+		return nil
+	}
+	stopExpress()
+	err := finalizeWorld()
+	worldUp.Store(false)
+	worldDown = true
+	return err
+}
+
 func MPI_Finalize() int32 {
-	if !active("MPI_Finalize") {
+	if !initialized.Load() || finalized.Load() {
+		notInitialized("MPI_Finalize")
 		return int32(mpirt.ErrOther)
 	}
 	// MPI_Finalize first frees MPI_COMM_SELF's attributes, newest first,
@@ -85,11 +118,12 @@ func MPI_Finalize() int32 {
 	}
 	initMu.Lock()
 	defer initMu.Unlock()
-	stopExpress()
-	if err := finalizeWorld(); err != nil {
+	// Sessions still open keep the world up until the last one ends.
+	err := releaseWorldLocked()
+	finalized.Store(true)
+	if err != nil {
 		return fail("MPI_Finalize", nil, err)
 	}
-	finalized.Store(true)
 	return 0
 }
 

@@ -711,6 +711,16 @@ func gmpi_Intercomm_create(local_comm int32, local_leader int32, peer_comm int32
 	return MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, (*int32)(newintercomm))
 }
 
+//export gmpi_Intercomm_create_from_groups
+func gmpi_Intercomm_create_from_groups(local_group int32, local_leader int32, remote_group int32, remote_leader int32, stringtag unsafe.Pointer, info int32, errhandler int32, newintercomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Intercomm_create_from_groups", r)
+		}
+	}()
+	return MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, (*byte)(stringtag), info, errhandler, (*int32)(newintercomm))
+}
+
 //export gmpi_Intercomm_merge
 func gmpi_Intercomm_merge(intercomm int32, high int32, newintracomm unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -1301,6 +1311,46 @@ func gmpi_File_set_errhandler(file unsafe.Pointer, errhandler int32) (rc int32) 
 	return MPI_File_set_errhandler(file, errhandler)
 }
 
+//export gmpi_Session_call_errhandler
+func gmpi_Session_call_errhandler(session int32, errorcode int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_call_errhandler", r)
+		}
+	}()
+	return MPI_Session_call_errhandler(session, errorcode)
+}
+
+//export gmpi_Session_create_errhandler
+func gmpi_Session_create_errhandler(session_errhandler_fn unsafe.Pointer, errhandler unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_create_errhandler", r)
+		}
+	}()
+	return MPI_Session_create_errhandler(session_errhandler_fn, (*int32)(errhandler))
+}
+
+//export gmpi_Session_get_errhandler
+func gmpi_Session_get_errhandler(session int32, errhandler unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_errhandler", r)
+		}
+	}()
+	return MPI_Session_get_errhandler(session, (*int32)(errhandler))
+}
+
+//export gmpi_Session_set_errhandler
+func gmpi_Session_set_errhandler(session int32, errhandler int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_set_errhandler", r)
+		}
+	}()
+	return MPI_Session_set_errhandler(session, errhandler)
+}
+
 //export gmpi_Win_call_errhandler
 func gmpi_Win_call_errhandler(win int32, errorcode int32) (rc int32) {
 	defer func() {
@@ -1611,6 +1661,16 @@ func gmpi_Abort(comm int32, errorcode int32) (rc int32) {
 	return MPI_Abort(comm, errorcode)
 }
 
+//export gmpi_Comm_create_from_group
+func gmpi_Comm_create_from_group(group int32, stringtag unsafe.Pointer, info int32, errhandler int32, newcomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_create_from_group", r)
+		}
+	}()
+	return MPI_Comm_create_from_group(group, (*byte)(stringtag), info, errhandler, (*int32)(newcomm))
+}
+
 //export gmpi_Finalize
 func gmpi_Finalize() (rc int32) {
 	defer func() {
@@ -1629,6 +1689,16 @@ func gmpi_Finalized(flag unsafe.Pointer) (rc int32) {
 		}
 	}()
 	return MPI_Finalized((*int32)(flag))
+}
+
+//export gmpi_Group_from_session_pset
+func gmpi_Group_from_session_pset(session int32, pset_name unsafe.Pointer, newgroup unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_from_session_pset", r)
+		}
+	}()
+	return MPI_Group_from_session_pset(session, (*byte)(pset_name), (*int32)(newgroup))
 }
 
 //export gmpi_Init
@@ -1679,6 +1749,66 @@ func gmpi_Query_thread(provided unsafe.Pointer) (rc int32) {
 		}
 	}()
 	return MPI_Query_thread((*int32)(provided))
+}
+
+//export gmpi_Session_finalize
+func gmpi_Session_finalize(session unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_finalize", r)
+		}
+	}()
+	return MPI_Session_finalize((*int32)(session))
+}
+
+//export gmpi_Session_get_info
+func gmpi_Session_get_info(session int32, info_used unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_info", r)
+		}
+	}()
+	return MPI_Session_get_info(session, (*int32)(info_used))
+}
+
+//export gmpi_Session_get_nth_pset
+func gmpi_Session_get_nth_pset(session int32, info int32, n int32, pset_len unsafe.Pointer, pset_name unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_nth_pset", r)
+		}
+	}()
+	return MPI_Session_get_nth_pset(session, info, n, (*int32)(pset_len), (*byte)(pset_name))
+}
+
+//export gmpi_Session_get_num_psets
+func gmpi_Session_get_num_psets(session int32, info int32, npset_names unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_num_psets", r)
+		}
+	}()
+	return MPI_Session_get_num_psets(session, info, (*int32)(npset_names))
+}
+
+//export gmpi_Session_get_pset_info
+func gmpi_Session_get_pset_info(session int32, pset_name unsafe.Pointer, info unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_pset_info", r)
+		}
+	}()
+	return MPI_Session_get_pset_info(session, (*byte)(pset_name), (*int32)(info))
+}
+
+//export gmpi_Session_init
+func gmpi_Session_init(info int32, errhandler int32, session unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_init", r)
+		}
+	}()
+	return MPI_Session_init(info, errhandler, (*int32)(session))
 }
 
 //export gmpi_Aint_add

@@ -84,6 +84,7 @@ extern int gmpi_Comm_split(int, int, int, void *);
 extern int gmpi_Comm_split_type(int, int, int, int, void *);
 extern int gmpi_Comm_test_inter(int, void *);
 extern int gmpi_Intercomm_create(int, int, int, int, int, void *);
+extern int gmpi_Intercomm_create_from_groups(int, int, int, int, void *, int, int, void *);
 extern int gmpi_Intercomm_merge(int, int, void *);
 extern int gmpi_Get_address(void *, void *);
 extern int gmpi_Get_count(void *, int, void *);
@@ -143,6 +144,10 @@ extern int gmpi_File_call_errhandler(void *, int);
 extern int gmpi_File_create_errhandler(void *, void *);
 extern int gmpi_File_get_errhandler(void *, void *);
 extern int gmpi_File_set_errhandler(void *, int);
+extern int gmpi_Session_call_errhandler(int, int);
+extern int gmpi_Session_create_errhandler(void *, void *);
+extern int gmpi_Session_get_errhandler(int, void *);
+extern int gmpi_Session_set_errhandler(int, int);
 extern int gmpi_Win_call_errhandler(int, int);
 extern int gmpi_Win_create_errhandler(void *, void *);
 extern int gmpi_Win_get_errhandler(int, void *);
@@ -174,13 +179,21 @@ extern int gmpi_Info_get_string(int, void *, void *, void *, void *);
 extern int gmpi_Info_get_valuelen(int, void *, void *, void *);
 extern int gmpi_Info_set(int, void *, void *);
 extern int gmpi_Abort(int, int);
+extern int gmpi_Comm_create_from_group(int, void *, int, int, void *);
 extern int gmpi_Finalize(void);
 extern int gmpi_Finalized(void *);
+extern int gmpi_Group_from_session_pset(int, void *, void *);
 extern int gmpi_Init(void *, void *);
 extern int gmpi_Init_thread(void *, void *, int, void *);
 extern int gmpi_Initialized(void *);
 extern int gmpi_Is_thread_main(void *);
 extern int gmpi_Query_thread(void *);
+extern int gmpi_Session_finalize(void *);
+extern int gmpi_Session_get_info(int, void *);
+extern int gmpi_Session_get_nth_pset(int, int, int, void *, void *);
+extern int gmpi_Session_get_num_psets(int, int, void *);
+extern int gmpi_Session_get_pset_info(int, void *, void *);
+extern int gmpi_Session_init(int, int, void *);
 extern long long gmpi_Aint_add(long long, long long);
 extern long long gmpi_Aint_diff(long long, long long);
 extern int gmpi_Get_library_version(void *, void *);
@@ -1042,7 +1055,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 #pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
-    return gmpi_unsupported("MPI_Intercomm_create_from_groups", 0x44000000);
+    return gmpi_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, (void *)stringtag, info, errhandler, (void *)newintercomm);
 }
 
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
@@ -1432,25 +1445,25 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 #pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
-    return gmpi_unsupported("MPI_Session_call_errhandler", 0x44000000);
+    return gmpi_Session_call_errhandler(session, errorcode);
 }
 
 #pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return gmpi_unsupported("MPI_Session_create_errhandler", 0x44000000);
+    return gmpi_Session_create_errhandler((void *)session_errhandler_fn, (void *)errhandler);
 }
 
 #pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
-    return gmpi_unsupported("MPI_Session_get_errhandler", 0x44000000);
+    return gmpi_Session_get_errhandler(session, (void *)errhandler);
 }
 
 #pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
-    return gmpi_unsupported("MPI_Session_set_errhandler", 0x44000000);
+    return gmpi_Session_set_errhandler(session, errhandler);
 }
 
 #pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
@@ -1660,7 +1673,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 #pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
-    return gmpi_unsupported("MPI_Comm_create_from_group", 0x44000000);
+    return gmpi_Comm_create_from_group(group, (void *)stringtag, info, errhandler, (void *)newcomm);
 }
 
 #pragma weak MPI_Finalize = PMPI_Finalize
@@ -1678,7 +1691,7 @@ int PMPI_Finalized(int *flag)
 #pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
-    return gmpi_unsupported("MPI_Group_from_session_pset", 0x44000000);
+    return gmpi_Group_from_session_pset(session, (void *)pset_name, (void *)newgroup);
 }
 
 #pragma weak MPI_Init = PMPI_Init
@@ -1714,37 +1727,37 @@ int PMPI_Query_thread(int *provided)
 #pragma weak MPI_Session_finalize = PMPI_Session_finalize
 int PMPI_Session_finalize(MPI_Session *session)
 {
-    return gmpi_unsupported("MPI_Session_finalize", 0x44000000);
+    return gmpi_Session_finalize((void *)session);
 }
 
 #pragma weak MPI_Session_get_info = PMPI_Session_get_info
 int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
-    return gmpi_unsupported("MPI_Session_get_info", 0x44000000);
+    return gmpi_Session_get_info(session, (void *)info_used);
 }
 
 #pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
-    return gmpi_unsupported("MPI_Session_get_nth_pset", 0x44000000);
+    return gmpi_Session_get_nth_pset(session, info, n, (void *)pset_len, (void *)pset_name);
 }
 
 #pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
-    return gmpi_unsupported("MPI_Session_get_num_psets", 0x44000000);
+    return gmpi_Session_get_num_psets(session, info, (void *)npset_names);
 }
 
 #pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
 int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
-    return gmpi_unsupported("MPI_Session_get_pset_info", 0x44000000);
+    return gmpi_Session_get_pset_info(session, (void *)pset_name, (void *)info);
 }
 
 #pragma weak MPI_Session_init = PMPI_Session_init
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
-    return gmpi_unsupported("MPI_Session_init", 0x44000000);
+    return gmpi_Session_init(info, errhandler, (void *)session);
 }
 
 #pragma weak MPI_Aint_add = PMPI_Aint_add

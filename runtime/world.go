@@ -118,6 +118,7 @@ type World struct {
 	f90         f90Cache               // MPI_Type_create_f90_* (dtf90.go)
 	gpoll       pollers                // generalized requests to poll (greq.go)
 	greqClasses HandleTable[any]       // MPIX_Grequest_class objects (greq.go)
+	sessions    HandleTable[*Session]  // MPI_Session objects (session.go)
 
 	hostsMu sync.Mutex
 	hosts   []string // host name of every world rank, nil until known
@@ -161,6 +162,7 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	w.errhandlers.Init(ObjErrhandler)
 	w.infos.Init(ObjInfo)
 	w.greqClasses.Init(ObjGreqClass)
+	w.sessions.Init(ObjSession)
 	w.types.Init(ObjDatatype)
 	w.ctx.init()
 	if len(cfg.Hosts) == cfg.Size {
