@@ -1,5 +1,8 @@
 package main
 
+// extern void gmpi_register_atexit(void);
+import "C"
+
 import (
 	"fmt"
 	"os"
@@ -56,15 +59,17 @@ func initialize(fn string, level int32, provided *int32) int32 {
 }
 
 // acquireWorldLocked takes a reference to the world for MPI_Init or a new
-// session, bringing it up first when nobody uses it yet (with thread
-// level level). The world is brought up once per process: after the last
-// user released it, it cannot be brought up again. Must hold initMu.
+// session, bringing it up first when nobody has yet (with thread level
+// level). The world is brought up once per process; after MPI_Finalize
+// released the last reference it is gone for good, but when the last
+// session ends first it stays idle for a later session or MPI_Init, and
+// the process shuts it down as it exits (gmpi_atexit). Must hold initMu.
 func acquireWorldLocked(fn string, level int32) error {
 	if worldDown {
 		return mpirt.Errorf(mpirt.ErrUnsupportedOperation, fn,
-			"MPI was initialized and finalized already in this process (by MPI_Init/MPI_Finalize or sessions); gmpi does not initialize it again")
+			"MPI was finalized already in this process (MPI_Finalize ended the last use of MPI); gmpi does not initialize it again")
 	}
-	if worldRefs == 0 {
+	if world == nil {
 		if err := initWorld(); err != nil {
 			var rank string
 			if pmiClient != nil {
@@ -84,24 +89,47 @@ func acquireWorldLocked(fn string, level int32) error {
 		threadLevel = level
 		world.SetThreadLevel(int(level))
 		startExpress(level)
-		worldUp.Store(true)
+		C.gmpi_register_atexit()
 	}
 	worldRefs++
+	worldUp.Store(true)
 	return nil
 }
 
-// releaseWorldLocked drops a reference taken by acquireWorldLocked; the
-// last one shuts the world down (collective over the world, as
-// MPI_Finalize). Must hold initMu.
-func releaseWorldLocked() error {
+// releaseWorldLocked drops a reference taken by acquireWorldLocked. The
+// last one leaves the world idle after a session, and shuts it down after
+// MPI_Finalize (shutdown), collectively over the world. Must hold initMu.
+func releaseWorldLocked(shutdown bool) error {
 	if worldRefs--; worldRefs > 0 {
 		return nil
 	}
-	stopExpress()
-	err := finalizeWorld()
 	worldUp.Store(false)
+	if !shutdown {
+		return nil
+	}
+	return shutdownWorldLocked()
+}
+
+func shutdownWorldLocked() error {
 	worldDown = true
-	return err
+	stopExpress()
+	return finalizeWorld()
+}
+
+// gmpi_atexit shuts down a world that the sessions left idle, as the
+// process exits (every process of the job does the same).
+//
+//export gmpi_atexit
+func gmpi_atexit() {
+	defer func() { recover() }()
+	initMu.Lock()
+	defer initMu.Unlock()
+	if world == nil || worldDown || worldRefs > 0 {
+		return
+	}
+	if err := shutdownWorldLocked(); err != nil {
+		fmt.Fprintf(os.Stderr, "gmpi: rank %d: shutting MPI down at exit: %v\n", world.Rank(), err)
+	}
 }
 
 func MPI_Finalize() int32 {
@@ -119,7 +147,7 @@ func MPI_Finalize() int32 {
 	initMu.Lock()
 	defer initMu.Unlock()
 	// Sessions still open keep the world up until the last one ends.
-	err := releaseWorldLocked()
+	err := releaseWorldLocked(true)
 	finalized.Store(true)
 	if err != nil {
 		return fail("MPI_Finalize", nil, err)

@@ -84,7 +84,7 @@ func MPI_Session_init(infoH, errhandler int32, session *int32) int32 {
 		_, rc = errhandlerArg(fn, nil, errhandler, "errhandler", mpirt.ObjSession)
 	}
 	if rc != 0 {
-		if err := releaseWorldLocked(); err != nil {
+		if err := releaseWorldLocked(false); err != nil {
 			fail(fn, nil, err)
 		}
 		return rc
@@ -109,7 +109,7 @@ func MPI_Session_finalize(session *int32) int32 {
 	defer initMu.Unlock()
 	world.FreeSession(s)
 	*session = int32(mpirt.HandleSessionNull)
-	if err := releaseWorldLocked(); err != nil {
+	if err := releaseWorldLocked(finalized.Load()); err != nil {
 		return sessionFail(fn, s, err)
 	}
 	return 0

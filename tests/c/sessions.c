@@ -288,9 +288,26 @@ int main(int argc, char **argv)
         EXPECT_ERR(errs, MPI_Session_init(MPI_INFO_NULL, MPI_ERRHANDLER_NULL, &s2), MPI_ERR_ARG, "MPI_Session_init", "errhandler");
     }
     errs += work(keep, wsize, "session comm after another session ended");
-    report(keep, errs);
+    if (mix)
+        report(keep, errs); /* the last use of MPI in this mode */
     MPI_Comm_free(&keep);
     EXPECT_OK(errs, MPI_Session_finalize(&s1));
-    MPI_Finalized(&flag);
+    if (mix)
+        return errs ? 1 : 0;
+    /* Sessions only: after the last session ended, a new one starts MPI
+     * again, several times. */
+    for (int again = 0; again < 3; again++) {
+        MPI_Session s3;
+        EXPECT_OK(errs, MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s3));
+        errs += comms(s3, 20 + again);
+        MPI_Group_from_session_pset(s3, "mpi://WORLD", &wg);
+        MPI_Comm_create_from_group(wg, "org.gmpi.test.again", MPI_INFO_NULL, MPI_ERRORS_RETURN, &keep);
+        MPI_Group_free(&wg);
+        errs += work(keep, wsize, "comm of a session after re-initialization");
+        if (again == 2)
+            report(keep, errs);
+        MPI_Comm_free(&keep);
+        EXPECT_OK(errs, MPI_Session_finalize(&s3));
+    }
     return errs ? 1 : 0;
 }
