@@ -26,12 +26,16 @@ var (
 	world       *mpirt.World
 	pmiClient   *pmi.Client
 	shmDevice   *shm.Device
-	initialized atomic.Bool
-	finalized   atomic.Bool
+	initialized atomic.Bool // MPI_Init was called
+	finalized   atomic.Bool // MPI_Finalize was called
+	worldUp     atomic.Bool // the world is usable (MPI_Init or a session)
+	worldRefs   int         // MPI_Init until MPI_Finalize, plus live sessions (initMu)
+	worldDown   bool        // the world was shut down for good (initMu)
 	initMu      sync.Mutex
 	threadLevel int32
 	mainThread  int64 // OS thread id that called MPI_Init
 	startTime   = time.Now()
+	allocs      allocTable // MPI_Alloc_mem blocks (api_mem.go)
 )
 
 // Thread levels (MPI_THREAD_*).
