@@ -126,15 +126,17 @@ func (j *job) rankEnv(r, a int) []string {
 		"PMI_SIZE=" + itoa(j.size),
 		"GMPI_JOBID=" + j.jobID,
 		"GMPI_HOSTNAME=" + s.host,
-		"GMPI_SITE=" + s.site,
-		"GMPI_MACHINE=" + s.machine,
-		"GMPI_VMPI=" + s.vmpi,
 		"GMPI_LOCAL_RANK=" + itoa(s.localRank),
 		"GMPI_LOCAL_SIZE=" + itoa(s.localSize),
 		"GMPI_UNIVERSE_SIZE=" + itoa(j.size),
 		"GMPI_APPNUM=" + itoa(a),
 		"MPI_LOCALRANKID=" + itoa(s.localRank),
 		"MPI_LOCALNRANKS=" + itoa(s.localSize),
+	}
+	if j.grid != nil {
+		// Without a grid file these pass through from mpirun's environment
+		// or -env, which lets a test fake a topology on one host.
+		extra = append(extra, "GMPI_SITE="+s.site, "GMPI_MACHINE="+s.machine, "GMPI_VMPI="+s.vmpi)
 	}
 	if s.remote() && j.emu == nil {
 		extra = append(extra, "PMI_PORT="+j.pmiAddrFor(s.host), "PMI_ID="+itoa(r), "GMPI_PMI_AUTH=1")

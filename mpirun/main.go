@@ -510,7 +510,7 @@ func (j *job) judge(p *rankProc) (int, string) {
 	s := &j.slots[p.rank]
 	switch {
 	case !st.Initialized && s.launcher.Kind != grid.Local && j.emu == nil && !(ws.Exited() && ws.ExitStatus() == 0):
-		code, why = 1, fmt.Sprintf("host %s failed to start rank %d: the %s launcher (pid %d) %s", s.host, p.rank, launcherName(s.launcher), p.pid, describeStatus(ws))
+		code, why = 1, fmt.Sprintf("host %s failed to start rank %d: the %s launcher (pid %d) ended with %s", s.host, p.rank, launcherName(s.launcher), p.pid, describeStatus(ws))
 		if ws.Exited() && ws.ExitStatus() != 0 {
 			code = ws.ExitStatus()
 		}
@@ -518,6 +518,10 @@ func (j *job) judge(p *rankProc) (int, string) {
 		code, why = abortStatus(st.AbortCode), abortLine(p.rank, p.pid, st.AbortCode, st.AbortMsg)
 	case ws.Signaled():
 		code, why = 128+int(ws.Signal()), fmt.Sprintf("rank %d (pid %d) killed by signal %d (%s)", p.rank, p.pid, int(ws.Signal()), sigName(ws.Signal()))
+	case ws.Exited() && ws.ExitStatus() > 128 && ws.ExitStatus() < 128+65 && s.launcher.Kind == grid.SSH && j.emu == nil:
+		// The remote shell reports a signal as 128+signal.
+		sig := syscall.Signal(ws.ExitStatus() - 128)
+		code, why = ws.ExitStatus(), fmt.Sprintf("rank %d (ssh pid %d) killed by signal %d (%s)", p.rank, p.pid, int(sig), sigName(sig))
 	case ws.Exited() && ws.ExitStatus() != 0:
 		code, why = ws.ExitStatus(), fmt.Sprintf("rank %d (pid %d) exited with code %d", p.rank, p.pid, ws.ExitStatus())
 	case st.Initialized && !st.Finalized:

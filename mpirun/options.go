@@ -267,6 +267,11 @@ func parseArgs(args []string) (*options, error) {
 	}
 	if len(cur.argv) > 0 {
 		o.apps = append(o.apps, cur)
+	} else if o.showTopo && len(o.apps) == 0 {
+		// --show-topology runs nothing: a program is optional, -n counts.
+		if cur.n > 0 {
+			o.apps = append(o.apps, cur)
+		}
 	} else if len(o.apps) > 0 || cur.n != 0 || len(cur.env) > 0 {
 		return nil, errors.New("no program given after the options")
 	}

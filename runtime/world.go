@@ -195,6 +195,7 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 			return nil, fmt.Errorf("gmpi: no device reaches rank %d", p)
 		}
 	}
+	w.setupDeviceExtras()
 	for _, d := range w.devices {
 		if err := d.Start(w.handle); err != nil {
 			return nil, fmt.Errorf("gmpi: starting device %s: %w", d.Name(), err)
@@ -227,7 +228,7 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	for p := range w.eagerTo {
 		w.eagerTo[p] = cfg.EagerLimit
 		if d := w.routes[p]; d != nil {
-			w.eagerTo[p] = min(cfg.EagerLimit, d.MaxPayload())
+			w.eagerTo[p] = w.eagerLimitOf(d)
 		}
 	}
 	all := make([]int, cfg.Size)
