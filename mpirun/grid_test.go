@@ -280,3 +280,14 @@ name = "s"
 		t.Errorf("kvs: code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestStartupTimeout: ranks that never check in while the others wait in
+// the startup barrier end the job, naming their host.
+func TestStartupTimeout(t *testing.T) {
+	t.Parallel()
+	r := mpirun(t, "", []string{"GMPI_STARTUP_TIMEOUT=2"}, "--grid", "../examples/grid-2x2.toml",
+		"-n", "3", pmiprogBin, "hang", ":", "-n", "1", "/bin/sleep", "60")
+	if r.code != 1 || !strings.Contains(r.stderr, "startup: rank(s) 3 on host(s) s1h1 did not check in within 2s") {
+		t.Errorf("code %d stderr %q", r.code, r.stderr)
+	}
+}
