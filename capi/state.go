@@ -26,12 +26,16 @@ var (
 	world       *mpirt.World
 	pmiClient   *pmi.Client
 	shmDevice   *shm.Device
-	initialized atomic.Bool
-	finalized   atomic.Bool
+	initialized atomic.Bool // MPI_Init was called
+	finalized   atomic.Bool // MPI_Finalize was called
+	worldUp     atomic.Bool // the world is usable (MPI_Init or a session)
+	worldRefs   int         // MPI_Init until MPI_Finalize, plus live sessions (initMu)
+	worldDown   bool        // the world was shut down for good (initMu)
 	initMu      sync.Mutex
 	threadLevel int32
 	mainThread  int64 // OS thread id that called MPI_Init
 	startTime   = time.Now()
+	allocs      allocTable // MPI_Alloc_mem blocks (api_mem.go)
 )
 
 // Thread levels (MPI_THREAD_*).
@@ -66,26 +70,29 @@ func initWorld() error {
 	var waker mpirt.Waker
 	if c != nil {
 		cfg.Rank, cfg.Size, cfg.AppNum, cfg.Universe = c.Rank(), c.Size(), c.AppNum(), c.UniverseSize()
+		tl, err := publishTCP(c, cfg.Rank)
+		if err != nil {
+			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "tcp device: %v", err)
+		}
 		locs, err := exchangeLocations(c, cfg.Rank, cfg.Size, myLocation(cfg.Hostname))
 		if err != nil {
+			tl.Close()
 			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "exchanging host names: %v", err)
 		}
 		cfg.Locations = locs
-		var peers []int
+		hosts := make([]string, len(locs))
 		for r, l := range locs {
-			h := l.Host
-			if r == cfg.Rank {
-				continue
-			}
-			if h != cfg.Hostname {
-				return mpirt.Errorf(mpirt.ErrUnsupportedOperation, "MPI_Init",
-					"rank %d is on host %q and rank %d on %q: inter-host communication needs the tcp device, which is not implemented yet",
-					cfg.Rank, cfg.Hostname, r, h)
-			}
-			peers = append(peers, r)
+			hosts[r] = l.Host
 		}
-		cfg.LocalRanks = len(peers) + 1
-		cfg.LocalCPUs = localCPUs(c, append([]int{cfg.Rank}, peers...))
+		peers, remote, err := splitPeers(hosts, cfg.Rank)
+		if err != nil {
+			tl.Close()
+			return err
+		}
+		cfg.Hosts = hosts
+		local := localRanks(hosts, cfg.Hostname)
+		cfg.LocalRanks = len(local)
+		cfg.LocalCPUs = localCPUs(c, local)
 		// Single-copy rendezvous (cross-memory attach, both processes
 		// copying) for messages of GMPI_RMA_MIN bytes and more, unless
 		// GMPI_SHM_CMA=0 or the device's probe finds it not permitted;
@@ -93,12 +100,20 @@ func initWorld() error {
 		d, err := shm.New(shm.Config{JobID: jobID(c), Rank: cfg.Rank, Peers: peers, KVS: c,
 			SingleCopy: os.Getenv("GMPI_SHM_CMA") != "0"})
 		if err != nil {
+			tl.Close()
 			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "shared memory device: %v", err)
 		}
 		shmDevice = d
 		waker = d.Waker()
 		for _, p := range peers {
 			routes = append(routes, mpirt.Route{Peer: p, Device: d})
+		}
+		td, err := startTCP(c, cfg, tl, remote, hosts, waker)
+		if err != nil {
+			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "tcp device: %v", err)
+		}
+		for _, p := range remote {
+			routes = append(routes, mpirt.Route{Peer: p, Device: td})
 		}
 	}
 	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}, inter.Component{}))
@@ -167,6 +182,17 @@ func exchangeLocations(c *pmi.Client, rank, size int, me mpirt.Location) ([]mpir
 		}
 	}
 	return locs, nil
+}
+
+// localRanks lists the ranks the launch placed on host.
+func localRanks(hosts []string, host string) []int {
+	var rs []int
+	for r, h := range hosts {
+		if h == host {
+			rs = append(rs, r)
+		}
+	}
+	return rs
 }
 
 // localCPUs counts the CPUs that the given ranks (this host's) may run

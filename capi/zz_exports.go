@@ -11,6 +11,96 @@ import (
 	"unsafe"
 )
 
+//export gmpi_Status_c2f
+func gmpi_Status_c2f(c_status unsafe.Pointer, f_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_c2f", r)
+		}
+	}()
+	return MPI_Status_c2f((*Status)(c_status), (*int32)(f_status))
+}
+
+//export gmpi_Status_f2c
+func gmpi_Status_f2c(f_status unsafe.Pointer, c_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_f2c", r)
+		}
+	}()
+	return MPI_Status_f2c((*int32)(f_status), (*Status)(c_status))
+}
+
+//export gmpi_Status_f082c
+func gmpi_Status_f082c(f08_status unsafe.Pointer, c_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_f082c", r)
+		}
+	}()
+	return MPI_Status_f082c(f08_status, (*Status)(c_status))
+}
+
+//export gmpi_Status_c2f08
+func gmpi_Status_c2f08(c_status unsafe.Pointer, f08_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_c2f08", r)
+		}
+	}()
+	return MPI_Status_c2f08((*Status)(c_status), f08_status)
+}
+
+//export gmpi_Status_f082f
+func gmpi_Status_f082f(f08_status unsafe.Pointer, f_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_f082f", r)
+		}
+	}()
+	return MPI_Status_f082f(f08_status, (*int32)(f_status))
+}
+
+//export gmpi_Status_f2f08
+func gmpi_Status_f2f08(f_status unsafe.Pointer, f08_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_f2f08", r)
+		}
+	}()
+	return MPI_Status_f2f08((*int32)(f_status), f08_status)
+}
+
+//export gmpi_Type_create_f90_integer
+func gmpi_Type_create_f90_integer(r_ int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_f90_integer", r)
+		}
+	}()
+	return MPI_Type_create_f90_integer(r_, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_f90_real
+func gmpi_Type_create_f90_real(p int32, r_ int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_f90_real", r)
+		}
+	}()
+	return MPI_Type_create_f90_real(p, r_, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_f90_complex
+func gmpi_Type_create_f90_complex(p int32, r_ int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_f90_complex", r)
+		}
+	}()
+	return MPI_Type_create_f90_complex(p, r_, (*int32)(newtype))
+}
+
 //export gmpi_Attr_delete
 func gmpi_Attr_delete(comm int32, keyval int32) (rc int32) {
 	defer func() {
@@ -1091,6 +1181,16 @@ func gmpi_Intercomm_create(local_comm int32, local_leader int32, peer_comm int32
 	return MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, (*int32)(newintercomm))
 }
 
+//export gmpi_Intercomm_create_from_groups
+func gmpi_Intercomm_create_from_groups(local_group int32, local_leader int32, remote_group int32, remote_leader int32, stringtag unsafe.Pointer, info int32, errhandler int32, newintercomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Intercomm_create_from_groups", r)
+		}
+	}()
+	return MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, (*byte)(stringtag), info, errhandler, (*int32)(newintercomm))
+}
+
 //export gmpi_Intercomm_merge
 func gmpi_Intercomm_merge(intercomm int32, high int32, newintracomm unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -1681,6 +1781,46 @@ func gmpi_File_set_errhandler(file unsafe.Pointer, errhandler int32) (rc int32) 
 	return MPI_File_set_errhandler(file, errhandler)
 }
 
+//export gmpi_Session_call_errhandler
+func gmpi_Session_call_errhandler(session int32, errorcode int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_call_errhandler", r)
+		}
+	}()
+	return MPI_Session_call_errhandler(session, errorcode)
+}
+
+//export gmpi_Session_create_errhandler
+func gmpi_Session_create_errhandler(session_errhandler_fn unsafe.Pointer, errhandler unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_create_errhandler", r)
+		}
+	}()
+	return MPI_Session_create_errhandler(session_errhandler_fn, (*int32)(errhandler))
+}
+
+//export gmpi_Session_get_errhandler
+func gmpi_Session_get_errhandler(session int32, errhandler unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_errhandler", r)
+		}
+	}()
+	return MPI_Session_get_errhandler(session, (*int32)(errhandler))
+}
+
+//export gmpi_Session_set_errhandler
+func gmpi_Session_set_errhandler(session int32, errhandler int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_set_errhandler", r)
+		}
+	}()
+	return MPI_Session_set_errhandler(session, errhandler)
+}
+
 //export gmpi_Win_call_errhandler
 func gmpi_Win_call_errhandler(win int32, errorcode int32) (rc int32) {
 	defer func() {
@@ -1991,6 +2131,16 @@ func gmpi_Abort(comm int32, errorcode int32) (rc int32) {
 	return MPI_Abort(comm, errorcode)
 }
 
+//export gmpi_Comm_create_from_group
+func gmpi_Comm_create_from_group(group int32, stringtag unsafe.Pointer, info int32, errhandler int32, newcomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_create_from_group", r)
+		}
+	}()
+	return MPI_Comm_create_from_group(group, (*byte)(stringtag), info, errhandler, (*int32)(newcomm))
+}
+
 //export gmpi_Finalize
 func gmpi_Finalize() (rc int32) {
 	defer func() {
@@ -2009,6 +2159,16 @@ func gmpi_Finalized(flag unsafe.Pointer) (rc int32) {
 		}
 	}()
 	return MPI_Finalized((*int32)(flag))
+}
+
+//export gmpi_Group_from_session_pset
+func gmpi_Group_from_session_pset(session int32, pset_name unsafe.Pointer, newgroup unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_from_session_pset", r)
+		}
+	}()
+	return MPI_Group_from_session_pset(session, (*byte)(pset_name), (*int32)(newgroup))
 }
 
 //export gmpi_Init
@@ -2059,6 +2219,66 @@ func gmpi_Query_thread(provided unsafe.Pointer) (rc int32) {
 		}
 	}()
 	return MPI_Query_thread((*int32)(provided))
+}
+
+//export gmpi_Session_finalize
+func gmpi_Session_finalize(session unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_finalize", r)
+		}
+	}()
+	return MPI_Session_finalize((*int32)(session))
+}
+
+//export gmpi_Session_get_info
+func gmpi_Session_get_info(session int32, info_used unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_info", r)
+		}
+	}()
+	return MPI_Session_get_info(session, (*int32)(info_used))
+}
+
+//export gmpi_Session_get_nth_pset
+func gmpi_Session_get_nth_pset(session int32, info int32, n int32, pset_len unsafe.Pointer, pset_name unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_nth_pset", r)
+		}
+	}()
+	return MPI_Session_get_nth_pset(session, info, n, (*int32)(pset_len), (*byte)(pset_name))
+}
+
+//export gmpi_Session_get_num_psets
+func gmpi_Session_get_num_psets(session int32, info int32, npset_names unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_num_psets", r)
+		}
+	}()
+	return MPI_Session_get_num_psets(session, info, (*int32)(npset_names))
+}
+
+//export gmpi_Session_get_pset_info
+func gmpi_Session_get_pset_info(session int32, pset_name unsafe.Pointer, info unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_pset_info", r)
+		}
+	}()
+	return MPI_Session_get_pset_info(session, (*byte)(pset_name), (*int32)(info))
+}
+
+//export gmpi_Session_init
+func gmpi_Session_init(info int32, errhandler int32, session unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_init", r)
+		}
+	}()
+	return MPI_Session_init(info, errhandler, (*int32)(session))
 }
 
 //export gmpi_Aint_add
@@ -2481,6 +2701,26 @@ func gmpi_Cancel(request unsafe.Pointer) (rc int32) {
 	return MPI_Cancel((*int32)(request))
 }
 
+//export gmpi_Grequest_complete
+func gmpi_Grequest_complete(request int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Grequest_complete", r)
+		}
+	}()
+	return MPI_Grequest_complete(request)
+}
+
+//export gmpi_Grequest_start
+func gmpi_Grequest_start(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel_fn unsafe.Pointer, extra_state unsafe.Pointer, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Grequest_start", r)
+		}
+	}()
+	return MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, (*int32)(request))
+}
+
 //export gmpi_Request_free
 func gmpi_Request_free(request unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -2619,6 +2859,36 @@ func gmpi_Waitsome(incount int32, array_of_requests unsafe.Pointer, outcount uns
 		}
 	}()
 	return MPI_Waitsome(incount, (*int32)(array_of_requests), (*int32)(outcount), (*int32)(array_of_indices), (*Status)(array_of_statuses))
+}
+
+//export gmpi_Alloc_mem
+func gmpi_Alloc_mem(size int64, info int32, baseptr unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alloc_mem", r)
+		}
+	}()
+	return MPI_Alloc_mem(size, info, baseptr)
+}
+
+//export gmpi_Free_mem
+func gmpi_Free_mem(base unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Free_mem", r)
+		}
+	}()
+	return MPI_Free_mem(base)
+}
+
+//export gmpi_Comm_disconnect
+func gmpi_Comm_disconnect(comm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_disconnect", r)
+		}
+	}()
+	return MPI_Comm_disconnect((*int32)(comm))
 }
 
 //export gmpi_Comm_get_parent
@@ -2849,6 +3119,36 @@ func gmpi_Topo_test(comm int32, status unsafe.Pointer) (rc int32) {
 		}
 	}()
 	return MPI_Topo_test(comm, (*int32)(status))
+}
+
+//export gmpix_Grequest_start
+func gmpix_Grequest_start(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel_fn unsafe.Pointer, poll_fn unsafe.Pointer, wait_fn unsafe.Pointer, extra_state unsafe.Pointer, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPIX_Grequest_start", r)
+		}
+	}()
+	return MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, extra_state, (*int32)(request))
+}
+
+//export gmpix_Grequest_class_create
+func gmpix_Grequest_class_create(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel_fn unsafe.Pointer, poll_fn unsafe.Pointer, wait_fn unsafe.Pointer, greq_class unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPIX_Grequest_class_create", r)
+		}
+	}()
+	return MPIX_Grequest_class_create(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, (*int32)(greq_class))
+}
+
+//export gmpix_Grequest_class_allocate
+func gmpix_Grequest_class_allocate(greq_class int32, extra_state unsafe.Pointer, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPIX_Grequest_class_allocate", r)
+		}
+	}()
+	return MPIX_Grequest_class_allocate(greq_class, extra_state, (*int32)(request))
 }
 
 //export gmpi_Allgather_c

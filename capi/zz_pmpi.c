@@ -14,6 +14,15 @@ extern int gmpi_unsupported(const char *name, int comm);
 
 // What a gmpi_express_X returns when it leaves the call to Go.
 #define GMPI_EXPRESS_DECLINED (-1)
+extern int gmpi_Status_c2f(void *, void *);
+extern int gmpi_Status_f2c(void *, void *);
+extern int gmpi_Status_f082c(void *, void *);
+extern int gmpi_Status_c2f08(void *, void *);
+extern int gmpi_Status_f082f(void *, void *);
+extern int gmpi_Status_f2f08(void *, void *);
+extern int gmpi_Type_create_f90_integer(int, void *);
+extern int gmpi_Type_create_f90_real(int, int, void *);
+extern int gmpi_Type_create_f90_complex(int, int, void *);
 extern int gmpi_Attr_delete(int, int);
 extern int gmpi_Attr_get(int, int, void *, void *);
 extern int gmpi_Attr_put(int, int, void *);
@@ -122,6 +131,7 @@ extern int gmpi_Comm_split(int, int, int, void *);
 extern int gmpi_Comm_split_type(int, int, int, int, void *);
 extern int gmpi_Comm_test_inter(int, void *);
 extern int gmpi_Intercomm_create(int, int, int, int, int, void *);
+extern int gmpi_Intercomm_create_from_groups(int, int, int, int, void *, int, int, void *);
 extern int gmpi_Intercomm_merge(int, int, void *);
 extern int gmpi_Get_address(void *, void *);
 extern int gmpi_Get_count(void *, int, void *);
@@ -181,6 +191,10 @@ extern int gmpi_File_call_errhandler(void *, int);
 extern int gmpi_File_create_errhandler(void *, void *);
 extern int gmpi_File_get_errhandler(void *, void *);
 extern int gmpi_File_set_errhandler(void *, int);
+extern int gmpi_Session_call_errhandler(int, int);
+extern int gmpi_Session_create_errhandler(void *, void *);
+extern int gmpi_Session_get_errhandler(int, void *);
+extern int gmpi_Session_set_errhandler(int, int);
 extern int gmpi_Win_call_errhandler(int, int);
 extern int gmpi_Win_create_errhandler(void *, void *);
 extern int gmpi_Win_get_errhandler(int, void *);
@@ -212,13 +226,21 @@ extern int gmpi_Info_get_string(int, void *, void *, void *, void *);
 extern int gmpi_Info_get_valuelen(int, void *, void *, void *);
 extern int gmpi_Info_set(int, void *, void *);
 extern int gmpi_Abort(int, int);
+extern int gmpi_Comm_create_from_group(int, void *, int, int, void *);
 extern int gmpi_Finalize(void);
 extern int gmpi_Finalized(void *);
+extern int gmpi_Group_from_session_pset(int, void *, void *);
 extern int gmpi_Init(void *, void *);
 extern int gmpi_Init_thread(void *, void *, int, void *);
 extern int gmpi_Initialized(void *);
 extern int gmpi_Is_thread_main(void *);
 extern int gmpi_Query_thread(void *);
+extern int gmpi_Session_finalize(void *);
+extern int gmpi_Session_get_info(int, void *);
+extern int gmpi_Session_get_nth_pset(int, int, int, void *, void *);
+extern int gmpi_Session_get_num_psets(int, int, void *);
+extern int gmpi_Session_get_pset_info(int, void *, void *);
+extern int gmpi_Session_init(int, int, void *);
 extern long long gmpi_Aint_add(long long, long long);
 extern long long gmpi_Aint_diff(long long, long long);
 extern int gmpi_Get_library_version(void *, void *);
@@ -261,6 +283,8 @@ extern int gmpi_Sendrecv_replace(void *, int, int, int, int, int, int, int, void
 extern int gmpi_Ssend(void *, int, int, int, int, int);
 extern int gmpi_Ssend_init(void *, int, int, int, int, int, void *);
 extern int gmpi_Cancel(void *);
+extern int gmpi_Grequest_complete(int);
+extern int gmpi_Grequest_start(void *, void *, void *, void *, void *);
 extern int gmpi_Request_free(void *);
 extern int gmpi_Request_get_status(int, void *, void *);
 extern int gmpi_Start(void *);
@@ -275,6 +299,9 @@ extern int gmpi_Wait(void *, void *);
 extern int gmpi_Waitall(int, void *, void *);
 extern int gmpi_Waitany(int, void *, void *, void *);
 extern int gmpi_Waitsome(int, void *, void *, void *, void *);
+extern int gmpi_Alloc_mem(long long, int, void *);
+extern int gmpi_Free_mem(void *);
+extern int gmpi_Comm_disconnect(void *);
 extern int gmpi_Comm_get_parent(void *);
 extern double gmpi_Wtick(void);
 extern double gmpi_Wtime(void);
@@ -298,6 +325,9 @@ extern int gmpi_Graph_neighbors(int, int, int, void *);
 extern int gmpi_Graph_neighbors_count(int, int, void *);
 extern int gmpi_Graphdims_get(int, void *, void *);
 extern int gmpi_Topo_test(int, void *);
+extern int gmpix_Grequest_start(void *, void *, void *, void *, void *, void *, void *);
+extern int gmpix_Grequest_class_create(void *, void *, void *, void *, void *, void *);
+extern int gmpix_Grequest_class_allocate(int, void *, void *);
 extern int gmpi_Allgather_c(void *, long long, int, void *, long long, int, int);
 extern int gmpi_Allgather_init_c(void *, long long, int, void *, long long, int, int, int, void *);
 extern int gmpi_Allgatherv_c(void *, long long, int, void *, void *, void *, int, int);
@@ -418,55 +448,55 @@ extern int gmpi_express_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatyp
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
-    return gmpi_unsupported("MPI_Status_c2f", 0x44000000);
+    return gmpi_Status_c2f((void *)c_status, (void *)f_status);
 }
 
 #pragma weak MPI_Status_f2c = PMPI_Status_f2c
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
-    return gmpi_unsupported("MPI_Status_f2c", 0x44000000);
+    return gmpi_Status_f2c((void *)f_status, (void *)c_status);
 }
 
 #pragma weak MPI_Status_f082c = PMPI_Status_f082c
 int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
 {
-    return gmpi_unsupported("MPI_Status_f082c", 0x44000000);
+    return gmpi_Status_f082c((void *)f08_status, (void *)c_status);
 }
 
 #pragma weak MPI_Status_c2f08 = PMPI_Status_c2f08
 int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
 {
-    return gmpi_unsupported("MPI_Status_c2f08", 0x44000000);
+    return gmpi_Status_c2f08((void *)c_status, (void *)f08_status);
 }
 
 #pragma weak MPI_Status_f082f = PMPI_Status_f082f
 int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
 {
-    return gmpi_unsupported("MPI_Status_f082f", 0x44000000);
+    return gmpi_Status_f082f((void *)f08_status, (void *)f_status);
 }
 
 #pragma weak MPI_Status_f2f08 = PMPI_Status_f2f08
 int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
 {
-    return gmpi_unsupported("MPI_Status_f2f08", 0x44000000);
+    return gmpi_Status_f2f08((void *)f_status, (void *)f08_status);
 }
 
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_f90_integer", 0x44000000);
+    return gmpi_Type_create_f90_integer(r, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_f90_real", 0x44000000);
+    return gmpi_Type_create_f90_real(p, r, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_f90_complex", 0x44000000);
+    return gmpi_Type_create_f90_complex(p, r, (void *)newtype);
 }
 
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
@@ -1120,7 +1150,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 #pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
-    return gmpi_unsupported("MPI_Intercomm_create_from_groups", 0x44000000);
+    return gmpi_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, (void *)stringtag, info, errhandler, (void *)newintercomm);
 }
 
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
@@ -1510,25 +1540,25 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 #pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
-    return gmpi_unsupported("MPI_Session_call_errhandler", 0x44000000);
+    return gmpi_Session_call_errhandler(session, errorcode);
 }
 
 #pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return gmpi_unsupported("MPI_Session_create_errhandler", 0x44000000);
+    return gmpi_Session_create_errhandler((void *)session_errhandler_fn, (void *)errhandler);
 }
 
 #pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
-    return gmpi_unsupported("MPI_Session_get_errhandler", 0x44000000);
+    return gmpi_Session_get_errhandler(session, (void *)errhandler);
 }
 
 #pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
-    return gmpi_unsupported("MPI_Session_set_errhandler", 0x44000000);
+    return gmpi_Session_set_errhandler(session, errhandler);
 }
 
 #pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
@@ -1738,7 +1768,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 #pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
-    return gmpi_unsupported("MPI_Comm_create_from_group", 0x44000000);
+    return gmpi_Comm_create_from_group(group, (void *)stringtag, info, errhandler, (void *)newcomm);
 }
 
 #pragma weak MPI_Finalize = PMPI_Finalize
@@ -1756,7 +1786,7 @@ int PMPI_Finalized(int *flag)
 #pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
-    return gmpi_unsupported("MPI_Group_from_session_pset", 0x44000000);
+    return gmpi_Group_from_session_pset(session, (void *)pset_name, (void *)newgroup);
 }
 
 #pragma weak MPI_Init = PMPI_Init
@@ -1792,37 +1822,37 @@ int PMPI_Query_thread(int *provided)
 #pragma weak MPI_Session_finalize = PMPI_Session_finalize
 int PMPI_Session_finalize(MPI_Session *session)
 {
-    return gmpi_unsupported("MPI_Session_finalize", 0x44000000);
+    return gmpi_Session_finalize((void *)session);
 }
 
 #pragma weak MPI_Session_get_info = PMPI_Session_get_info
 int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
-    return gmpi_unsupported("MPI_Session_get_info", 0x44000000);
+    return gmpi_Session_get_info(session, (void *)info_used);
 }
 
 #pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
-    return gmpi_unsupported("MPI_Session_get_nth_pset", 0x44000000);
+    return gmpi_Session_get_nth_pset(session, info, n, (void *)pset_len, (void *)pset_name);
 }
 
 #pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
-    return gmpi_unsupported("MPI_Session_get_num_psets", 0x44000000);
+    return gmpi_Session_get_num_psets(session, info, (void *)npset_names);
 }
 
 #pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
 int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
-    return gmpi_unsupported("MPI_Session_get_pset_info", 0x44000000);
+    return gmpi_Session_get_pset_info(session, (void *)pset_name, (void *)info);
 }
 
 #pragma weak MPI_Session_init = PMPI_Session_init
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
-    return gmpi_unsupported("MPI_Session_init", 0x44000000);
+    return gmpi_Session_init(info, errhandler, (void *)session);
 }
 
 #pragma weak MPI_Aint_add = PMPI_Aint_add
@@ -2116,13 +2146,13 @@ int PMPI_Cancel(MPI_Request *request)
 #pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
 int PMPI_Grequest_complete(MPI_Request request)
 {
-    return gmpi_unsupported("MPI_Grequest_complete", 0x44000000);
+    return gmpi_Grequest_complete(request);
 }
 
 #pragma weak MPI_Grequest_start = PMPI_Grequest_start
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Grequest_start", 0x44000000);
+    return gmpi_Grequest_start((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)extra_state, (void *)request);
 }
 
 #pragma weak MPI_Request_free = PMPI_Request_free
@@ -2218,7 +2248,7 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 #pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-    return gmpi_unsupported("MPI_Alloc_mem", 0x44000000);
+    return gmpi_Alloc_mem(size, info, (void *)baseptr);
 }
 
 #pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
@@ -2236,7 +2266,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 #pragma weak MPI_Free_mem = PMPI_Free_mem
 int PMPI_Free_mem(void *base)
 {
-    return gmpi_unsupported("MPI_Free_mem", 0x44000000);
+    return gmpi_Free_mem((void *)base);
 }
 
 #pragma weak MPI_Get = PMPI_Get
@@ -2470,7 +2500,7 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
-    return gmpi_unsupported("MPI_Comm_disconnect", 0x44000000);
+    return gmpi_Comm_disconnect((void *)comm);
 }
 
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
@@ -2962,19 +2992,19 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 #pragma weak MPIX_Grequest_start = PMPIX_Grequest_start
 int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request)
 {
-    return gmpi_unsupported("MPIX_Grequest_start", 0x44000000);
+    return gmpix_Grequest_start((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)poll_fn, (void *)wait_fn, (void *)extra_state, (void *)request);
 }
 
 #pragma weak MPIX_Grequest_class_create = PMPIX_Grequest_class_create
 int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class)
 {
-    return gmpi_unsupported("MPIX_Grequest_class_create", 0x44000000);
+    return gmpix_Grequest_class_create((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)poll_fn, (void *)wait_fn, (void *)greq_class);
 }
 
 #pragma weak MPIX_Grequest_class_allocate = PMPIX_Grequest_class_allocate
 int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request)
 {
-    return gmpi_unsupported("MPIX_Grequest_class_allocate", 0x44000000);
+    return gmpix_Grequest_class_allocate(greq_class, (void *)extra_state, (void *)request);
 }
 
 #pragma weak MPI_Allgather_c = PMPI_Allgather_c

@@ -121,6 +121,10 @@ type World struct {
 	errhandlers HandleTable[*Errhandler]
 	infos       HandleTable[*Info]
 	types       HandleTable[*Datatype] // derived datatypes (dtcreate.go)
+	f90         f90Cache               // MPI_Type_create_f90_* (dtf90.go)
+	gpoll       pollers                // generalized requests to poll (greq.go)
+	greqClasses HandleTable[any]       // MPIX_Grequest_class objects (greq.go)
+	sessions    HandleTable[*Session]  // MPI_Session objects (session.go)
 
 	hostsMu  sync.Mutex
 	hosts    []string      // host name of every world rank, nil until known
@@ -165,6 +169,8 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	w.keyvals.Init(ObjKeyval)
 	w.errhandlers.Init(ObjErrhandler)
 	w.infos.Init(ObjInfo)
+	w.greqClasses.Init(ObjGreqClass)
+	w.sessions.Init(ObjSession)
 	w.types.Init(ObjDatatype)
 	w.ctx.init()
 	if len(cfg.Locations) == cfg.Size {
@@ -195,6 +201,7 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 			return nil, fmt.Errorf("gmpi: no device reaches rank %d", p)
 		}
 	}
+	w.setupDeviceExtras()
 	for _, d := range w.devices {
 		if err := d.Start(w.handle); err != nil {
 			return nil, fmt.Errorf("gmpi: starting device %s: %w", d.Name(), err)
@@ -227,7 +234,7 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	for p := range w.eagerTo {
 		w.eagerTo[p] = cfg.EagerLimit
 		if d := w.routes[p]; d != nil {
-			w.eagerTo[p] = min(cfg.EagerLimit, d.MaxPayload())
+			w.eagerTo[p] = w.eagerLimitOf(d)
 		}
 	}
 	all := make([]int, cfg.Size)
@@ -353,6 +360,9 @@ func (w *World) progress() int {
 	if w.sched.n.Load() != 0 {
 		n += w.advanceSchedules()
 	}
+	if w.gpoll.n.Load() != 0 {
+		n += w.pollGeneralized()
+	}
 	return n
 }
 
@@ -403,6 +413,13 @@ func (w *World) waitFor(c completer) {
 			if w.yield {
 				osyield()
 			}
+			continue
+		}
+		if w.gpoll.n.Load() != 0 {
+			// A generalized request completes only when its poll hook
+			// runs: no device event would wake us.
+			osyield()
+			i = 0
 			continue
 		}
 		e := w.waker.Arm()

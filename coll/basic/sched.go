@@ -362,6 +362,7 @@ func AppendReduce(s *mpirt.Schedule, c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, c
 	case root == 0 && me == 0:
 	case me == 0:
 		s.Send(c, acc, root)
+		return
 	case me == root:
 		s.Recv(c, acc, 0)
 	default:

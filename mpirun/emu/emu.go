@@ -53,6 +53,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,8 +91,10 @@ type Topology struct {
 	Helper string
 }
 
-// Limits of the address plan (10.77.<site+1>.<10+host>/24).
+// The address plan: site s (0-based) is 10.77.<s+1>.0/24, its k-th host
+// 10.77.<s+1>.<10+k>.
 const (
+	plan0, plan1    = 10, 77
 	maxSites        = 250
 	maxHostsPerSite = 240
 	firstHostOctet  = 10
@@ -113,9 +117,11 @@ type Grid struct {
 	hosts  map[string]*hostState
 	order  []*hostState // in Topology order
 	router *helperProc
+	spawn  *spawner
 
 	mu     sync.Mutex
 	closed bool
+	timers []*time.Timer // GMPI_EMU_SITE_DOWN
 }
 
 type siteState struct {
@@ -143,15 +149,12 @@ type helperProc struct {
 	replies chan string // lines it printed after "ready"
 }
 
-// subnet returns the /24 of site s (0-based).
-func subnet(s int) netip.Prefix {
-	return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 77, byte(s + 1), 0}), 24)
-}
+// gateway is site s's address on its bridge.
+func gateway(s int) netip.Addr { return netip.AddrFrom4([4]byte{plan0, plan1, byte(s + 1), 1}) }
 
-func gateway(s int) netip.Addr { return netip.AddrFrom4([4]byte{10, 77, byte(s + 1), 1}) }
-
+// hostAddr is the address of the k-th host of site s.
 func hostAddr(s, k int) netip.Addr {
-	return netip.AddrFrom4([4]byte{10, 77, byte(s + 1), byte(firstHostOctet + k)})
+	return netip.AddrFrom4([4]byte{plan0, plan1, byte(s + 1), byte(firstHostOctet + k)})
 }
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,62})$`)
@@ -249,6 +252,7 @@ func Start(t Topology) (*Grid, error) {
 		helper: helper,
 		nsent:  nsent,
 		hosts:  map[string]*hostState{},
+		spawn:  newSpawner(),
 	}
 	for si, s := range t.Sites {
 		st := siteState{name: s.Name}
@@ -260,11 +264,53 @@ func Start(t Topology) (*Grid, error) {
 		}
 		g.sites = append(g.sites, st)
 	}
+	failures, err := g.parseFailures(os.Getenv("GMPI_EMU_SITE_DOWN"))
+	if err != nil {
+		return nil, err
+	}
 	if err := g.build(links); err != nil {
 		g.Close()
 		return nil, err
 	}
+	for _, f := range failures {
+		site := f.site
+		g.timers = append(g.timers, time.AfterFunc(f.after, func() {
+			if err := g.SetSiteDown(site, true); err != nil {
+				fmt.Fprintf(os.Stderr, "emu: GMPI_EMU_SITE_DOWN: %v\n", err)
+				return
+			}
+			fmt.Fprintf(os.Stderr, "emu: site %s cut off from the other sites (GMPI_EMU_SITE_DOWN)\n", site)
+		}))
+	}
 	return g, nil
+}
+
+type failure struct {
+	site  string
+	after time.Duration
+}
+
+// parseFailures reads GMPI_EMU_SITE_DOWN, "SITE@DELAY[,SITE@DELAY...]"
+// (DELAY a Go duration such as 2s): DELAY after Start, every wide-area
+// path of SITE is cut as SetSiteDown does, for failure tests of programs
+// that run under "mpirun --emulate".
+func (g *Grid) parseFailures(spec string) ([]failure, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	var fs []failure
+	for _, item := range strings.Split(spec, ",") {
+		site, after, ok := strings.Cut(item, "@")
+		d, err := time.ParseDuration(after)
+		if !ok || err != nil || d < 0 {
+			return nil, fmt.Errorf("emu: GMPI_EMU_SITE_DOWN: %q is not SITE@DELAY (e.g. site1@2s)", item)
+		}
+		if !slices.ContainsFunc(g.sites, func(s siteState) bool { return s.name == site }) {
+			return nil, fmt.Errorf("emu: GMPI_EMU_SITE_DOWN: no site %q", site)
+		}
+		fs = append(fs, failure{site, d})
+	}
+	return fs, nil
 }
 
 func (g *Grid) build(links []Link) error {
@@ -391,7 +437,7 @@ func (g *Grid) startHelper(cloneflags uintptr, args []string) (*helperProc, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := g.spawn.start(cmd); err != nil {
 		return nil, err
 	}
 	ready := make(chan error, 1)
@@ -511,11 +557,9 @@ func (g *Grid) NetNS(host string) string {
 // namespaces (network, UTS, mount), through nsenter(1), which execs the
 // program in place: the command's process is the program itself. The
 // caller may set Env, ExtraFiles, Stdin/Stdout/Stderr and SysProcAttr
-// before starting it; inherited file descriptors stay usable. The program
-// starts in the working directory the caller had when Command was called
-// (Dir is overridden: entering a mount namespace resets it); name is
-// looked up in the command's PATH. For a host not in the grid, Start
-// returns an error.
+// before starting it; inherited file descriptors stay usable, and Dir
+// works as usual. name is looked up in the command's PATH inside the
+// host. For a host not in the grid, Start returns an error.
 func (g *Grid) Command(host, name string, args ...string) *exec.Cmd {
 	h := g.hosts[host]
 	if h == nil || h.proc == nil {
@@ -523,13 +567,12 @@ func (g *Grid) Command(host, name string, args ...string) *exec.Cmd {
 		cmd.Err = fmt.Errorf("emu: no emulated host %q", host)
 		return cmd
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		wd = "/"
-	}
+	// "--wd=." opens the directory nsenter starts in (Dir, or the
+	// caller's) before it enters the mount namespace, which would reset
+	// it, and returns there afterwards.
 	return exec.Command(g.nsent, append([]string{
 		"--target", strconv.Itoa(h.proc.cmd.Process.Pid),
-		"--net", "--uts", "--mount", "--wd=" + wd, "--", name}, args...)...)
+		"--net", "--uts", "--mount", "--wd=.", "--", name}, args...)...)
 }
 
 // Shell returns a command that runs the shell command line in host, as
@@ -590,6 +633,9 @@ func (g *Grid) Close() error {
 		return nil
 	}
 	g.closed = true
+	for _, t := range g.timers {
+		t.Stop()
+	}
 	var errs []error
 	procs := []*helperProc{}
 	for _, h := range g.order {
@@ -636,8 +682,36 @@ func (g *Grid) Close() error {
 			}
 		}
 	}
+	g.spawn.stop() // its thread may go now: the helpers are gone
 	return errors.Join(errs...)
 }
+
+// spawner starts the helper processes from one locked OS thread that
+// lives until the grid closes: the parent-death signal is sent when the
+// thread that forked a child exits, and Go ends a thread whose locked
+// goroutine returns.
+type spawner struct{ req chan func() }
+
+func newSpawner() *spawner {
+	s := &spawner{req: make(chan func())}
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with stop
+		for f := range s.req {
+			f()
+		}
+	}()
+	return s
+}
+
+func (s *spawner) start(cmd *exec.Cmd) error {
+	var err error
+	done := make(chan struct{})
+	s.req <- func() { err = cmd.Start(); close(done) }
+	<-done
+	return err
+}
+
+func (s *spawner) stop() { close(s.req) }
 
 // killInNamespaces sends SIGKILL to every process whose network namespace
 // is one of inos, other than the helpers.
@@ -681,7 +755,7 @@ func deleteNetns(name string) error {
 var staleName = regexp.MustCompile(`^gmpi-([0-9]+)-[0-9a-f]{4}[-.]`)
 
 // sweepStale removes namespace names left by emulations whose process is
-// gone (killed before it could Close).
+// gone (killed before it could Close), and kills what still runs in them.
 func sweepStale() {
 	ents, _ := os.ReadDir("/run/netns")
 	for _, e := range ents {
@@ -692,6 +766,10 @@ func sweepStale() {
 		pid, _ := strconv.Atoi(m[1])
 		if pid == os.Getpid() || unix.Kill(pid, 0) != unix.ESRCH {
 			continue
+		}
+		var st unix.Stat_t
+		if unix.Stat(filepath.Join("/run/netns", e.Name()), &st) == nil {
+			killInNamespaces(map[uint64]bool{st.Ino: true}, nil)
 		}
 		deleteNetns(e.Name())
 	}

@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// testTool runs one tool: "ping ADDR COUNT INTERVAL" prints one RTT in ns
+// testTool runs one tool: "ping ADDR COUNT INTERVAL TIMEOUT" prints one RTT in ns
 // (or "timeout") per echo; "sink PORT WINDOW SKIP" accepts one TCP
 // connection and, after its first SKIP bytes, prints for every WINDOW
 // bytes received the bytes and the ns they took; "source ADDR BYTES" sends
@@ -58,7 +58,8 @@ func testTool(args []string) error {
 	case "ping":
 		count, _ := strconv.Atoi(args[2])
 		interval, _ := time.ParseDuration(args[3])
-		return ping(args[1], count, interval)
+		timeout, _ := time.ParseDuration(args[4])
+		return ping(args[1], count, interval, timeout)
 	case "sink":
 		// A receive window of about 3 × the bandwidth-delay product keeps
 		// the link busy without overflowing the router's queue: no loss,
@@ -114,7 +115,7 @@ func testTool(args []string) error {
 }
 
 // ping sends ICMP echo requests from a raw socket, one at a time.
-func ping(addr string, count int, interval time.Duration) error {
+func ping(addr string, count int, interval, timeout time.Duration) error {
 	c, err := net.ListenPacket("ip4:icmp", "0.0.0.0")
 	if err != nil {
 		return err
@@ -133,7 +134,7 @@ func ping(addr string, count int, interval time.Duration) error {
 		if _, err := c.WriteTo(msg, dst); err != nil {
 			return err
 		}
-		c.SetReadDeadline(sent.Add(time.Second))
+		c.SetReadDeadline(sent.Add(timeout))
 		for {
 			n, _, err := c.ReadFrom(buf)
 			if err != nil {
@@ -188,9 +189,9 @@ func tool(t *testing.T, g *Grid, host string, args ...string) []string {
 	return strings.Fields(string(out))
 }
 
-func pingRTTs(t *testing.T, g *Grid, from, to string, count int) (rtts []time.Duration, timeouts int) {
+func pingRTTs(t *testing.T, g *Grid, from, to string, count int, timeout time.Duration) (rtts []time.Duration, timeouts int) {
 	t.Helper()
-	for _, f := range tool(t, g, from, "ping", g.Addr(to).String(), strconv.Itoa(count), "5ms") {
+	for _, f := range tool(t, g, from, "ping", g.Addr(to).String(), strconv.Itoa(count), "5ms", timeout.String()) {
 		if f == "timeout" {
 			timeouts++
 			continue
@@ -251,7 +252,13 @@ func TestGrid(t *testing.T) {
 				t.Errorf("%s: /sys/class/net has %q, want eth0 and lo", h, f[4:])
 			}
 		}
-		ssh := t.TempDir() + "/ssh"
+		dir := t.TempDir()
+		cmd := g.Command("b1", "/bin/pwd")
+		cmd.Dir = dir
+		if out, err := cmd.Output(); err != nil || string(out) != dir+"\n" {
+			t.Errorf("Command with Dir %s ran in %q (%v)", dir, out, err)
+		}
+		ssh := dir + "/ssh"
 		if err := g.WriteSSH(ssh); err != nil {
 			t.Fatal(err)
 		}
@@ -275,11 +282,11 @@ func TestGrid(t *testing.T) {
 
 	t.Run("delay", func(t *testing.T) {
 		const n, warm = 25, 5
-		cross, lost := pingRTTs(t, g, "a1", "b2", n)
+		cross, lost := pingRTTs(t, g, "a1", "b2", n, time.Second)
 		if lost > 0 || len(cross) != n {
 			t.Fatalf("a1->b2: %d of %d echoes lost", lost, n)
 		}
-		local, lost := pingRTTs(t, g, "a1", "a2", n)
+		local, lost := pingRTTs(t, g, "a1", "a2", n, time.Second)
 		if lost > 0 || len(local) != n {
 			t.Fatalf("a1->a2: %d of %d echoes lost", lost, n)
 		}
@@ -337,19 +344,19 @@ func TestGrid(t *testing.T) {
 		if err := g.SetSiteDown("B", true); err != nil {
 			t.Fatal(err)
 		}
-		if _, lost := pingRTTs(t, g, "a1", "b1", 2); lost != 2 {
+		if _, lost := pingRTTs(t, g, "a1", "b1", 2, 300*time.Millisecond); lost != 2 {
 			t.Errorf("site B down: %d of 2 echoes lost", lost)
 		}
-		if _, lost := pingRTTs(t, g, "b2", "a2", 2); lost != 2 {
+		if _, lost := pingRTTs(t, g, "b2", "a2", 2, 300*time.Millisecond); lost != 2 {
 			t.Errorf("site B down: %d of 2 echoes from B lost", lost)
 		}
-		if _, lost := pingRTTs(t, g, "b1", "b2", 2); lost != 0 {
+		if _, lost := pingRTTs(t, g, "b1", "b2", 2, 300*time.Millisecond); lost != 0 {
 			t.Errorf("site B down: %d of 2 echoes inside B lost", lost)
 		}
 		if err := g.SetSiteDown("B", false); err != nil {
 			t.Fatal(err)
 		}
-		if _, lost := pingRTTs(t, g, "a1", "b1", 3); lost != 0 {
+		if _, lost := pingRTTs(t, g, "a1", "b1", 3, 300*time.Millisecond); lost != 0 {
 			t.Errorf("site B back: %d of 3 echoes lost", lost)
 		}
 		if err := g.SetSiteDown("C", true); err == nil {
@@ -546,5 +553,34 @@ func TestParseTopology(t *testing.T) {
 		if _, err := ParseTopology(bad[0], bad[1]); err == nil {
 			t.Errorf("ParseTopology(%q, %q): no error", bad[0], bad[1])
 		}
+	}
+}
+
+// TestSiteDownEnv: GMPI_EMU_SITE_DOWN cuts a site off after a delay.
+func TestSiteDownEnv(t *testing.T) {
+	needRoot(t)
+	for _, bad := range []string{"B", "B@x", "C@1s", "B@-1s"} {
+		t.Setenv("GMPI_EMU_SITE_DOWN", bad)
+		if g, err := Start(topo2x2); err == nil {
+			g.Close()
+			t.Errorf("GMPI_EMU_SITE_DOWN=%s: Start succeeded", bad)
+		}
+	}
+	t.Setenv("GMPI_EMU_SITE_DOWN", "B@1500ms")
+	g, err := Start(topo2x2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	start := time.Now()
+	if _, lost := pingRTTs(t, g, "a1", "b1", 1, time.Second); lost != 0 {
+		t.Errorf("before the delay: echo lost")
+	}
+	time.Sleep(time.Until(start.Add(1600 * time.Millisecond)))
+	if _, lost := pingRTTs(t, g, "a1", "b1", 1, 300*time.Millisecond); lost != 1 {
+		t.Errorf("after the delay: echo not lost")
+	}
+	if _, lost := pingRTTs(t, g, "b1", "b2", 1, 300*time.Millisecond); lost != 0 {
+		t.Errorf("after the delay: echo inside site B lost")
 	}
 }

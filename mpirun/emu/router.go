@@ -417,7 +417,7 @@ func (r *router) route(pkt []byte, now int64) {
 
 // site is the site index of an address of the plan, or -1.
 func (r *router) site(a []byte) int {
-	if a[0] != 10 || a[1] != 77 || a[2] < 1 || int(a[2]) > r.nsites {
+	if a[0] != plan0 || a[1] != plan1 || a[2] < 1 || int(a[2]) > r.nsites {
 		return -1
 	}
 	return int(a[2]) - 1

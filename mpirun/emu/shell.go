@@ -47,9 +47,9 @@ case $host in
 	fmt.Fprintf(&b, `*) echo "$0: $host is not an emulated host" >&2; exit 255 ;;
 esac
 if [ $# -eq 0 ]; then
-	exec %[1]s --target "$pid" --net --uts --mount --wd="$PWD" -- "${SHELL:-/bin/sh}" -i
+	exec %[1]s --target "$pid" --net --uts --mount --wd=. -- "${SHELL:-/bin/sh}" -i
 fi
-exec %[1]s --target "$pid" --net --uts --mount --wd="$PWD" -- /bin/sh -c "$*"
+exec %[1]s --target "$pid" --net --uts --mount --wd=. -- /bin/sh -c "$*"
 `, g.nsent)
 	return os.WriteFile(path, []byte(b.String()), 0o755)
 }
