@@ -64,6 +64,7 @@ func initialize(fn string, level int32, provided *int32) int32 {
 	threadLevel = level
 	world.SetThreadLevel(int(level))
 	startExpress(level)
+	world.SetProgressHold(expressHold)
 	mainThread = int64(unix.Gettid())
 	initialized.Store(true)
 	if provided != nil {

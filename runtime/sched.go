@@ -236,6 +236,7 @@ func (w *World) addSchedule(s *Schedule) {
 	w.sched.list = append(w.sched.list, s)
 	w.sched.n.Store(int32(len(w.sched.list)))
 	w.sched.mu.Unlock()
+	w.startBackground()
 	w.waker.Ring()
 }
 
