@@ -89,6 +89,7 @@ func acquireWorldLocked(fn string, level int32) error {
 		threadLevel = level
 		world.SetThreadLevel(int(level))
 		startExpress(level)
+		world.SetProgressHold(expressHold)
 		C.gmpi_register_atexit()
 	}
 	worldRefs++

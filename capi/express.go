@@ -69,6 +69,7 @@ func startExpress(level int32) {
 func stopExpress() {
 	x := &C.gmpi_express
 	x.on = 0
+	expressWasOn = false
 	if x.peers != nil {
 		C.free(unsafe.Pointer(x.peers))
 		x.peers = nil

@@ -107,7 +107,9 @@ func gmpi_Attr_delete(comm int32, keyval int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Attr_delete", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Attr_delete(comm, keyval)
 }
 
@@ -117,7 +119,9 @@ func gmpi_Attr_get(comm int32, keyval int32, attribute_val unsafe.Pointer, flag 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Attr_get", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Attr_get(comm, keyval, attribute_val, (*int32)(flag))
 }
 
@@ -127,7 +131,9 @@ func gmpi_Attr_put(comm int32, keyval int32, attribute_val unsafe.Pointer) (rc i
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Attr_put", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Attr_put(comm, keyval, attribute_val)
 }
 
@@ -137,7 +143,9 @@ func gmpi_Comm_create_keyval(comm_copy_attr_fn unsafe.Pointer, comm_delete_attr_
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_create_keyval", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, (*int32)(comm_keyval), extra_state)
 }
 
@@ -147,7 +155,9 @@ func gmpi_Comm_delete_attr(comm int32, comm_keyval int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_delete_attr", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_delete_attr(comm, comm_keyval)
 }
 
@@ -157,7 +167,9 @@ func gmpi_Comm_free_keyval(comm_keyval unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_free_keyval", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_free_keyval((*int32)(comm_keyval))
 }
 
@@ -167,7 +179,9 @@ func gmpi_Comm_get_attr(comm int32, comm_keyval int32, attribute_val unsafe.Poin
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_get_attr", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_get_attr(comm, comm_keyval, attribute_val, (*int32)(flag))
 }
 
@@ -177,7 +191,9 @@ func gmpi_Comm_set_attr(comm int32, comm_keyval int32, attribute_val unsafe.Poin
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_set_attr", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_set_attr(comm, comm_keyval, attribute_val)
 }
 
@@ -187,7 +203,9 @@ func gmpi_Keyval_create(copy_fn unsafe.Pointer, delete_fn unsafe.Pointer, keyval
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Keyval_create", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Keyval_create(copy_fn, delete_fn, (*int32)(keyval), extra_state)
 }
 
@@ -197,7 +215,9 @@ func gmpi_Keyval_free(keyval unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Keyval_free", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Keyval_free((*int32)(keyval))
 }
 
@@ -207,7 +227,9 @@ func gmpi_Type_create_keyval(type_copy_attr_fn unsafe.Pointer, type_delete_attr_
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_keyval", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, (*int32)(type_keyval), extra_state)
 }
 
@@ -217,7 +239,9 @@ func gmpi_Type_delete_attr(datatype int32, type_keyval int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_delete_attr", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_delete_attr(datatype, type_keyval)
 }
 
@@ -227,7 +251,9 @@ func gmpi_Type_free_keyval(type_keyval unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_free_keyval", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_free_keyval((*int32)(type_keyval))
 }
 
@@ -237,7 +263,9 @@ func gmpi_Type_get_attr(datatype int32, type_keyval int32, attribute_val unsafe.
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_get_attr", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_get_attr(datatype, type_keyval, attribute_val, (*int32)(flag))
 }
 
@@ -247,7 +275,9 @@ func gmpi_Type_set_attr(datatype int32, type_keyval int32, attribute_val unsafe.
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_set_attr", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_set_attr(datatype, type_keyval, attribute_val)
 }
 
@@ -257,7 +287,9 @@ func gmpi_Win_create_keyval(win_copy_attr_fn unsafe.Pointer, win_delete_attr_fn 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Win_create_keyval", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, (*int32)(win_keyval), extra_state)
 }
 
@@ -267,7 +299,9 @@ func gmpi_Win_delete_attr(win int32, win_keyval int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Win_delete_attr", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Win_delete_attr(win, win_keyval)
 }
 
@@ -277,7 +311,9 @@ func gmpi_Win_free_keyval(win_keyval unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Win_free_keyval", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Win_free_keyval((*int32)(win_keyval))
 }
 
@@ -287,7 +323,9 @@ func gmpi_Win_get_attr(win int32, win_keyval int32, attribute_val unsafe.Pointer
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Win_get_attr", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Win_get_attr(win, win_keyval, attribute_val, (*int32)(flag))
 }
 
@@ -297,7 +335,9 @@ func gmpi_Win_set_attr(win int32, win_keyval int32, attribute_val unsafe.Pointer
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Win_set_attr", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Win_set_attr(win, win_keyval, attribute_val)
 }
 
@@ -307,7 +347,9 @@ func gmpi_Allgather(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, rec
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Allgather", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
 }
 
@@ -317,7 +359,9 @@ func gmpi_Allgather_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Allgather_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
 }
 
@@ -327,7 +371,9 @@ func gmpi_Allgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, re
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Allgatherv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, comm)
 }
 
@@ -337,7 +383,9 @@ func gmpi_Allgatherv_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int3
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Allgatherv_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, comm, info, (*int32)(request))
 }
 
@@ -347,7 +395,9 @@ func gmpi_Allreduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32,
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Allreduce", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm)
 }
 
@@ -357,7 +407,9 @@ func gmpi_Allreduce_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count i
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Allreduce_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, (*int32)(request))
 }
 
@@ -367,7 +419,9 @@ func gmpi_Alltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recv
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Alltoall", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
 }
 
@@ -377,7 +431,9 @@ func gmpi_Alltoall_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int32,
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Alltoall_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
 }
 
@@ -387,7 +443,9 @@ func gmpi_Alltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls u
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Alltoallv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Alltoallv(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), sendtype, recvbuf, (*int32)(recvcounts), (*int32)(rdispls), recvtype, comm)
 }
 
@@ -397,7 +455,9 @@ func gmpi_Alltoallv_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdis
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Alltoallv_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Alltoallv_init(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), sendtype, recvbuf, (*int32)(recvcounts), (*int32)(rdispls), recvtype, comm, info, (*int32)(request))
 }
 
@@ -407,7 +467,9 @@ func gmpi_Alltoallw(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls u
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Alltoallw", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Alltoallw(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), (*int32)(sendtypes), recvbuf, (*int32)(recvcounts), (*int32)(rdispls), (*int32)(recvtypes), comm)
 }
 
@@ -417,7 +479,9 @@ func gmpi_Alltoallw_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdis
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Alltoallw_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Alltoallw_init(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), (*int32)(sendtypes), recvbuf, (*int32)(recvcounts), (*int32)(rdispls), (*int32)(recvtypes), comm, info, (*int32)(request))
 }
 
@@ -427,7 +491,9 @@ func gmpi_Barrier(comm int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Barrier", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Barrier(comm)
 }
 
@@ -437,7 +503,9 @@ func gmpi_Barrier_init(comm int32, info int32, request unsafe.Pointer) (rc int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Barrier_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Barrier_init(comm, info, (*int32)(request))
 }
 
@@ -447,7 +515,9 @@ func gmpi_Bcast(buffer unsafe.Pointer, count int32, datatype int32, root int32, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Bcast", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Bcast(buffer, count, datatype, root, comm)
 }
 
@@ -457,7 +527,9 @@ func gmpi_Bcast_init(buffer unsafe.Pointer, count int32, datatype int32, root in
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Bcast_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Bcast_init(buffer, count, datatype, root, comm, info, (*int32)(request))
 }
 
@@ -467,7 +539,9 @@ func gmpi_Exscan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, da
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Exscan", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm)
 }
 
@@ -477,7 +551,9 @@ func gmpi_Exscan_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int3
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Exscan_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, (*int32)(request))
 }
 
@@ -487,7 +563,9 @@ func gmpi_Gather(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbu
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Gather", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
 }
 
@@ -497,7 +575,9 @@ func gmpi_Gather_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, r
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Gather_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, (*int32)(request))
 }
 
@@ -507,7 +587,9 @@ func gmpi_Gatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvb
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Gatherv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, root, comm)
 }
 
@@ -517,7 +599,9 @@ func gmpi_Gatherv_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Gatherv_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, root, comm, info, (*int32)(request))
 }
 
@@ -527,7 +611,9 @@ func gmpi_Iallgather(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, re
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iallgather", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
 }
 
@@ -537,7 +623,9 @@ func gmpi_Iallgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, r
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iallgatherv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, comm, (*int32)(request))
 }
 
@@ -547,7 +635,9 @@ func gmpi_Iallreduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iallreduce", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, (*int32)(request))
 }
 
@@ -557,7 +647,9 @@ func gmpi_Ialltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, rec
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ialltoall", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
 }
 
@@ -567,7 +659,9 @@ func gmpi_Ialltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ialltoallv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ialltoallv(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), sendtype, recvbuf, (*int32)(recvcounts), (*int32)(rdispls), recvtype, comm, (*int32)(request))
 }
 
@@ -577,7 +671,9 @@ func gmpi_Ialltoallw(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ialltoallw", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ialltoallw(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), (*int32)(sendtypes), recvbuf, (*int32)(recvcounts), (*int32)(rdispls), (*int32)(recvtypes), comm, (*int32)(request))
 }
 
@@ -587,7 +683,9 @@ func gmpi_Ibarrier(comm int32, request unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ibarrier", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ibarrier(comm, (*int32)(request))
 }
 
@@ -597,7 +695,9 @@ func gmpi_Ibcast(buffer unsafe.Pointer, count int32, datatype int32, root int32,
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ibcast", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ibcast(buffer, count, datatype, root, comm, (*int32)(request))
 }
 
@@ -607,7 +707,9 @@ func gmpi_Iexscan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, d
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iexscan", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, (*int32)(request))
 }
 
@@ -617,7 +719,9 @@ func gmpi_Igather(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvb
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Igather", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, (*int32)(request))
 }
 
@@ -627,7 +731,9 @@ func gmpi_Igatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recv
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Igatherv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, root, comm, (*int32)(request))
 }
 
@@ -637,7 +743,9 @@ func gmpi_Ineighbor_allgather(sendbuf unsafe.Pointer, sendcount int32, sendtype 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ineighbor_allgather", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
 }
 
@@ -647,7 +755,9 @@ func gmpi_Ineighbor_allgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ineighbor_allgatherv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, comm, (*int32)(request))
 }
 
@@ -657,7 +767,9 @@ func gmpi_Ineighbor_alltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype i
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ineighbor_alltoall", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
 }
 
@@ -667,7 +779,9 @@ func gmpi_Ineighbor_alltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer,
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ineighbor_alltoallv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ineighbor_alltoallv(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), sendtype, recvbuf, (*int32)(recvcounts), (*int32)(rdispls), recvtype, comm, (*int32)(request))
 }
 
@@ -677,7 +791,9 @@ func gmpi_Ineighbor_alltoallw(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer,
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ineighbor_alltoallw", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ineighbor_alltoallw(sendbuf, (*int32)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int32)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, (*int32)(request))
 }
 
@@ -687,7 +803,9 @@ func gmpi_Ireduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, d
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ireduce", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, (*int32)(request))
 }
 
@@ -697,7 +815,9 @@ func gmpi_Ireduce_scatter(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvco
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ireduce_scatter", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ireduce_scatter(sendbuf, recvbuf, (*int32)(recvcounts), datatype, op, comm, (*int32)(request))
 }
 
@@ -707,7 +827,9 @@ func gmpi_Ireduce_scatter_block(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ireduce_scatter_block", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, (*int32)(request))
 }
 
@@ -717,7 +839,9 @@ func gmpi_Iscan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, dat
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iscan", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, (*int32)(request))
 }
 
@@ -727,7 +851,9 @@ func gmpi_Iscatter(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recv
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iscatter", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, (*int32)(request))
 }
 
@@ -737,7 +863,9 @@ func gmpi_Iscatterv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs un
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iscatterv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iscatterv(sendbuf, (*int32)(sendcounts), (*int32)(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, (*int32)(request))
 }
 
@@ -747,7 +875,9 @@ func gmpi_Neighbor_allgather(sendbuf unsafe.Pointer, sendcount int32, sendtype i
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_allgather", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
 }
 
@@ -757,7 +887,9 @@ func gmpi_Neighbor_allgather_init(sendbuf unsafe.Pointer, sendcount int32, sendt
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_allgather_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
 }
 
@@ -767,7 +899,9 @@ func gmpi_Neighbor_allgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_allgatherv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, comm)
 }
 
@@ -777,7 +911,9 @@ func gmpi_Neighbor_allgatherv_init(sendbuf unsafe.Pointer, sendcount int32, send
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_allgatherv_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, comm, info, (*int32)(request))
 }
 
@@ -787,7 +923,9 @@ func gmpi_Neighbor_alltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype in
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_alltoall", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
 }
 
@@ -797,7 +935,9 @@ func gmpi_Neighbor_alltoall_init(sendbuf unsafe.Pointer, sendcount int32, sendty
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_alltoall_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
 }
 
@@ -807,7 +947,9 @@ func gmpi_Neighbor_alltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_alltoallv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_alltoallv(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), sendtype, recvbuf, (*int32)(recvcounts), (*int32)(rdispls), recvtype, comm)
 }
 
@@ -817,7 +959,9 @@ func gmpi_Neighbor_alltoallv_init(sendbuf unsafe.Pointer, sendcounts unsafe.Poin
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_alltoallv_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_alltoallv_init(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), sendtype, recvbuf, (*int32)(recvcounts), (*int32)(rdispls), recvtype, comm, info, (*int32)(request))
 }
 
@@ -827,7 +971,9 @@ func gmpi_Neighbor_alltoallw(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_alltoallw", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_alltoallw(sendbuf, (*int32)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int32)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm)
 }
 
@@ -837,7 +983,9 @@ func gmpi_Neighbor_alltoallw_init(sendbuf unsafe.Pointer, sendcounts unsafe.Poin
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_alltoallw_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_alltoallw_init(sendbuf, (*int32)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int32)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, info, (*int32)(request))
 }
 
@@ -847,7 +995,9 @@ func gmpi_Reduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, da
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Reduce", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm)
 }
 
@@ -857,7 +1007,9 @@ func gmpi_Reduce_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int3
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Reduce_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, (*int32)(request))
 }
 
@@ -867,7 +1019,9 @@ func gmpi_Reduce_local(inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count int3
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Reduce_local", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op)
 }
 
@@ -877,7 +1031,9 @@ func gmpi_Reduce_scatter(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcou
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Reduce_scatter", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Reduce_scatter(sendbuf, recvbuf, (*int32)(recvcounts), datatype, op, comm)
 }
 
@@ -887,7 +1043,9 @@ func gmpi_Reduce_scatter_block(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, r
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Reduce_scatter_block", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm)
 }
 
@@ -897,7 +1055,9 @@ func gmpi_Reduce_scatter_block_init(sendbuf unsafe.Pointer, recvbuf unsafe.Point
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Reduce_scatter_block_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, (*int32)(request))
 }
 
@@ -907,7 +1067,9 @@ func gmpi_Reduce_scatter_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, re
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Reduce_scatter_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Reduce_scatter_init(sendbuf, recvbuf, (*int32)(recvcounts), datatype, op, comm, info, (*int32)(request))
 }
 
@@ -917,7 +1079,9 @@ func gmpi_Scan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, data
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Scan", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm)
 }
 
@@ -927,7 +1091,9 @@ func gmpi_Scan_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32,
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Scan_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, (*int32)(request))
 }
 
@@ -937,7 +1103,9 @@ func gmpi_Scatter(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvb
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Scatter", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
 }
 
@@ -947,7 +1115,9 @@ func gmpi_Scatter_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Scatter_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, (*int32)(request))
 }
 
@@ -957,7 +1127,9 @@ func gmpi_Scatterv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs uns
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Scatterv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Scatterv(sendbuf, (*int32)(sendcounts), (*int32)(displs), sendtype, recvbuf, recvcount, recvtype, root, comm)
 }
 
@@ -967,7 +1139,9 @@ func gmpi_Scatterv_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displ
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Scatterv_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Scatterv_init(sendbuf, (*int32)(sendcounts), (*int32)(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, info, (*int32)(request))
 }
 
@@ -977,7 +1151,9 @@ func gmpi_Comm_compare(comm1 int32, comm2 int32, result unsafe.Pointer) (rc int3
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_compare", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_compare(comm1, comm2, (*int32)(result))
 }
 
@@ -987,7 +1163,9 @@ func gmpi_Comm_create(comm int32, group int32, newcomm unsafe.Pointer) (rc int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_create", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_create(comm, group, (*int32)(newcomm))
 }
 
@@ -997,7 +1175,9 @@ func gmpi_Comm_create_group(comm int32, group int32, tag int32, newcomm unsafe.P
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_create_group", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_create_group(comm, group, tag, (*int32)(newcomm))
 }
 
@@ -1007,7 +1187,9 @@ func gmpi_Comm_dup(comm int32, newcomm unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_dup", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_dup(comm, (*int32)(newcomm))
 }
 
@@ -1017,7 +1199,9 @@ func gmpi_Comm_dup_with_info(comm int32, info int32, newcomm unsafe.Pointer) (rc
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_dup_with_info", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_dup_with_info(comm, info, (*int32)(newcomm))
 }
 
@@ -1027,7 +1211,9 @@ func gmpi_Comm_free(comm unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_free", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_free((*int32)(comm))
 }
 
@@ -1037,7 +1223,9 @@ func gmpi_Comm_get_info(comm int32, info_used unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_get_info", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_get_info(comm, (*int32)(info_used))
 }
 
@@ -1047,7 +1235,9 @@ func gmpi_Comm_get_name(comm int32, comm_name unsafe.Pointer, resultlen unsafe.P
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_get_name", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_get_name(comm, (*byte)(comm_name), (*int32)(resultlen))
 }
 
@@ -1057,7 +1247,9 @@ func gmpi_Comm_group(comm int32, group unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_group", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_group(comm, (*int32)(group))
 }
 
@@ -1067,7 +1259,9 @@ func gmpi_Comm_idup(comm int32, newcomm unsafe.Pointer, request unsafe.Pointer) 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_idup", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_idup(comm, (*int32)(newcomm), (*int32)(request))
 }
 
@@ -1077,7 +1271,9 @@ func gmpi_Comm_idup_with_info(comm int32, info int32, newcomm unsafe.Pointer, re
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_idup_with_info", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_idup_with_info(comm, info, (*int32)(newcomm), (*int32)(request))
 }
 
@@ -1087,7 +1283,9 @@ func gmpi_Comm_rank(comm int32, rank unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_rank", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_rank(comm, (*int32)(rank))
 }
 
@@ -1097,7 +1295,9 @@ func gmpi_Comm_remote_group(comm int32, group unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_remote_group", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_remote_group(comm, (*int32)(group))
 }
 
@@ -1107,7 +1307,9 @@ func gmpi_Comm_remote_size(comm int32, size unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_remote_size", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_remote_size(comm, (*int32)(size))
 }
 
@@ -1117,7 +1319,9 @@ func gmpi_Comm_set_info(comm int32, info int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_set_info", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_set_info(comm, info)
 }
 
@@ -1127,7 +1331,9 @@ func gmpi_Comm_set_name(comm int32, comm_name unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_set_name", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_set_name(comm, (*byte)(comm_name))
 }
 
@@ -1137,7 +1343,9 @@ func gmpi_Comm_size(comm int32, size unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_size", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_size(comm, (*int32)(size))
 }
 
@@ -1147,7 +1355,9 @@ func gmpi_Comm_split(comm int32, color int32, key int32, newcomm unsafe.Pointer)
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_split", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_split(comm, color, key, (*int32)(newcomm))
 }
 
@@ -1157,7 +1367,9 @@ func gmpi_Comm_split_type(comm int32, split_type int32, key int32, info int32, n
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_split_type", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_split_type(comm, split_type, key, info, (*int32)(newcomm))
 }
 
@@ -1167,7 +1379,9 @@ func gmpi_Comm_test_inter(comm int32, flag unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_test_inter", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_test_inter(comm, (*int32)(flag))
 }
 
@@ -1177,7 +1391,9 @@ func gmpi_Intercomm_create(local_comm int32, local_leader int32, peer_comm int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Intercomm_create", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, (*int32)(newintercomm))
 }
 
@@ -1197,7 +1413,9 @@ func gmpi_Intercomm_merge(intercomm int32, high int32, newintracomm unsafe.Point
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Intercomm_merge", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Intercomm_merge(intercomm, high, (*int32)(newintracomm))
 }
 
@@ -1207,7 +1425,9 @@ func gmpi_Get_address(location unsafe.Pointer, address unsafe.Pointer) (rc int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Get_address", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Get_address(location, (*int64)(address))
 }
 
@@ -1217,7 +1437,9 @@ func gmpi_Get_count(status unsafe.Pointer, datatype int32, count unsafe.Pointer)
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Get_count", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Get_count((*Status)(status), datatype, (*int32)(count))
 }
 
@@ -1227,7 +1449,9 @@ func gmpi_Get_elements(status unsafe.Pointer, datatype int32, count unsafe.Point
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Get_elements", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Get_elements((*Status)(status), datatype, (*int32)(count))
 }
 
@@ -1237,7 +1461,9 @@ func gmpi_Get_elements_x(status unsafe.Pointer, datatype int32, count unsafe.Poi
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Get_elements_x", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Get_elements_x((*Status)(status), datatype, (*int64)(count))
 }
 
@@ -1247,7 +1473,9 @@ func gmpi_Pack(inbuf unsafe.Pointer, incount int32, datatype int32, outbuf unsaf
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Pack", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Pack(inbuf, incount, datatype, outbuf, outsize, (*int32)(position), comm)
 }
 
@@ -1257,7 +1485,9 @@ func gmpi_Pack_external(datarep unsafe.Pointer, inbuf unsafe.Pointer, incount in
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Pack_external", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Pack_external((*byte)(datarep), inbuf, incount, datatype, outbuf, outsize, (*int64)(position))
 }
 
@@ -1267,7 +1497,9 @@ func gmpi_Pack_external_size(datarep unsafe.Pointer, incount int32, datatype int
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Pack_external_size", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Pack_external_size((*byte)(datarep), incount, datatype, (*int64)(size))
 }
 
@@ -1277,7 +1509,9 @@ func gmpi_Pack_size(incount int32, datatype int32, comm int32, size unsafe.Point
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Pack_size", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Pack_size(incount, datatype, comm, (*int32)(size))
 }
 
@@ -1287,7 +1521,9 @@ func gmpi_Status_set_elements(status unsafe.Pointer, datatype int32, count int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Status_set_elements", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Status_set_elements((*Status)(status), datatype, count)
 }
 
@@ -1297,7 +1533,9 @@ func gmpi_Status_set_elements_x(status unsafe.Pointer, datatype int32, count int
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Status_set_elements_x", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Status_set_elements_x((*Status)(status), datatype, count)
 }
 
@@ -1307,7 +1545,9 @@ func gmpi_Type_commit(datatype unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_commit", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_commit((*int32)(datatype))
 }
 
@@ -1317,7 +1557,9 @@ func gmpi_Type_contiguous(count int32, oldtype int32, newtype unsafe.Pointer) (r
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_contiguous", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_contiguous(count, oldtype, (*int32)(newtype))
 }
 
@@ -1327,7 +1569,9 @@ func gmpi_Type_create_darray(size int32, rank int32, ndims int32, array_of_gsize
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_darray", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_darray(size, rank, ndims, (*int32)(array_of_gsizes), (*int32)(array_of_distribs), (*int32)(array_of_dargs), (*int32)(array_of_psizes), order, oldtype, (*int32)(newtype))
 }
 
@@ -1337,7 +1581,9 @@ func gmpi_Type_create_hindexed(count int32, array_of_blocklengths unsafe.Pointer
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_hindexed", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_hindexed(count, (*int32)(array_of_blocklengths), (*int64)(array_of_displacements), oldtype, (*int32)(newtype))
 }
 
@@ -1347,7 +1593,9 @@ func gmpi_Type_create_hindexed_block(count int32, blocklength int32, array_of_di
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_hindexed_block", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_hindexed_block(count, blocklength, (*int64)(array_of_displacements), oldtype, (*int32)(newtype))
 }
 
@@ -1357,7 +1605,9 @@ func gmpi_Type_create_hvector(count int32, blocklength int32, stride int64, oldt
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_hvector", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_hvector(count, blocklength, stride, oldtype, (*int32)(newtype))
 }
 
@@ -1367,7 +1617,9 @@ func gmpi_Type_create_indexed_block(count int32, blocklength int32, array_of_dis
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_indexed_block", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_indexed_block(count, blocklength, (*int32)(array_of_displacements), oldtype, (*int32)(newtype))
 }
 
@@ -1377,7 +1629,9 @@ func gmpi_Type_create_resized(oldtype int32, lb int64, extent int64, newtype uns
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_resized", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_resized(oldtype, lb, extent, (*int32)(newtype))
 }
 
@@ -1387,7 +1641,9 @@ func gmpi_Type_create_struct(count int32, array_of_blocklengths unsafe.Pointer, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_struct", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_struct(count, (*int32)(array_of_blocklengths), (*int64)(array_of_displacements), (*int32)(array_of_types), (*int32)(newtype))
 }
 
@@ -1397,7 +1653,9 @@ func gmpi_Type_create_subarray(ndims int32, array_of_sizes unsafe.Pointer, array
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_subarray", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_subarray(ndims, (*int32)(array_of_sizes), (*int32)(array_of_subsizes), (*int32)(array_of_starts), order, oldtype, (*int32)(newtype))
 }
 
@@ -1407,7 +1665,9 @@ func gmpi_Type_dup(oldtype int32, newtype unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_dup", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_dup(oldtype, (*int32)(newtype))
 }
 
@@ -1417,7 +1677,9 @@ func gmpi_Type_free(datatype unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_free", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_free((*int32)(datatype))
 }
 
@@ -1427,7 +1689,9 @@ func gmpi_Type_get_contents(datatype int32, max_integers int32, max_addresses in
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_get_contents", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, (*int32)(array_of_integers), (*int64)(array_of_addresses), (*int32)(array_of_datatypes))
 }
 
@@ -1437,7 +1701,9 @@ func gmpi_Type_get_envelope(datatype int32, num_integers unsafe.Pointer, num_add
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_get_envelope", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_get_envelope(datatype, (*int32)(num_integers), (*int32)(num_addresses), (*int32)(num_datatypes), (*int32)(combiner))
 }
 
@@ -1447,7 +1713,9 @@ func gmpi_Type_get_extent(datatype int32, lb unsafe.Pointer, extent unsafe.Point
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_get_extent", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_get_extent(datatype, (*int64)(lb), (*int64)(extent))
 }
 
@@ -1457,7 +1725,9 @@ func gmpi_Type_get_extent_x(datatype int32, lb unsafe.Pointer, extent unsafe.Poi
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_get_extent_x", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_get_extent_x(datatype, (*int64)(lb), (*int64)(extent))
 }
 
@@ -1467,7 +1737,9 @@ func gmpi_Type_get_name(datatype int32, type_name unsafe.Pointer, resultlen unsa
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_get_name", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_get_name(datatype, (*byte)(type_name), (*int32)(resultlen))
 }
 
@@ -1477,7 +1749,9 @@ func gmpi_Type_get_true_extent(datatype int32, true_lb unsafe.Pointer, true_exte
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_get_true_extent", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_get_true_extent(datatype, (*int64)(true_lb), (*int64)(true_extent))
 }
 
@@ -1487,7 +1761,9 @@ func gmpi_Type_get_true_extent_x(datatype int32, true_lb unsafe.Pointer, true_ex
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_get_true_extent_x", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_get_true_extent_x(datatype, (*int64)(true_lb), (*int64)(true_extent))
 }
 
@@ -1497,7 +1773,9 @@ func gmpi_Type_indexed(count int32, array_of_blocklengths unsafe.Pointer, array_
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_indexed", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_indexed(count, (*int32)(array_of_blocklengths), (*int32)(array_of_displacements), oldtype, (*int32)(newtype))
 }
 
@@ -1507,7 +1785,9 @@ func gmpi_Type_match_size(typeclass int32, size int32, datatype unsafe.Pointer) 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_match_size", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_match_size(typeclass, size, (*int32)(datatype))
 }
 
@@ -1517,7 +1797,9 @@ func gmpi_Type_set_name(datatype int32, type_name unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_set_name", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_set_name(datatype, (*byte)(type_name))
 }
 
@@ -1527,7 +1809,9 @@ func gmpi_Type_size(datatype int32, size unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_size", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_size(datatype, (*int32)(size))
 }
 
@@ -1537,7 +1821,9 @@ func gmpi_Type_size_x(datatype int32, size unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_size_x", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_size_x(datatype, (*int64)(size))
 }
 
@@ -1547,7 +1833,9 @@ func gmpi_Type_vector(count int32, blocklength int32, stride int32, oldtype int3
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_vector", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_vector(count, blocklength, stride, oldtype, (*int32)(newtype))
 }
 
@@ -1557,7 +1845,9 @@ func gmpi_Unpack(inbuf unsafe.Pointer, insize int32, position unsafe.Pointer, ou
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Unpack", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Unpack(inbuf, insize, (*int32)(position), outbuf, outcount, datatype, comm)
 }
 
@@ -1567,7 +1857,9 @@ func gmpi_Unpack_external(datarep unsafe.Pointer, inbuf unsafe.Pointer, insize i
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Unpack_external", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Unpack_external((*byte)(datarep), inbuf, insize, (*int64)(position), outbuf, outcount, datatype)
 }
 
@@ -1577,7 +1869,9 @@ func gmpi_Address(location unsafe.Pointer, address unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Address", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Address(location, (*int64)(address))
 }
 
@@ -1587,7 +1881,9 @@ func gmpi_Type_extent(datatype int32, extent unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_extent", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_extent(datatype, (*int64)(extent))
 }
 
@@ -1597,7 +1893,9 @@ func gmpi_Type_lb(datatype int32, displacement unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_lb", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_lb(datatype, (*int64)(displacement))
 }
 
@@ -1607,7 +1905,9 @@ func gmpi_Type_ub(datatype int32, displacement unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_ub", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_ub(datatype, (*int64)(displacement))
 }
 
@@ -1617,7 +1917,9 @@ func gmpi_Type_hindexed(count int32, array_of_blocklengths unsafe.Pointer, array
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_hindexed", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_hindexed(count, (*int32)(array_of_blocklengths), (*int64)(array_of_displacements), oldtype, (*int32)(newtype))
 }
 
@@ -1627,7 +1929,9 @@ func gmpi_Type_hvector(count int32, blocklength int32, stride int64, oldtype int
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_hvector", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_hvector(count, blocklength, stride, oldtype, (*int32)(newtype))
 }
 
@@ -1637,7 +1941,9 @@ func gmpi_Type_struct(count int32, array_of_blocklengths unsafe.Pointer, array_o
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_struct", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_struct(count, (*int32)(array_of_blocklengths), (*int64)(array_of_displacements), (*int32)(array_of_types), (*int32)(newtype))
 }
 
@@ -1647,7 +1953,9 @@ func gmpi_Add_error_class(errorclass unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Add_error_class", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Add_error_class((*int32)(errorclass))
 }
 
@@ -1657,7 +1965,9 @@ func gmpi_Add_error_code(errorclass int32, errorcode unsafe.Pointer) (rc int32) 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Add_error_code", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Add_error_code(errorclass, (*int32)(errorcode))
 }
 
@@ -1667,7 +1977,9 @@ func gmpi_Add_error_string(errorcode int32, string_ unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Add_error_string", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Add_error_string(errorcode, (*byte)(string_))
 }
 
@@ -1677,7 +1989,9 @@ func gmpi_Comm_call_errhandler(comm int32, errorcode int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_call_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_call_errhandler(comm, errorcode)
 }
 
@@ -1687,7 +2001,9 @@ func gmpi_Comm_create_errhandler(comm_errhandler_fn unsafe.Pointer, errhandler u
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_create_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_create_errhandler(comm_errhandler_fn, (*int32)(errhandler))
 }
 
@@ -1697,7 +2013,9 @@ func gmpi_Comm_get_errhandler(comm int32, errhandler unsafe.Pointer) (rc int32) 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_get_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_get_errhandler(comm, (*int32)(errhandler))
 }
 
@@ -1707,7 +2025,9 @@ func gmpi_Comm_set_errhandler(comm int32, errhandler int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_set_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_set_errhandler(comm, errhandler)
 }
 
@@ -1717,7 +2037,9 @@ func gmpi_Errhandler_free(errhandler unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Errhandler_free", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Errhandler_free((*int32)(errhandler))
 }
 
@@ -1727,7 +2049,9 @@ func gmpi_Error_class(errorcode int32, errorclass unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Error_class", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Error_class(errorcode, (*int32)(errorclass))
 }
 
@@ -1737,7 +2061,9 @@ func gmpi_Error_string(errorcode int32, string_ unsafe.Pointer, resultlen unsafe
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Error_string", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Error_string(errorcode, (*byte)(string_), (*int32)(resultlen))
 }
 
@@ -1747,7 +2073,9 @@ func gmpi_File_call_errhandler(fh unsafe.Pointer, errorcode int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_File_call_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_File_call_errhandler(fh, errorcode)
 }
 
@@ -1757,7 +2085,9 @@ func gmpi_File_create_errhandler(file_errhandler_fn unsafe.Pointer, errhandler u
 		if r := recover(); r != nil {
 			rc = panicked("MPI_File_create_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_File_create_errhandler(file_errhandler_fn, (*int32)(errhandler))
 }
 
@@ -1767,7 +2097,9 @@ func gmpi_File_get_errhandler(file unsafe.Pointer, errhandler unsafe.Pointer) (r
 		if r := recover(); r != nil {
 			rc = panicked("MPI_File_get_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_File_get_errhandler(file, (*int32)(errhandler))
 }
 
@@ -1777,7 +2109,9 @@ func gmpi_File_set_errhandler(file unsafe.Pointer, errhandler int32) (rc int32) 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_File_set_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_File_set_errhandler(file, errhandler)
 }
 
@@ -1827,7 +2161,9 @@ func gmpi_Win_call_errhandler(win int32, errorcode int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Win_call_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Win_call_errhandler(win, errorcode)
 }
 
@@ -1837,7 +2173,9 @@ func gmpi_Win_create_errhandler(win_errhandler_fn unsafe.Pointer, errhandler uns
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Win_create_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Win_create_errhandler(win_errhandler_fn, (*int32)(errhandler))
 }
 
@@ -1847,7 +2185,9 @@ func gmpi_Win_get_errhandler(win int32, errhandler unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Win_get_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Win_get_errhandler(win, (*int32)(errhandler))
 }
 
@@ -1857,7 +2197,9 @@ func gmpi_Win_set_errhandler(win int32, errhandler int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Win_set_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Win_set_errhandler(win, errhandler)
 }
 
@@ -1867,7 +2209,9 @@ func gmpi_Errhandler_create(comm_errhandler_fn unsafe.Pointer, errhandler unsafe
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Errhandler_create", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Errhandler_create(comm_errhandler_fn, (*int32)(errhandler))
 }
 
@@ -1877,7 +2221,9 @@ func gmpi_Errhandler_get(comm int32, errhandler unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Errhandler_get", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Errhandler_get(comm, (*int32)(errhandler))
 }
 
@@ -1887,7 +2233,9 @@ func gmpi_Errhandler_set(comm int32, errhandler int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Errhandler_set", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Errhandler_set(comm, errhandler)
 }
 
@@ -1897,7 +2245,9 @@ func gmpi_Group_compare(group1 int32, group2 int32, result unsafe.Pointer) (rc i
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Group_compare", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Group_compare(group1, group2, (*int32)(result))
 }
 
@@ -1907,7 +2257,9 @@ func gmpi_Group_difference(group1 int32, group2 int32, newgroup unsafe.Pointer) 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Group_difference", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Group_difference(group1, group2, (*int32)(newgroup))
 }
 
@@ -1917,7 +2269,9 @@ func gmpi_Group_excl(group int32, n int32, ranks unsafe.Pointer, newgroup unsafe
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Group_excl", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Group_excl(group, n, (*int32)(ranks), (*int32)(newgroup))
 }
 
@@ -1927,7 +2281,9 @@ func gmpi_Group_free(group unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Group_free", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Group_free((*int32)(group))
 }
 
@@ -1937,7 +2293,9 @@ func gmpi_Group_incl(group int32, n int32, ranks unsafe.Pointer, newgroup unsafe
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Group_incl", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Group_incl(group, n, (*int32)(ranks), (*int32)(newgroup))
 }
 
@@ -1947,7 +2305,9 @@ func gmpi_Group_intersection(group1 int32, group2 int32, newgroup unsafe.Pointer
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Group_intersection", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Group_intersection(group1, group2, (*int32)(newgroup))
 }
 
@@ -1957,7 +2317,9 @@ func gmpi_Group_range_excl(group int32, n int32, ranges unsafe.Pointer, newgroup
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Group_range_excl", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Group_range_excl(group, n, (*int32)(ranges), (*int32)(newgroup))
 }
 
@@ -1967,7 +2329,9 @@ func gmpi_Group_range_incl(group int32, n int32, ranges unsafe.Pointer, newgroup
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Group_range_incl", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Group_range_incl(group, n, (*int32)(ranges), (*int32)(newgroup))
 }
 
@@ -1977,7 +2341,9 @@ func gmpi_Group_rank(group int32, rank unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Group_rank", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Group_rank(group, (*int32)(rank))
 }
 
@@ -1987,7 +2353,9 @@ func gmpi_Group_size(group int32, size unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Group_size", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Group_size(group, (*int32)(size))
 }
 
@@ -1997,7 +2365,9 @@ func gmpi_Group_translate_ranks(group1 int32, n int32, ranks1 unsafe.Pointer, gr
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Group_translate_ranks", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Group_translate_ranks(group1, n, (*int32)(ranks1), group2, (*int32)(ranks2))
 }
 
@@ -2007,7 +2377,9 @@ func gmpi_Group_union(group1 int32, group2 int32, newgroup unsafe.Pointer) (rc i
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Group_union", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Group_union(group1, group2, (*int32)(newgroup))
 }
 
@@ -2017,7 +2389,9 @@ func gmpi_Info_create(info unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Info_create", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Info_create((*int32)(info))
 }
 
@@ -2027,7 +2401,9 @@ func gmpi_Info_create_env(argc int32, argv unsafe.Pointer, info unsafe.Pointer) 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Info_create_env", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Info_create_env(argc, argv, (*int32)(info))
 }
 
@@ -2037,7 +2413,9 @@ func gmpi_Info_delete(info int32, key unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Info_delete", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Info_delete(info, (*byte)(key))
 }
 
@@ -2047,7 +2425,9 @@ func gmpi_Info_dup(info int32, newinfo unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Info_dup", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Info_dup(info, (*int32)(newinfo))
 }
 
@@ -2057,7 +2437,9 @@ func gmpi_Info_free(info unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Info_free", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Info_free((*int32)(info))
 }
 
@@ -2067,7 +2449,9 @@ func gmpi_Info_get(info int32, key unsafe.Pointer, valuelen int32, value unsafe.
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Info_get", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Info_get(info, (*byte)(key), valuelen, (*byte)(value), (*int32)(flag))
 }
 
@@ -2077,7 +2461,9 @@ func gmpi_Info_get_nkeys(info int32, nkeys unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Info_get_nkeys", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Info_get_nkeys(info, (*int32)(nkeys))
 }
 
@@ -2087,7 +2473,9 @@ func gmpi_Info_get_nthkey(info int32, n int32, key unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Info_get_nthkey", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Info_get_nthkey(info, n, (*byte)(key))
 }
 
@@ -2097,7 +2485,9 @@ func gmpi_Info_get_string(info int32, key unsafe.Pointer, buflen unsafe.Pointer,
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Info_get_string", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Info_get_string(info, (*byte)(key), (*int32)(buflen), (*byte)(value), (*int32)(flag))
 }
 
@@ -2107,7 +2497,9 @@ func gmpi_Info_get_valuelen(info int32, key unsafe.Pointer, valuelen unsafe.Poin
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Info_get_valuelen", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Info_get_valuelen(info, (*byte)(key), (*int32)(valuelen), (*int32)(flag))
 }
 
@@ -2117,7 +2509,9 @@ func gmpi_Info_set(info int32, key unsafe.Pointer, value unsafe.Pointer) (rc int
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Info_set", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Info_set(info, (*byte)(key), (*byte)(value))
 }
 
@@ -2127,7 +2521,9 @@ func gmpi_Abort(comm int32, errorcode int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Abort", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Abort(comm, errorcode)
 }
 
@@ -2147,7 +2543,9 @@ func gmpi_Finalize() (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Finalize", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Finalize()
 }
 
@@ -2157,7 +2555,9 @@ func gmpi_Finalized(flag unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Finalized", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Finalized((*int32)(flag))
 }
 
@@ -2177,7 +2577,9 @@ func gmpi_Init(argc unsafe.Pointer, argv unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Init((*int32)(argc), argv)
 }
 
@@ -2187,7 +2589,9 @@ func gmpi_Init_thread(argc unsafe.Pointer, argv unsafe.Pointer, required int32, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Init_thread", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Init_thread((*int32)(argc), argv, required, (*int32)(provided))
 }
 
@@ -2197,7 +2601,9 @@ func gmpi_Initialized(flag unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Initialized", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Initialized((*int32)(flag))
 }
 
@@ -2207,7 +2613,9 @@ func gmpi_Is_thread_main(flag unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Is_thread_main", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Is_thread_main((*int32)(flag))
 }
 
@@ -2217,7 +2625,9 @@ func gmpi_Query_thread(provided unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Query_thread", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Query_thread((*int32)(provided))
 }
 
@@ -2287,7 +2697,9 @@ func gmpi_Aint_add(base int64, disp int64) (rc int64) {
 		if r := recover(); r != nil {
 			rc = int64(panicked("MPI_Aint_add", r))
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Aint_add(base, disp)
 }
 
@@ -2297,7 +2709,9 @@ func gmpi_Aint_diff(addr1 int64, addr2 int64) (rc int64) {
 		if r := recover(); r != nil {
 			rc = int64(panicked("MPI_Aint_diff", r))
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Aint_diff(addr1, addr2)
 }
 
@@ -2307,7 +2721,9 @@ func gmpi_Get_library_version(version unsafe.Pointer, resultlen unsafe.Pointer) 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Get_library_version", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Get_library_version((*byte)(version), (*int32)(resultlen))
 }
 
@@ -2317,7 +2733,9 @@ func gmpi_Get_processor_name(name unsafe.Pointer, resultlen unsafe.Pointer) (rc 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Get_processor_name", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Get_processor_name((*byte)(name), (*int32)(resultlen))
 }
 
@@ -2327,7 +2745,9 @@ func gmpi_Get_version(version unsafe.Pointer, subversion unsafe.Pointer) (rc int
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Get_version", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Get_version((*int32)(version), (*int32)(subversion))
 }
 
@@ -2337,7 +2757,9 @@ func gmpi_Op_commutative(op int32, commute unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Op_commutative", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Op_commutative(op, (*int32)(commute))
 }
 
@@ -2347,7 +2769,9 @@ func gmpi_Op_create(user_fn unsafe.Pointer, commute int32, op unsafe.Pointer) (r
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Op_create", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Op_create(user_fn, commute, (*int32)(op))
 }
 
@@ -2357,7 +2781,9 @@ func gmpi_Op_free(op unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Op_free", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Op_free((*int32)(op))
 }
 
@@ -2367,7 +2793,9 @@ func gmpi_Parrived(request int32, partition int32, flag unsafe.Pointer) (rc int3
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Parrived", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Parrived(request, partition, (*int32)(flag))
 }
 
@@ -2377,7 +2805,9 @@ func gmpi_Pready(partition int32, request int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Pready", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Pready(partition, request)
 }
 
@@ -2387,7 +2817,9 @@ func gmpi_Pready_list(length int32, array_of_partitions unsafe.Pointer, request 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Pready_list", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Pready_list(length, (*int32)(array_of_partitions), request)
 }
 
@@ -2397,7 +2829,9 @@ func gmpi_Pready_range(partition_low int32, partition_high int32, request int32)
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Pready_range", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Pready_range(partition_low, partition_high, request)
 }
 
@@ -2407,7 +2841,9 @@ func gmpi_Precv_init(buf unsafe.Pointer, partitions int32, count int64, datatype
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Precv_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, (*int32)(request))
 }
 
@@ -2417,7 +2853,9 @@ func gmpi_Psend_init(buf unsafe.Pointer, partitions int32, count int64, datatype
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Psend_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, (*int32)(request))
 }
 
@@ -2427,7 +2865,9 @@ func gmpi_Bsend(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Bsend", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Bsend(buf, count, datatype, dest, tag, comm)
 }
 
@@ -2437,7 +2877,9 @@ func gmpi_Bsend_init(buf unsafe.Pointer, count int32, datatype int32, dest int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Bsend_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Bsend_init(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -2447,7 +2889,9 @@ func gmpi_Buffer_attach(buffer unsafe.Pointer, size int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Buffer_attach", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Buffer_attach(buffer, size)
 }
 
@@ -2457,7 +2901,9 @@ func gmpi_Buffer_detach(buffer_addr unsafe.Pointer, size unsafe.Pointer) (rc int
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Buffer_detach", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Buffer_detach(buffer_addr, (*int32)(size))
 }
 
@@ -2467,7 +2913,9 @@ func gmpi_Ibsend(buf unsafe.Pointer, count int32, datatype int32, dest int32, ta
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ibsend", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ibsend(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -2477,7 +2925,9 @@ func gmpi_Improbe(source int32, tag int32, comm int32, flag unsafe.Pointer, mess
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Improbe", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Improbe(source, tag, comm, (*int32)(flag), (*int32)(message), (*Status)(status))
 }
 
@@ -2487,7 +2937,9 @@ func gmpi_Imrecv(buf unsafe.Pointer, count int32, datatype int32, message unsafe
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Imrecv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Imrecv(buf, count, datatype, (*int32)(message), (*int32)(request))
 }
 
@@ -2497,7 +2949,9 @@ func gmpi_Iprobe(source int32, tag int32, comm int32, flag unsafe.Pointer, statu
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iprobe", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iprobe(source, tag, comm, (*int32)(flag), (*Status)(status))
 }
 
@@ -2507,7 +2961,9 @@ func gmpi_Irecv(buf unsafe.Pointer, count int32, datatype int32, source int32, t
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Irecv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Irecv(buf, count, datatype, source, tag, comm, (*int32)(request))
 }
 
@@ -2517,7 +2973,9 @@ func gmpi_Irsend(buf unsafe.Pointer, count int32, datatype int32, dest int32, ta
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Irsend", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Irsend(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -2527,7 +2985,9 @@ func gmpi_Isend(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Isend", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Isend(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -2537,7 +2997,9 @@ func gmpi_Isendrecv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, des
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Isendrecv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, (*int32)(request))
 }
 
@@ -2547,7 +3009,9 @@ func gmpi_Isendrecv_replace(buf unsafe.Pointer, count int32, datatype int32, des
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Isendrecv_replace", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, (*int32)(request))
 }
 
@@ -2557,7 +3021,9 @@ func gmpi_Issend(buf unsafe.Pointer, count int32, datatype int32, dest int32, ta
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Issend", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Issend(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -2567,7 +3033,9 @@ func gmpi_Mprobe(source int32, tag int32, comm int32, message unsafe.Pointer, st
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Mprobe", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Mprobe(source, tag, comm, (*int32)(message), (*Status)(status))
 }
 
@@ -2577,7 +3045,9 @@ func gmpi_Mrecv(buf unsafe.Pointer, count int32, datatype int32, message unsafe.
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Mrecv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Mrecv(buf, count, datatype, (*int32)(message), (*Status)(status))
 }
 
@@ -2587,7 +3057,9 @@ func gmpi_Probe(source int32, tag int32, comm int32, status unsafe.Pointer) (rc 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Probe", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Probe(source, tag, comm, (*Status)(status))
 }
 
@@ -2597,7 +3069,9 @@ func gmpi_Recv(buf unsafe.Pointer, count int32, datatype int32, source int32, ta
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Recv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Recv(buf, count, datatype, source, tag, comm, (*Status)(status))
 }
 
@@ -2607,7 +3081,9 @@ func gmpi_Recv_init(buf unsafe.Pointer, count int32, datatype int32, source int3
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Recv_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Recv_init(buf, count, datatype, source, tag, comm, (*int32)(request))
 }
 
@@ -2617,7 +3093,9 @@ func gmpi_Rsend(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Rsend", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Rsend(buf, count, datatype, dest, tag, comm)
 }
 
@@ -2627,7 +3105,9 @@ func gmpi_Rsend_init(buf unsafe.Pointer, count int32, datatype int32, dest int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Rsend_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Rsend_init(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -2637,7 +3117,9 @@ func gmpi_Send(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Send", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Send(buf, count, datatype, dest, tag, comm)
 }
 
@@ -2647,7 +3129,9 @@ func gmpi_Send_init(buf unsafe.Pointer, count int32, datatype int32, dest int32,
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Send_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Send_init(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -2657,7 +3141,9 @@ func gmpi_Sendrecv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, dest
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Sendrecv", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, (*Status)(status))
 }
 
@@ -2667,7 +3153,9 @@ func gmpi_Sendrecv_replace(buf unsafe.Pointer, count int32, datatype int32, dest
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Sendrecv_replace", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, (*Status)(status))
 }
 
@@ -2677,7 +3165,9 @@ func gmpi_Ssend(buf unsafe.Pointer, count int32, datatype int32, dest int32, tag
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ssend", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ssend(buf, count, datatype, dest, tag, comm)
 }
 
@@ -2687,7 +3177,9 @@ func gmpi_Ssend_init(buf unsafe.Pointer, count int32, datatype int32, dest int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ssend_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ssend_init(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -2697,7 +3189,9 @@ func gmpi_Cancel(request unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Cancel", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Cancel((*int32)(request))
 }
 
@@ -2727,7 +3221,9 @@ func gmpi_Request_free(request unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Request_free", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Request_free((*int32)(request))
 }
 
@@ -2737,7 +3233,9 @@ func gmpi_Request_get_status(request int32, flag unsafe.Pointer, status unsafe.P
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Request_get_status", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Request_get_status(request, (*int32)(flag), (*Status)(status))
 }
 
@@ -2747,7 +3245,9 @@ func gmpi_Start(request unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Start", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Start((*int32)(request))
 }
 
@@ -2757,7 +3257,9 @@ func gmpi_Startall(count int32, array_of_requests unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Startall", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Startall(count, (*int32)(array_of_requests))
 }
 
@@ -2767,7 +3269,9 @@ func gmpi_Status_set_cancelled(status unsafe.Pointer, flag int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Status_set_cancelled", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Status_set_cancelled((*Status)(status), flag)
 }
 
@@ -2777,7 +3281,9 @@ func gmpi_Test(request unsafe.Pointer, flag unsafe.Pointer, status unsafe.Pointe
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Test", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Test((*int32)(request), (*int32)(flag), (*Status)(status))
 }
 
@@ -2787,7 +3293,9 @@ func gmpi_Test_cancelled(status unsafe.Pointer, flag unsafe.Pointer) (rc int32) 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Test_cancelled", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Test_cancelled((*Status)(status), (*int32)(flag))
 }
 
@@ -2797,7 +3305,9 @@ func gmpi_Testall(count int32, array_of_requests unsafe.Pointer, flag unsafe.Poi
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Testall", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Testall(count, (*int32)(array_of_requests), (*int32)(flag), (*Status)(array_of_statuses))
 }
 
@@ -2807,7 +3317,9 @@ func gmpi_Testany(count int32, array_of_requests unsafe.Pointer, indx unsafe.Poi
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Testany", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Testany(count, (*int32)(array_of_requests), (*int32)(indx), (*int32)(flag), (*Status)(status))
 }
 
@@ -2817,7 +3329,9 @@ func gmpi_Testsome(incount int32, array_of_requests unsafe.Pointer, outcount uns
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Testsome", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Testsome(incount, (*int32)(array_of_requests), (*int32)(outcount), (*int32)(array_of_indices), (*Status)(array_of_statuses))
 }
 
@@ -2827,7 +3341,9 @@ func gmpi_Wait(request unsafe.Pointer, status unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Wait", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Wait((*int32)(request), (*Status)(status))
 }
 
@@ -2837,7 +3353,9 @@ func gmpi_Waitall(count int32, array_of_requests unsafe.Pointer, array_of_status
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Waitall", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Waitall(count, (*int32)(array_of_requests), (*Status)(array_of_statuses))
 }
 
@@ -2847,7 +3365,9 @@ func gmpi_Waitany(count int32, array_of_requests unsafe.Pointer, indx unsafe.Poi
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Waitany", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Waitany(count, (*int32)(array_of_requests), (*int32)(indx), (*Status)(status))
 }
 
@@ -2857,7 +3377,9 @@ func gmpi_Waitsome(incount int32, array_of_requests unsafe.Pointer, outcount uns
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Waitsome", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Waitsome(incount, (*int32)(array_of_requests), (*int32)(outcount), (*int32)(array_of_indices), (*Status)(array_of_statuses))
 }
 
@@ -2897,7 +3419,9 @@ func gmpi_Comm_get_parent(parent unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_get_parent", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_get_parent((*int32)(parent))
 }
 
@@ -2907,7 +3431,9 @@ func gmpi_Wtick() (rc float64) {
 		if r := recover(); r != nil {
 			rc = float64(panicked("MPI_Wtick", r))
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Wtick()
 }
 
@@ -2917,7 +3443,9 @@ func gmpi_Wtime() (rc float64) {
 		if r := recover(); r != nil {
 			rc = float64(panicked("MPI_Wtime", r))
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Wtime()
 }
 
@@ -2927,7 +3455,9 @@ func gmpi_Cart_coords(comm int32, rank int32, maxdims int32, coords unsafe.Point
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Cart_coords", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Cart_coords(comm, rank, maxdims, (*int32)(coords))
 }
 
@@ -2937,7 +3467,9 @@ func gmpi_Cart_create(comm_old int32, ndims int32, dims unsafe.Pointer, periods 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Cart_create", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Cart_create(comm_old, ndims, (*int32)(dims), (*int32)(periods), reorder, (*int32)(comm_cart))
 }
 
@@ -2947,7 +3479,9 @@ func gmpi_Cart_get(comm int32, maxdims int32, dims unsafe.Pointer, periods unsaf
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Cart_get", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Cart_get(comm, maxdims, (*int32)(dims), (*int32)(periods), (*int32)(coords))
 }
 
@@ -2957,7 +3491,9 @@ func gmpi_Cart_map(comm int32, ndims int32, dims unsafe.Pointer, periods unsafe.
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Cart_map", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Cart_map(comm, ndims, (*int32)(dims), (*int32)(periods), (*int32)(newrank))
 }
 
@@ -2967,7 +3503,9 @@ func gmpi_Cart_rank(comm int32, coords unsafe.Pointer, rank unsafe.Pointer) (rc 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Cart_rank", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Cart_rank(comm, (*int32)(coords), (*int32)(rank))
 }
 
@@ -2977,7 +3515,9 @@ func gmpi_Cart_shift(comm int32, direction int32, disp int32, rank_source unsafe
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Cart_shift", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Cart_shift(comm, direction, disp, (*int32)(rank_source), (*int32)(rank_dest))
 }
 
@@ -2987,7 +3527,9 @@ func gmpi_Cart_sub(comm int32, remain_dims unsafe.Pointer, newcomm unsafe.Pointe
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Cart_sub", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Cart_sub(comm, (*int32)(remain_dims), (*int32)(newcomm))
 }
 
@@ -2997,7 +3539,9 @@ func gmpi_Cartdim_get(comm int32, ndims unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Cartdim_get", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Cartdim_get(comm, (*int32)(ndims))
 }
 
@@ -3007,7 +3551,9 @@ func gmpi_Dims_create(nnodes int32, ndims int32, dims unsafe.Pointer) (rc int32)
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Dims_create", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Dims_create(nnodes, ndims, (*int32)(dims))
 }
 
@@ -3017,7 +3563,9 @@ func gmpi_Dist_graph_create(comm_old int32, n int32, sources unsafe.Pointer, deg
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Dist_graph_create", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Dist_graph_create(comm_old, n, (*int32)(sources), (*int32)(degrees), (*int32)(destinations), (*int32)(weights), info, reorder, (*int32)(comm_dist_graph))
 }
 
@@ -3027,7 +3575,9 @@ func gmpi_Dist_graph_create_adjacent(comm_old int32, indegree int32, sources uns
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Dist_graph_create_adjacent", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Dist_graph_create_adjacent(comm_old, indegree, (*int32)(sources), (*int32)(sourceweights), outdegree, (*int32)(destinations), (*int32)(destweights), info, reorder, (*int32)(comm_dist_graph))
 }
 
@@ -3037,7 +3587,9 @@ func gmpi_Dist_graph_neighbors(comm int32, maxindegree int32, sources unsafe.Poi
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Dist_graph_neighbors", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Dist_graph_neighbors(comm, maxindegree, (*int32)(sources), (*int32)(sourceweights), maxoutdegree, (*int32)(destinations), (*int32)(destweights))
 }
 
@@ -3047,7 +3599,9 @@ func gmpi_Dist_graph_neighbors_count(comm int32, indegree unsafe.Pointer, outdeg
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Dist_graph_neighbors_count", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Dist_graph_neighbors_count(comm, (*int32)(indegree), (*int32)(outdegree), (*int32)(weighted))
 }
 
@@ -3057,7 +3611,9 @@ func gmpi_Graph_create(comm_old int32, nnodes int32, indx unsafe.Pointer, edges 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Graph_create", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Graph_create(comm_old, nnodes, (*int32)(indx), (*int32)(edges), reorder, (*int32)(comm_graph))
 }
 
@@ -3067,7 +3623,9 @@ func gmpi_Graph_get(comm int32, maxindex int32, maxedges int32, indx unsafe.Poin
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Graph_get", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Graph_get(comm, maxindex, maxedges, (*int32)(indx), (*int32)(edges))
 }
 
@@ -3077,7 +3635,9 @@ func gmpi_Graph_map(comm int32, nnodes int32, indx unsafe.Pointer, edges unsafe.
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Graph_map", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Graph_map(comm, nnodes, (*int32)(indx), (*int32)(edges), (*int32)(newrank))
 }
 
@@ -3087,7 +3647,9 @@ func gmpi_Graph_neighbors(comm int32, rank int32, maxneighbors int32, neighbors 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Graph_neighbors", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Graph_neighbors(comm, rank, maxneighbors, (*int32)(neighbors))
 }
 
@@ -3097,7 +3659,9 @@ func gmpi_Graph_neighbors_count(comm int32, rank int32, nneighbors unsafe.Pointe
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Graph_neighbors_count", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Graph_neighbors_count(comm, rank, (*int32)(nneighbors))
 }
 
@@ -3107,7 +3671,9 @@ func gmpi_Graphdims_get(comm int32, nnodes unsafe.Pointer, nedges unsafe.Pointer
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Graphdims_get", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Graphdims_get(comm, (*int32)(nnodes), (*int32)(nedges))
 }
 
@@ -3117,7 +3683,9 @@ func gmpi_Topo_test(comm int32, status unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Topo_test", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Topo_test(comm, (*int32)(status))
 }
 
@@ -3157,7 +3725,9 @@ func gmpi_Allgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, r
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Allgather_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
 }
 
@@ -3167,7 +3737,9 @@ func gmpi_Allgather_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Allgather_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
 }
 
@@ -3177,7 +3749,9 @@ func gmpi_Allgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Allgatherv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, comm)
 }
 
@@ -3187,7 +3761,9 @@ func gmpi_Allgatherv_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype in
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Allgatherv_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, comm, info, (*int32)(request))
 }
 
@@ -3197,7 +3773,9 @@ func gmpi_Allreduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int6
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Allreduce_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm)
 }
 
@@ -3207,7 +3785,9 @@ func gmpi_Allreduce_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Allreduce_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, (*int32)(request))
 }
 
@@ -3217,7 +3797,9 @@ func gmpi_Alltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, re
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Alltoall_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
 }
 
@@ -3227,7 +3809,9 @@ func gmpi_Alltoall_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int3
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Alltoall_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
 }
 
@@ -3237,7 +3821,9 @@ func gmpi_Alltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Alltoallv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Alltoallv_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), sendtype, recvbuf, (*int64)(recvcounts), (*int64)(rdispls), recvtype, comm)
 }
 
@@ -3247,7 +3833,9 @@ func gmpi_Alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sd
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Alltoallv_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Alltoallv_init_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), sendtype, recvbuf, (*int64)(recvcounts), (*int64)(rdispls), recvtype, comm, info, (*int32)(request))
 }
 
@@ -3257,7 +3845,9 @@ func gmpi_Alltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Alltoallw_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Alltoallw_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int64)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm)
 }
 
@@ -3267,7 +3857,9 @@ func gmpi_Alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sd
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Alltoallw_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Alltoallw_init_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int64)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, info, (*int32)(request))
 }
 
@@ -3277,7 +3869,9 @@ func gmpi_Bcast_c(buffer unsafe.Pointer, count int64, datatype int32, root int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Bcast_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Bcast_c(buffer, count, datatype, root, comm)
 }
 
@@ -3287,7 +3881,9 @@ func gmpi_Bcast_init_c(buffer unsafe.Pointer, count int64, datatype int32, root 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Bcast_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, (*int32)(request))
 }
 
@@ -3297,7 +3893,9 @@ func gmpi_Exscan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Exscan_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm)
 }
 
@@ -3307,7 +3905,9 @@ func gmpi_Exscan_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count in
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Exscan_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, (*int32)(request))
 }
 
@@ -3317,7 +3917,9 @@ func gmpi_Gather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recv
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Gather_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
 }
 
@@ -3327,7 +3929,9 @@ func gmpi_Gather_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32,
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Gather_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, (*int32)(request))
 }
 
@@ -3337,7 +3941,9 @@ func gmpi_Gatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, rec
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Gatherv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, root, comm)
 }
 
@@ -3347,7 +3953,9 @@ func gmpi_Gatherv_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Gatherv_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, root, comm, info, (*int32)(request))
 }
 
@@ -3357,7 +3965,9 @@ func gmpi_Iallgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iallgather_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
 }
 
@@ -3367,7 +3977,9 @@ func gmpi_Iallgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32,
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iallgatherv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, comm, (*int32)(request))
 }
 
@@ -3377,7 +3989,9 @@ func gmpi_Iallreduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iallreduce_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, (*int32)(request))
 }
 
@@ -3387,7 +4001,9 @@ func gmpi_Ialltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, r
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ialltoall_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
 }
 
@@ -3397,7 +4013,9 @@ func gmpi_Ialltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispl
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ialltoallv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ialltoallv_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), sendtype, recvbuf, (*int64)(recvcounts), (*int64)(rdispls), recvtype, comm, (*int32)(request))
 }
 
@@ -3407,7 +4025,9 @@ func gmpi_Ialltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispl
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ialltoallw_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ialltoallw_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int64)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, (*int32)(request))
 }
 
@@ -3417,7 +4037,9 @@ func gmpi_Ibcast_c(buffer unsafe.Pointer, count int64, datatype int32, root int3
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ibcast_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ibcast_c(buffer, count, datatype, root, comm, (*int32)(request))
 }
 
@@ -3427,7 +4049,9 @@ func gmpi_Iexscan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64,
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iexscan_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, (*int32)(request))
 }
 
@@ -3437,7 +4061,9 @@ func gmpi_Igather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, rec
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Igather_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, (*int32)(request))
 }
 
@@ -3447,7 +4073,9 @@ func gmpi_Igatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, re
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Igatherv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, root, comm, (*int32)(request))
 }
 
@@ -3457,7 +4085,9 @@ func gmpi_Ineighbor_allgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtyp
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ineighbor_allgather_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
 }
 
@@ -3467,7 +4097,9 @@ func gmpi_Ineighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendty
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ineighbor_allgatherv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, comm, (*int32)(request))
 }
 
@@ -3477,7 +4109,9 @@ func gmpi_Ineighbor_alltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ineighbor_alltoall_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
 }
 
@@ -3487,7 +4121,9 @@ func gmpi_Ineighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointe
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ineighbor_alltoallv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ineighbor_alltoallv_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), sendtype, recvbuf, (*int64)(recvcounts), (*int64)(rdispls), recvtype, comm, (*int32)(request))
 }
 
@@ -3497,7 +4133,9 @@ func gmpi_Ineighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointe
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ineighbor_alltoallw_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ineighbor_alltoallw_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int64)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, (*int32)(request))
 }
 
@@ -3507,7 +4145,9 @@ func gmpi_Ireduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64,
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ireduce_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, (*int32)(request))
 }
 
@@ -3517,7 +4157,9 @@ func gmpi_Ireduce_scatter_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recv
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ireduce_scatter_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ireduce_scatter_c(sendbuf, recvbuf, (*int64)(recvcounts), datatype, op, comm, (*int32)(request))
 }
 
@@ -3527,7 +4169,9 @@ func gmpi_Ireduce_scatter_block_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ireduce_scatter_block_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, (*int32)(request))
 }
 
@@ -3537,7 +4181,9 @@ func gmpi_Iscan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, d
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iscan_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, (*int32)(request))
 }
 
@@ -3547,7 +4193,9 @@ func gmpi_Iscatter_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, re
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iscatter_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, (*int32)(request))
 }
 
@@ -3557,7 +4205,9 @@ func gmpi_Iscatterv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Iscatterv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Iscatterv_c(sendbuf, (*int64)(sendcounts), (*int64)(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, (*int32)(request))
 }
 
@@ -3567,7 +4217,9 @@ func gmpi_Neighbor_allgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_allgather_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
 }
 
@@ -3577,7 +4229,9 @@ func gmpi_Neighbor_allgather_init_c(sendbuf unsafe.Pointer, sendcount int64, sen
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_allgather_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
 }
 
@@ -3587,7 +4241,9 @@ func gmpi_Neighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtyp
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_allgatherv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, comm)
 }
 
@@ -3597,7 +4253,9 @@ func gmpi_Neighbor_allgatherv_init_c(sendbuf unsafe.Pointer, sendcount int64, se
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_allgatherv_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, comm, info, (*int32)(request))
 }
 
@@ -3607,7 +4265,9 @@ func gmpi_Neighbor_alltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_alltoall_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
 }
 
@@ -3617,7 +4277,9 @@ func gmpi_Neighbor_alltoall_init_c(sendbuf unsafe.Pointer, sendcount int64, send
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_alltoall_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
 }
 
@@ -3627,7 +4289,9 @@ func gmpi_Neighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_alltoallv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_alltoallv_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), sendtype, recvbuf, (*int64)(recvcounts), (*int64)(rdispls), recvtype, comm)
 }
 
@@ -3637,7 +4301,9 @@ func gmpi_Neighbor_alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Po
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_alltoallv_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_alltoallv_init_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), sendtype, recvbuf, (*int64)(recvcounts), (*int64)(rdispls), recvtype, comm, info, (*int32)(request))
 }
 
@@ -3647,7 +4313,9 @@ func gmpi_Neighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_alltoallw_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_alltoallw_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int64)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm)
 }
 
@@ -3657,7 +4325,9 @@ func gmpi_Neighbor_alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Po
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Neighbor_alltoallw_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Neighbor_alltoallw_init_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int64)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, info, (*int32)(request))
 }
 
@@ -3667,7 +4337,9 @@ func gmpi_Reduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Reduce_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm)
 }
 
@@ -3677,7 +4349,9 @@ func gmpi_Reduce_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count in
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Reduce_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, (*int32)(request))
 }
 
@@ -3687,7 +4361,9 @@ func gmpi_Reduce_local_c(inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count in
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Reduce_local_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op)
 }
 
@@ -3697,7 +4373,9 @@ func gmpi_Reduce_scatter_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvc
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Reduce_scatter_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Reduce_scatter_c(sendbuf, recvbuf, (*int64)(recvcounts), datatype, op, comm)
 }
 
@@ -3707,7 +4385,9 @@ func gmpi_Reduce_scatter_block_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer,
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Reduce_scatter_block_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm)
 }
 
@@ -3717,7 +4397,9 @@ func gmpi_Reduce_scatter_block_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Poi
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Reduce_scatter_block_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, (*int32)(request))
 }
 
@@ -3727,7 +4409,9 @@ func gmpi_Reduce_scatter_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Reduce_scatter_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Reduce_scatter_init_c(sendbuf, recvbuf, (*int64)(recvcounts), datatype, op, comm, info, (*int32)(request))
 }
 
@@ -3737,7 +4421,9 @@ func gmpi_Scan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, da
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Scan_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm)
 }
 
@@ -3747,7 +4433,9 @@ func gmpi_Scan_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int6
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Scan_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, (*int32)(request))
 }
 
@@ -3757,7 +4445,9 @@ func gmpi_Scatter_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, rec
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Scatter_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
 }
 
@@ -3767,7 +4457,9 @@ func gmpi_Scatter_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Scatter_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, (*int32)(request))
 }
 
@@ -3777,7 +4469,9 @@ func gmpi_Scatterv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs u
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Scatterv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Scatterv_c(sendbuf, (*int64)(sendcounts), (*int64)(displs), sendtype, recvbuf, recvcount, recvtype, root, comm)
 }
 
@@ -3787,7 +4481,9 @@ func gmpi_Scatterv_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, dis
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Scatterv_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Scatterv_init_c(sendbuf, (*int64)(sendcounts), (*int64)(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, info, (*int32)(request))
 }
 
@@ -3797,7 +4493,9 @@ func gmpi_Get_count_c(status unsafe.Pointer, datatype int32, count unsafe.Pointe
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Get_count_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Get_count_c((*Status)(status), datatype, (*int64)(count))
 }
 
@@ -3807,7 +4505,9 @@ func gmpi_Get_elements_c(status unsafe.Pointer, datatype int32, count unsafe.Poi
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Get_elements_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Get_elements_c((*Status)(status), datatype, (*int64)(count))
 }
 
@@ -3817,7 +4517,9 @@ func gmpi_Pack_c(inbuf unsafe.Pointer, incount int64, datatype int32, outbuf uns
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Pack_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, (*int64)(position), comm)
 }
 
@@ -3827,7 +4529,9 @@ func gmpi_Pack_external_c(datarep unsafe.Pointer, inbuf unsafe.Pointer, incount 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Pack_external_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Pack_external_c((*byte)(datarep), inbuf, incount, datatype, outbuf, outsize, (*int64)(position))
 }
 
@@ -3837,7 +4541,9 @@ func gmpi_Pack_external_size_c(datarep unsafe.Pointer, incount int64, datatype i
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Pack_external_size_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Pack_external_size_c((*byte)(datarep), incount, datatype, (*int64)(size))
 }
 
@@ -3847,7 +4553,9 @@ func gmpi_Pack_size_c(incount int64, datatype int32, comm int32, size unsafe.Poi
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Pack_size_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Pack_size_c(incount, datatype, comm, (*int64)(size))
 }
 
@@ -3857,7 +4565,9 @@ func gmpi_Type_contiguous_c(count int64, oldtype int32, newtype unsafe.Pointer) 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_contiguous_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_contiguous_c(count, oldtype, (*int32)(newtype))
 }
 
@@ -3867,7 +4577,9 @@ func gmpi_Type_create_darray_c(size int32, rank int32, ndims int32, array_of_gsi
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_darray_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_darray_c(size, rank, ndims, (*int64)(array_of_gsizes), (*int32)(array_of_distribs), (*int32)(array_of_dargs), (*int32)(array_of_psizes), order, oldtype, (*int32)(newtype))
 }
 
@@ -3877,7 +4589,9 @@ func gmpi_Type_create_hindexed_c(count int64, array_of_blocklengths unsafe.Point
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_hindexed_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_hindexed_c(count, (*int64)(array_of_blocklengths), (*int64)(array_of_displacements), oldtype, (*int32)(newtype))
 }
 
@@ -3887,7 +4601,9 @@ func gmpi_Type_create_hindexed_block_c(count int64, blocklength int64, array_of_
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_hindexed_block_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_hindexed_block_c(count, blocklength, (*int64)(array_of_displacements), oldtype, (*int32)(newtype))
 }
 
@@ -3897,7 +4613,9 @@ func gmpi_Type_create_hvector_c(count int64, blocklength int64, stride int64, ol
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_hvector_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_hvector_c(count, blocklength, stride, oldtype, (*int32)(newtype))
 }
 
@@ -3907,7 +4625,9 @@ func gmpi_Type_create_indexed_block_c(count int64, blocklength int64, array_of_d
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_indexed_block_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_indexed_block_c(count, blocklength, (*int64)(array_of_displacements), oldtype, (*int32)(newtype))
 }
 
@@ -3917,7 +4637,9 @@ func gmpi_Type_create_resized_c(oldtype int32, lb int64, extent int64, newtype u
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_resized_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_resized_c(oldtype, lb, extent, (*int32)(newtype))
 }
 
@@ -3927,7 +4649,9 @@ func gmpi_Type_create_struct_c(count int64, array_of_blocklengths unsafe.Pointer
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_struct_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_struct_c(count, (*int64)(array_of_blocklengths), (*int64)(array_of_displacements), (*int32)(array_of_types), (*int32)(newtype))
 }
 
@@ -3937,7 +4661,9 @@ func gmpi_Type_create_subarray_c(ndims int32, array_of_sizes unsafe.Pointer, arr
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_subarray_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_subarray_c(ndims, (*int64)(array_of_sizes), (*int64)(array_of_subsizes), (*int64)(array_of_starts), order, oldtype, (*int32)(newtype))
 }
 
@@ -3947,7 +4673,9 @@ func gmpi_Type_get_contents_c(datatype int32, max_integers int64, max_addresses 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_get_contents_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, (*int32)(array_of_integers), (*int64)(array_of_addresses), (*int64)(array_of_large_counts), (*int32)(array_of_datatypes))
 }
 
@@ -3957,7 +4685,9 @@ func gmpi_Type_get_envelope_c(datatype int32, num_integers unsafe.Pointer, num_a
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_get_envelope_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_get_envelope_c(datatype, (*int64)(num_integers), (*int64)(num_addresses), (*int64)(num_large_counts), (*int64)(num_datatypes), (*int32)(combiner))
 }
 
@@ -3967,7 +4697,9 @@ func gmpi_Type_get_extent_c(datatype int32, lb unsafe.Pointer, extent unsafe.Poi
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_get_extent_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_get_extent_c(datatype, (*int64)(lb), (*int64)(extent))
 }
 
@@ -3977,7 +4709,9 @@ func gmpi_Type_get_true_extent_c(datatype int32, true_lb unsafe.Pointer, true_ex
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_get_true_extent_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_get_true_extent_c(datatype, (*int64)(true_lb), (*int64)(true_extent))
 }
 
@@ -3987,7 +4721,9 @@ func gmpi_Type_indexed_c(count int64, array_of_blocklengths unsafe.Pointer, arra
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_indexed_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_indexed_c(count, (*int64)(array_of_blocklengths), (*int64)(array_of_displacements), oldtype, (*int32)(newtype))
 }
 
@@ -3997,7 +4733,9 @@ func gmpi_Type_size_c(datatype int32, size unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_size_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_size_c(datatype, (*int64)(size))
 }
 
@@ -4007,7 +4745,9 @@ func gmpi_Type_vector_c(count int64, blocklength int64, stride int64, oldtype in
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_vector_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_vector_c(count, blocklength, stride, oldtype, (*int32)(newtype))
 }
 
@@ -4017,7 +4757,9 @@ func gmpi_Unpack_c(inbuf unsafe.Pointer, insize int64, position unsafe.Pointer, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Unpack_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Unpack_c(inbuf, insize, (*int64)(position), outbuf, outcount, datatype, comm)
 }
 
@@ -4027,7 +4769,9 @@ func gmpi_Unpack_external_c(datarep unsafe.Pointer, inbuf unsafe.Pointer, insize
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Unpack_external_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Unpack_external_c((*byte)(datarep), inbuf, insize, (*int64)(position), outbuf, outcount, datatype)
 }
 
@@ -4037,7 +4781,9 @@ func gmpi_Op_create_c(user_fn unsafe.Pointer, commute int32, op unsafe.Pointer) 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Op_create_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Op_create_c(user_fn, commute, (*int32)(op))
 }
 
@@ -4047,7 +4793,9 @@ func gmpi_Bsend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, t
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Bsend_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Bsend_c(buf, count, datatype, dest, tag, comm)
 }
 
@@ -4057,7 +4805,9 @@ func gmpi_Bsend_init_c(buf unsafe.Pointer, count int64, datatype int32, dest int
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Bsend_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -4067,7 +4817,9 @@ func gmpi_Buffer_attach_c(buffer unsafe.Pointer, size int64) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Buffer_attach_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Buffer_attach_c(buffer, size)
 }
 
@@ -4077,7 +4829,9 @@ func gmpi_Buffer_detach_c(buffer_addr unsafe.Pointer, size unsafe.Pointer) (rc i
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Buffer_detach_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Buffer_detach_c(buffer_addr, (*int64)(size))
 }
 
@@ -4087,7 +4841,9 @@ func gmpi_Ibsend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ibsend_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -4097,7 +4853,9 @@ func gmpi_Imrecv_c(buf unsafe.Pointer, count int64, datatype int32, message unsa
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Imrecv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Imrecv_c(buf, count, datatype, (*int32)(message), (*int32)(request))
 }
 
@@ -4107,7 +4865,9 @@ func gmpi_Irecv_c(buf unsafe.Pointer, count int64, datatype int32, source int32,
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Irecv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Irecv_c(buf, count, datatype, source, tag, comm, (*int32)(request))
 }
 
@@ -4117,7 +4877,9 @@ func gmpi_Irsend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Irsend_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Irsend_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -4127,7 +4889,9 @@ func gmpi_Isend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, t
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Isend_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Isend_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -4137,7 +4901,9 @@ func gmpi_Isendrecv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, d
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Isendrecv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, (*int32)(request))
 }
 
@@ -4147,7 +4913,9 @@ func gmpi_Isendrecv_replace_c(buf unsafe.Pointer, count int64, datatype int32, d
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Isendrecv_replace_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, (*int32)(request))
 }
 
@@ -4157,7 +4925,9 @@ func gmpi_Issend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Issend_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Issend_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -4167,7 +4937,9 @@ func gmpi_Mrecv_c(buf unsafe.Pointer, count int64, datatype int32, message unsaf
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Mrecv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Mrecv_c(buf, count, datatype, (*int32)(message), (*Status)(status))
 }
 
@@ -4177,7 +4949,9 @@ func gmpi_Recv_c(buf unsafe.Pointer, count int64, datatype int32, source int32, 
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Recv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Recv_c(buf, count, datatype, source, tag, comm, (*Status)(status))
 }
 
@@ -4187,7 +4961,9 @@ func gmpi_Recv_init_c(buf unsafe.Pointer, count int64, datatype int32, source in
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Recv_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Recv_init_c(buf, count, datatype, source, tag, comm, (*int32)(request))
 }
 
@@ -4197,7 +4973,9 @@ func gmpi_Rsend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, t
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Rsend_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Rsend_c(buf, count, datatype, dest, tag, comm)
 }
 
@@ -4207,7 +4985,9 @@ func gmpi_Rsend_init_c(buf unsafe.Pointer, count int64, datatype int32, dest int
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Rsend_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -4217,7 +4997,9 @@ func gmpi_Send_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, ta
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Send_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Send_c(buf, count, datatype, dest, tag, comm)
 }
 
@@ -4227,7 +5009,9 @@ func gmpi_Send_init_c(buf unsafe.Pointer, count int64, datatype int32, dest int3
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Send_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Send_init_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }
 
@@ -4237,7 +5021,9 @@ func gmpi_Sendrecv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, de
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Sendrecv_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, (*Status)(status))
 }
 
@@ -4247,7 +5033,9 @@ func gmpi_Sendrecv_replace_c(buf unsafe.Pointer, count int64, datatype int32, de
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Sendrecv_replace_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, (*Status)(status))
 }
 
@@ -4257,7 +5045,9 @@ func gmpi_Ssend_c(buf unsafe.Pointer, count int64, datatype int32, dest int32, t
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ssend_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ssend_c(buf, count, datatype, dest, tag, comm)
 }
 
@@ -4267,6 +5057,8 @@ func gmpi_Ssend_init_c(buf unsafe.Pointer, count int64, datatype int32, dest int
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Ssend_init_c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
 }

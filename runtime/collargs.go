@@ -95,7 +95,13 @@ func (c *Comm) CollRun(op CollOp, a *CollArgs) error {
 	case t.Blocking[op] != nil:
 		return t.Blocking[op](c, a)
 	}
-	r, err := c.CollStart(op, a)
+	s, err := c.CollSchedule(op, a)
+	if err != nil {
+		return err
+	}
+	// The caller waits at once: no background progress for it.
+	s.foreground = true
+	r, err := s.Start()
 	if err != nil {
 		return err
 	}

@@ -38,6 +38,9 @@ type Schedule struct {
 	err     error
 	hook    func(*Request) // childDone, bound once
 	running bool
+	// foreground: a blocking call waits for the schedule at once, so it
+	// does not start background progress.
+	foreground bool
 }
 
 type stepKind uint8
@@ -135,7 +138,7 @@ func (s *Schedule) Start() (*Request, error) {
 	s.req.Status = Status{Source: AnySource, Tag: AnyTag}
 	r := s.req
 	if !s.run() {
-		s.c.w.addSchedule(s)
+		s.c.w.addSchedule(s, !s.foreground)
 	}
 	return r, nil
 }
@@ -231,11 +234,14 @@ type schedules struct {
 	advancing atomic.Bool
 }
 
-func (w *World) addSchedule(s *Schedule) {
+func (w *World) addSchedule(s *Schedule, background bool) {
 	w.sched.mu.Lock()
 	w.sched.list = append(w.sched.list, s)
 	w.sched.n.Store(int32(len(w.sched.list)))
 	w.sched.mu.Unlock()
+	if background {
+		w.startBackground()
+	}
 	w.waker.Ring()
 }
 

@@ -56,7 +56,8 @@ type World struct {
 
 	match matcher // posted and unexpected queues, under match.mu
 
-	sched schedules // running collective schedules (sched.go)
+	sched schedules  // running collective schedules (sched.go)
+	bg    bgProgress // their background progress (bgprogress.go)
 
 	p2px p2pExtra // buffered sends, matched-probe messages, send cancels (persist.go)
 
@@ -259,6 +260,7 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 // communication.
 func (w *World) SetThreadLevel(level int) {
 	w.match.single = level < 3
+	w.bg.multi = level >= 3
 	w.requests.SetSingleThreaded(level < 3)
 	for _, d := range w.devices {
 		if s, ok := d.(interface{ SetSingleThreaded(bool) }); ok {
@@ -296,6 +298,13 @@ func (w *World) Abort(code int, msg string) {
 func (w *World) Close() error {
 	if !w.finalized.CompareAndSwap(false, true) {
 		return nil
+	}
+	w.bg.stop.Store(true)
+	if w.bg.multi {
+		// The goroutine polls without a baton: let it see stop.
+		for i := 0; i < 1000 && w.bg.running.Load(); i++ {
+			time.Sleep(time.Millisecond)
+		}
 	}
 	var first error
 	for _, d := range w.devices {

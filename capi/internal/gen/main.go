@@ -357,7 +357,7 @@ func genExports(funcs []*Func) []byte {
 			onPanic = fmt.Sprintf("%s(panicked(%q, r))", rk.goType, f.Name)
 		}
 		fmt.Fprintf(&body, "\n//export %s\nfunc %s(%s) (rc %s) {\n", f.shimName(), f.shimName(), strings.Join(cps, ", "), rk.goType)
-		fmt.Fprintf(&body, "defer func() {\nif r := recover(); r != nil {\nrc = %s\n}\n}()\n", onPanic)
+		fmt.Fprintf(&body, "defer func() {\nif r := recover(); r != nil {\nrc = %s\n}\nbgExit()\n}()\nbgEnter()\n", onPanic)
 		fmt.Fprintf(&body, "return %s(%s)\n}\n", f.Name, strings.Join(args, ", "))
 	}
 	if usesUnsafe {
