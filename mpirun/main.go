@@ -453,7 +453,11 @@ func (j *job) run() int {
 				if ev.Rank >= 0 && ev.Rank < len(j.procs) {
 					pid = j.procs[ev.Rank].pid
 				}
-				fail(abortStatus(ev.Code), "%s; terminating the job", abortLine(ev.Rank, pid, ev.Code, ev.Message))
+				line := abortLine(ev.Rank, pid, ev.Code, ev.Message)
+				if ev.Rank >= 0 && ev.Rank < len(j.slots) && len(j.hostNames()) > 1 {
+					line = strings.Replace(line, fmt.Sprintf("rank %d", ev.Rank), fmt.Sprintf("rank %d on host %s", ev.Rank, j.slots[ev.Rank].host), 1)
+				}
+				fail(abortStatus(ev.Code), "%s; terminating the job", line)
 			case server.EventPMI2:
 				logf("rank %d tried PMI-2: %s", ev.Rank, ev.Message)
 			case server.EventProtocolError:
