@@ -74,7 +74,7 @@ func messageArgs(fn string, buf unsafe.Pointer, count int64, dtH int32, message 
 	if rc := checkCount(fn, c, count, "count"); rc != 0 {
 		return nil, nil, rc
 	}
-	dt, rc := datatype(fn, c, dtH, "datatype")
+	dt, rc := p2pDatatype(fn, c, count, dtH)
 	if rc != 0 {
 		return nil, nil, rc
 	}

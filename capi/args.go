@@ -52,6 +52,16 @@ func datatype(fn string, c *mpirt.Comm, h int32, arg string) (*mpirt.Datatype, i
 	return nil, failf(fn, c, mpirt.ErrType, "invalid datatype argument %s: 0x%08x is not a datatype", arg, uint32(h))
 }
 
+// p2pDatatype resolves the datatype of a point-to-point buffer. As in
+// MPICH, MPI_DATATYPE_NULL is accepted when count is 0 (the message is
+// empty; MPI_BYTE stands in for it).
+func p2pDatatype(fn string, c *mpirt.Comm, count int64, h int32) (*mpirt.Datatype, int32) {
+	if count == 0 && h == int32(mpirt.HandleDatatypeNull) {
+		return world.Datatype(mpirt.TypeByte), 0
+	}
+	return datatype(fn, c, h, "datatype")
+}
+
 func checkCount(fn string, c *mpirt.Comm, count int64, arg string) int32 {
 	if count < 0 {
 		return failf(fn, c, mpirt.ErrCount, "invalid count argument %s: %d is negative", arg, count)
@@ -138,7 +148,7 @@ func p2pArgs(fn string, buf unsafe.Pointer, count int64, dtH, rank, tag, commH i
 	if rc := checkCount(fn, c, count, "count"); rc != 0 {
 		return nil, nil, rc
 	}
-	dt, rc := datatype(fn, c, dtH, "datatype")
+	dt, rc := p2pDatatype(fn, c, count, dtH)
 	if rc != 0 {
 		return nil, nil, rc
 	}

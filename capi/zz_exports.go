@@ -17,7 +17,9 @@ func gmpi_Status_c2f(c_status unsafe.Pointer, f_status unsafe.Pointer) (rc int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Status_c2f", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Status_c2f((*Status)(c_status), (*int32)(f_status))
 }
 
@@ -27,7 +29,9 @@ func gmpi_Status_f2c(f_status unsafe.Pointer, c_status unsafe.Pointer) (rc int32
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Status_f2c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Status_f2c((*int32)(f_status), (*Status)(c_status))
 }
 
@@ -37,7 +41,9 @@ func gmpi_Status_f082c(f08_status unsafe.Pointer, c_status unsafe.Pointer) (rc i
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Status_f082c", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Status_f082c(f08_status, (*Status)(c_status))
 }
 
@@ -47,7 +53,9 @@ func gmpi_Status_c2f08(c_status unsafe.Pointer, f08_status unsafe.Pointer) (rc i
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Status_c2f08", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Status_c2f08((*Status)(c_status), f08_status)
 }
 
@@ -57,7 +65,9 @@ func gmpi_Status_f082f(f08_status unsafe.Pointer, f_status unsafe.Pointer) (rc i
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Status_f082f", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Status_f082f(f08_status, (*int32)(f_status))
 }
 
@@ -67,7 +77,9 @@ func gmpi_Status_f2f08(f_status unsafe.Pointer, f08_status unsafe.Pointer) (rc i
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Status_f2f08", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Status_f2f08((*int32)(f_status), f08_status)
 }
 
@@ -77,7 +89,9 @@ func gmpi_Type_create_f90_integer(r_ int32, newtype unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_f90_integer", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_f90_integer(r_, (*int32)(newtype))
 }
 
@@ -87,7 +101,9 @@ func gmpi_Type_create_f90_real(p int32, r_ int32, newtype unsafe.Pointer) (rc in
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_f90_real", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_f90_real(p, r_, (*int32)(newtype))
 }
 
@@ -97,7 +113,9 @@ func gmpi_Type_create_f90_complex(p int32, r_ int32, newtype unsafe.Pointer) (rc
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Type_create_f90_complex", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Type_create_f90_complex(p, r_, (*int32)(newtype))
 }
 
@@ -1403,7 +1421,9 @@ func gmpi_Intercomm_create_from_groups(local_group int32, local_leader int32, re
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Intercomm_create_from_groups", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, (*byte)(stringtag), info, errhandler, (*int32)(newintercomm))
 }
 
@@ -2121,7 +2141,9 @@ func gmpi_Session_call_errhandler(session int32, errorcode int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Session_call_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Session_call_errhandler(session, errorcode)
 }
 
@@ -2131,7 +2153,9 @@ func gmpi_Session_create_errhandler(session_errhandler_fn unsafe.Pointer, errhan
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Session_create_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Session_create_errhandler(session_errhandler_fn, (*int32)(errhandler))
 }
 
@@ -2141,7 +2165,9 @@ func gmpi_Session_get_errhandler(session int32, errhandler unsafe.Pointer) (rc i
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Session_get_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Session_get_errhandler(session, (*int32)(errhandler))
 }
 
@@ -2151,7 +2177,9 @@ func gmpi_Session_set_errhandler(session int32, errhandler int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Session_set_errhandler", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Session_set_errhandler(session, errhandler)
 }
 
@@ -2533,7 +2561,9 @@ func gmpi_Comm_create_from_group(group int32, stringtag unsafe.Pointer, info int
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_create_from_group", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_create_from_group(group, (*byte)(stringtag), info, errhandler, (*int32)(newcomm))
 }
 
@@ -2567,7 +2597,9 @@ func gmpi_Group_from_session_pset(session int32, pset_name unsafe.Pointer, newgr
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Group_from_session_pset", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Group_from_session_pset(session, (*byte)(pset_name), (*int32)(newgroup))
 }
 
@@ -2637,7 +2669,9 @@ func gmpi_Session_finalize(session unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Session_finalize", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Session_finalize((*int32)(session))
 }
 
@@ -2647,7 +2681,9 @@ func gmpi_Session_get_info(session int32, info_used unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Session_get_info", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Session_get_info(session, (*int32)(info_used))
 }
 
@@ -2657,7 +2693,9 @@ func gmpi_Session_get_nth_pset(session int32, info int32, n int32, pset_len unsa
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Session_get_nth_pset", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Session_get_nth_pset(session, info, n, (*int32)(pset_len), (*byte)(pset_name))
 }
 
@@ -2667,7 +2705,9 @@ func gmpi_Session_get_num_psets(session int32, info int32, npset_names unsafe.Po
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Session_get_num_psets", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Session_get_num_psets(session, info, (*int32)(npset_names))
 }
 
@@ -2677,7 +2717,9 @@ func gmpi_Session_get_pset_info(session int32, pset_name unsafe.Pointer, info un
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Session_get_pset_info", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Session_get_pset_info(session, (*byte)(pset_name), (*int32)(info))
 }
 
@@ -2687,7 +2729,9 @@ func gmpi_Session_init(info int32, errhandler int32, session unsafe.Pointer) (rc
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Session_init", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Session_init(info, errhandler, (*int32)(session))
 }
 
@@ -3201,7 +3245,9 @@ func gmpi_Grequest_complete(request int32) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Grequest_complete", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Grequest_complete(request)
 }
 
@@ -3211,7 +3257,9 @@ func gmpi_Grequest_start(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Grequest_start", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, (*int32)(request))
 }
 
@@ -3389,7 +3437,9 @@ func gmpi_Alloc_mem(size int64, info int32, baseptr unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Alloc_mem", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Alloc_mem(size, info, baseptr)
 }
 
@@ -3399,7 +3449,9 @@ func gmpi_Free_mem(base unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Free_mem", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Free_mem(base)
 }
 
@@ -3409,7 +3461,9 @@ func gmpi_Comm_disconnect(comm unsafe.Pointer) (rc int32) {
 		if r := recover(); r != nil {
 			rc = panicked("MPI_Comm_disconnect", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPI_Comm_disconnect((*int32)(comm))
 }
 
@@ -3695,7 +3749,9 @@ func gmpix_Grequest_start(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cance
 		if r := recover(); r != nil {
 			rc = panicked("MPIX_Grequest_start", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, extra_state, (*int32)(request))
 }
 
@@ -3705,7 +3761,9 @@ func gmpix_Grequest_class_create(query_fn unsafe.Pointer, free_fn unsafe.Pointer
 		if r := recover(); r != nil {
 			rc = panicked("MPIX_Grequest_class_create", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPIX_Grequest_class_create(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, (*int32)(greq_class))
 }
 
@@ -3715,7 +3773,9 @@ func gmpix_Grequest_class_allocate(greq_class int32, extra_state unsafe.Pointer,
 		if r := recover(); r != nil {
 			rc = panicked("MPIX_Grequest_class_allocate", r)
 		}
+		bgExit()
 	}()
+	bgEnter()
 	return MPIX_Grequest_class_allocate(greq_class, extra_state, (*int32)(request))
 }
 

@@ -379,7 +379,7 @@ var predefinedSpecs = []predefinedSpec{
 	{TypeUint32, "MPI_UINT32_T", BasicUint32, GroupCInteger, 4, 4, 4, nil},
 	{TypeUint64, "MPI_UINT64_T", BasicUint64, GroupCInteger, 8, 8, 8, nil},
 	{TypeCBool, "MPI_C_BOOL", BasicBool, GroupLogical, 1, 1, 1, nil},
-	{TypeCFloatComplex, "MPI_C_FLOAT_COMPLEX", BasicComplex64, GroupComplex, 8, 8, 4, nil},
+	{TypeCFloatComplex, "MPI_C_COMPLEX", BasicComplex64, GroupComplex, 8, 8, 4, nil},
 	{TypeCDoubleComplex, "MPI_C_DOUBLE_COMPLEX", BasicComplex128, GroupComplex, 16, 16, 8, nil},
 	{TypeCLongDoubleComplex, "MPI_C_LONG_DOUBLE_COMPLEX", BasicLongDoubleComplex, GroupComplex, 32, 32, 16, nil},
 	{TypeXCFloat16, "MPIX_C_FLOAT16", BasicFloat16, GroupFloat, 2, 2, 2, nil},

@@ -187,15 +187,14 @@ func compose(parts []part, isStruct bool) (*Datatype, error) {
 	case haveLB[boundData]:
 		d.lb, d.lbKind = lbs[boundData], boundData
 	}
-	ub := d.lb
+	// Without data or an upper bound marker the upper bound is 0, as in
+	// MPICH: a struct of only an MPI_LB at 8 has lb 8 and extent -8.
+	ub := 0
 	switch {
 	case haveUB[boundMarker]:
 		ub, d.ubKind = ubs[boundMarker], boundMarker
 	case haveUB[boundData]:
 		ub, d.ubKind = ubs[boundData], boundData
-	}
-	if d.lbKind == boundNone && d.ubKind == boundNone {
-		ub = 0
 	}
 	if isStruct && d.ubKind != boundMarker && d.alignment > 1 {
 		if r := (ub - d.lb) % d.alignment; r != 0 {

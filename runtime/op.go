@@ -79,7 +79,8 @@ func groupSet(gs ...TypeGroup) uint16 {
 func init() {
 	minmax := groupSet(GroupCInteger, GroupFortranInteger, GroupFloat, GroupMultiLanguage)
 	sumprod := minmax | groupSet(GroupComplex)
-	logical := groupSet(GroupCInteger, GroupLogical)
+	// Logical ops on floating types too, an MPICH extension.
+	logical := groupSet(GroupCInteger, GroupLogical, GroupFloat)
 	bitwise := groupSet(GroupCInteger, GroupFortranInteger, GroupByte, GroupMultiLanguage)
 	pair := groupSet(GroupPair)
 	for i, s := range map[Handle]uint16{

@@ -387,6 +387,12 @@ func registerExtKernels() {
 				copy(inout, r[:])
 			}
 		}
+		one, zero := fm.encode(big.NewFloat(1)), fm.encode(new(big.Float))
+		setLogicalBy(c.real, 16, func(e []byte) bool {
+			var x extNum
+			fm.decode(e, &x)
+			return x.nan || x.f.Sign() != 0
+		}, one[:], zero[:])
 		kernels[opIndex(OpSum)][c.real] = extKernel(16, binop(fm.add))
 		kernels[opIndex(OpProd)][c.real] = extKernel(16, binop(fm.mul))
 		kernels[opIndex(OpMax)][c.real] = extKernel(16, func(inout, in []byte) {

@@ -105,4 +105,7 @@ func registerFloat16Kernels() {
 	kernels[opIndex(OpProd)][BasicFloat16] = typed(f16Prod)
 	kernels[opIndex(OpMax)][BasicFloat16] = typed(f16Max)
 	kernels[opIndex(OpMin)][BasicFloat16] = typed(f16Min)
+	// Logical: every bit pattern but the two zeros is true; 1.0 is 0x3c00.
+	setLogicalBy(BasicFloat16, 2, func(e []byte) bool { return (uint16(e[0])|uint16(e[1])<<8)&0x7fff != 0 },
+		[]byte{0x00, 0x3c}, []byte{0, 0})
 }

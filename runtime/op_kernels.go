@@ -66,7 +66,7 @@ func opMin[T ordered](inout, in []T) {
 	}
 }
 
-func truth[T integer](b bool) T {
+func truth[T ordered](b bool) T {
 	if b {
 		return 1
 	}
@@ -74,22 +74,23 @@ func truth[T integer](b bool) T {
 }
 
 // Logical ops treat nonzero as true and store 1 or 0 (also the value of
-// .TRUE. for gfortran's LOGICAL).
-func opLand[T integer](inout, in []T) {
+// .TRUE. for gfortran's LOGICAL). On floating types (an MPICH extension)
+// NaN counts as true.
+func opLand[T ordered](inout, in []T) {
 	in = in[:len(inout)]
 	for i := range inout {
 		inout[i] = truth[T](inout[i] != 0 && in[i] != 0)
 	}
 }
 
-func opLor[T integer](inout, in []T) {
+func opLor[T ordered](inout, in []T) {
 	in = in[:len(inout)]
 	for i := range inout {
 		inout[i] = truth[T](inout[i] != 0 || in[i] != 0)
 	}
 }
 
-func opLxor[T integer](inout, in []T) {
+func opLxor[T ordered](inout, in []T) {
 	in = in[:len(inout)]
 	for i := range inout {
 		inout[i] = truth[T]((inout[i] != 0) != (in[i] != 0))
@@ -190,6 +191,38 @@ func setFloat[T floating](b Basic) {
 	kernels[opIndex(OpMin)][b] = typed(opMin[T])
 	kernels[opIndex(OpSum)][b] = typed(opSum[T])
 	kernels[opIndex(OpProd)][b] = typed(opProd[T])
+	kernels[opIndex(OpLand)][b] = typed(opLand[T])
+	kernels[opIndex(OpLor)][b] = typed(opLor[T])
+	kernels[opIndex(OpLxor)][b] = typed(opLxor[T])
+}
+
+// logicalOps are MPI_LAND, MPI_LOR and MPI_LXOR on truth values, for the
+// floating types whose truth takes a function (setLogicalBy).
+var logicalOps = [...]struct {
+	op Handle
+	fn func(a, b bool) bool
+}{
+	{OpLand, func(a, b bool) bool { return a && b }},
+	{OpLor, func(a, b bool) bool { return a || b }},
+	{OpLxor, func(a, b bool) bool { return a != b }},
+}
+
+// setLogicalBy fills the logical kernels of basic b, whose elements are
+// size bytes, nonzero tells true, and one and zero are the results.
+func setLogicalBy(b Basic, size int, nonzero func(e []byte) bool, one, zero []byte) {
+	for _, l := range logicalOps {
+		fn := l.fn
+		kernels[opIndex(l.op)][b] = func(inout, in unsafe.Pointer, n int) {
+			io, ii := unsafe.Slice((*byte)(inout), n*size), unsafe.Slice((*byte)(in), n*size)
+			for i := 0; i < n*size; i += size {
+				r := zero
+				if fn(nonzero(io[i:i+size]), nonzero(ii[i:i+size])) {
+					r = one
+				}
+				copy(io[i:i+size], r)
+			}
+		}
+	}
 }
 
 func setComplex[T complexNum](b Basic) {

@@ -25,7 +25,7 @@ var (
 	stdFloat          = []string{"MPI_FLOAT", "MPI_DOUBLE", "MPI_REAL", "MPI_DOUBLE_PRECISION", "MPI_LONG_DOUBLE",
 		"MPI_REAL4", "MPI_REAL8", "MPI_REAL16", "MPIX_C_FLOAT16"}
 	stdLogical = []string{"MPI_LOGICAL", "MPI_C_BOOL", "MPI_CXX_BOOL"}
-	stdComplex = []string{"MPI_COMPLEX", "MPI_C_FLOAT_COMPLEX", "MPI_C_DOUBLE_COMPLEX", "MPI_C_LONG_DOUBLE_COMPLEX",
+	stdComplex = []string{"MPI_COMPLEX", "MPI_C_COMPLEX", "MPI_C_DOUBLE_COMPLEX", "MPI_C_LONG_DOUBLE_COMPLEX",
 		"MPI_CXX_FLOAT_COMPLEX", "MPI_CXX_DOUBLE_COMPLEX", "MPI_CXX_LONG_DOUBLE_COMPLEX", "MPI_DOUBLE_COMPLEX",
 		"MPI_COMPLEX8", "MPI_COMPLEX16", "MPI_COMPLEX32"}
 	stdByte  = []string{"MPI_BYTE"}
@@ -49,7 +49,7 @@ func stdAllows(op Handle, name string) bool {
 	case OpSum, OpProd:
 		return in(stdCInteger, stdFortranInteger, stdFloat, stdComplex, stdMulti)
 	case OpLand, OpLor, OpLxor:
-		return in(stdCInteger, stdLogical)
+		return in(stdCInteger, stdLogical, stdFloat) // floating: an MPICH extension
 	case OpBand, OpBor, OpBxor:
 		return in(stdCInteger, stdFortranInteger, stdByte, stdMulti)
 	case OpMinloc, OpMaxloc:
@@ -326,6 +326,8 @@ func refOp(op Handle, d *Datatype, in, inout []byte) (res []byte, ok bool) {
 			return res, true
 		}
 		switch op {
+		case OpLand, OpLor, OpLxor:
+			put(res, refLogical(op, br != 0, ar != 0))
 		case OpSum:
 			put(res, ar+br)
 		case OpProd:
@@ -347,6 +349,8 @@ func refOp(op Handle, d *Datatype, in, inout []byte) (res []byte, ok bool) {
 		c := float64(float16(binary.LittleEndian.Uint16(inout)).float32())
 		var r float64
 		switch op {
+		case OpLand, OpLor, OpLxor:
+			r = refLogical(op, c != 0, a != 0)
 		case OpSum:
 			r = c + a
 		case OpProd:
@@ -662,4 +666,13 @@ func BenchmarkSumLongDouble(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// refLogical is the 1.0 or 0.0 a logical op stores on a floating type.
+func refLogical(op Handle, inout, in bool) float64 {
+	r := map[Handle]bool{OpLand: inout && in, OpLor: inout || in, OpLxor: inout != in}[op]
+	if r {
+		return 1
+	}
+	return 0
 }
