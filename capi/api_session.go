@@ -78,10 +78,12 @@ func MPI_Session_init(infoH, errhandler int32, session *int32) int32 {
 		return fail(fn, nil, err)
 	}
 	// Arguments that need the world are checked once it is up; a bad one
-	// gives the reference back.
-	_, rc := infoArg(fn, nil, infoH, "info", true)
-	if rc == 0 {
-		_, rc = errhandlerArg(fn, nil, errhandler, "errhandler", mpirt.ObjSession)
+	// gives the reference back. A bad info goes through the error handler
+	// the session was to have.
+	h, rc := errhandlerArg(fn, nil, errhandler, "errhandler", mpirt.ObjSession)
+	if rc == 0 && mpirt.Handle(infoH) != mpirt.HandleInfoNull && world.Info(mpirt.Handle(infoH)) == nil {
+		rc = raiseVia(h, world.Errhandler(h), mpirt.HandleSessionNull,
+			mpirt.Errorf(mpirt.ErrInfo, fn, "invalid info argument info: 0x%08x is not an info object", uint32(infoH)))
 	}
 	if rc != 0 {
 		if err := releaseWorldLocked(false); err != nil {
@@ -91,7 +93,7 @@ func MPI_Session_init(infoH, errhandler int32, session *int32) int32 {
 	}
 	used := mpirt.NewInfo()
 	used.Set("thread_level", threadLevelNames[threadLevel])
-	s := world.NewSession(mpirt.Handle(errhandler), used)
+	s := world.NewSession(h, used)
 	*session = int32(s.Handle())
 	return 0
 }

@@ -115,8 +115,8 @@ func notInitialized(fn string) int32 {
 	switch {
 	case finalized.Load():
 		what = "after MPI_Finalize"
-	case worldDown && !initialized.Load():
-		what = "after the last MPI_Session_finalize"
+	case world != nil && !initialized.Load():
+		what = "while no session is open"
 	}
 	msg := fmt.Sprintf("gmpi: %s called %s", fn, what)
 	fmt.Fprintln(os.Stderr, msg)

@@ -123,3 +123,23 @@ func (w *World) AddGreqClass(v any) Handle { return w.greqClasses.Add(v) }
 
 // GreqClass resolves a class handle; ok is false when h names none.
 func (w *World) GreqClass(h Handle) (v any, ok bool) { return w.greqClasses.Get(h) }
+
+// blockAnyGeneralized is WaitAny's use of the Block hooks: when nothing
+// in rs is complete and some generalized request there has a Block hook,
+// that hook runs for the first one (it completes it), so the wait cannot
+// hang on requests only their hooks complete.
+func blockAnyGeneralized(rs []*Request) {
+	var first *Request
+	for _, r := range rs {
+		if r == nil {
+			continue
+		}
+		if r.Done() {
+			return
+		}
+		if first == nil && r.gen != nil && r.gen.Block != nil {
+			first = r
+		}
+	}
+	blockGeneralized(first)
+}

@@ -99,6 +99,7 @@ func (w *World) WaitAny(rs []*Request) int {
 	if idx < 0 {
 		return -1
 	}
+	blockAnyGeneralized(rs)
 	w.waitUntil(func() bool {
 		for i, r := range rs {
 			if r != nil && r.Done() {

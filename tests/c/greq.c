@@ -230,6 +230,17 @@ int main(int argc, char **argv)
         EXPECT_OK(errs, MPI_Waitall(1, wr, MPI_STATUSES_IGNORE));
         MTEST_CHECK(errs, w[0].waits == 1 && w[1].waits == 1, "wait_fn calls %d %d", w[0].waits, w[1].waits);
         EXPECT_EVENTS(errs, "q3f3q4f4");
+        /* MPI_Waitany and MPI_Waitsome on requests only wait_fn completes. */
+        state_t wa[2] = {{.id = 5}, {.id = 6}};
+        MPIX_Grequest_class_allocate(cl, &wa[0], &wa[0].req);
+        MPIX_Grequest_class_allocate(cl, &wa[1], &wa[1].req);
+        MPI_Request war[2] = {wa[0].req, wa[1].req};
+        EXPECT_OK(errs, MPI_Waitany(2, war, &idx, MPI_STATUS_IGNORE));
+        MTEST_CHECK(errs, idx == 0 && war[0] == MPI_REQUEST_NULL, "waitany via wait_fn: idx %d", idx);
+        int outc = 0, inds[2];
+        EXPECT_OK(errs, MPI_Waitsome(2, war, &outc, inds, MPI_STATUSES_IGNORE));
+        MTEST_CHECK(errs, outc == 1 && inds[0] == 1, "waitsome via wait_fn: %d", outc);
+        EXPECT_EVENTS(errs, "q5f5q6f6");
     }
 
     /* Errors. */

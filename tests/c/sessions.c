@@ -285,6 +285,10 @@ int main(int argc, char **argv)
                    "MPI_Session_get_num_psets", "session");
         EXPECT_ERR(errs, MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, NULL), MPI_ERR_ARG, "MPI_Session_init", "session");
         EXPECT_ERR(errs, MPI_Session_init((MPI_Info)0x1234, MPI_ERRORS_RETURN, &s2), MPI_ERR_INFO, "MPI_Session_init", "info");
+        /* ... through the error handler the session was to have. */
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        EXPECT_ERR(errs, MPI_Session_init((MPI_Info)0x1234, MPI_ERRORS_RETURN, &s2), MPI_ERR_INFO, "MPI_Session_init", "info");
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         EXPECT_ERR(errs, MPI_Session_init(MPI_INFO_NULL, MPI_ERRHANDLER_NULL, &s2), MPI_ERR_ARG, "MPI_Session_init", "errhandler");
     }
     errs += work(keep, wsize, "session comm after another session ended");
