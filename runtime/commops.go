@@ -106,25 +106,63 @@ const (
 	tagSysUser = -1 << 29
 )
 
-// sysAllreduceAnd replaces words with their bitwise AND over every member
-// of c (gather to rank 0, then broadcast).
-func (c *Comm) sysAllreduceAnd(words []uint64, tagOff int) error {
+// sysGroup is the set of processes that take part in an internal
+// exchange on c's collective context: every member of c, or (for
+// MPI_Comm_create_group) a subset of them. Members are named by their
+// rank in c on the wire, so every message carries the sender's rank in c:
+// exchanges of different subsets that share c's context (and the tag)
+// never take each other's messages, as they would if each subset
+// numbered its members from 0.
+type sysGroup struct {
+	c     *Comm
+	ranks []int // member i is rank ranks[i] of c; nil: rank i of c
+	me    int   // this process's index among the members
+}
+
+// sys is the exchange group of every member of c.
+func (c *Comm) sys() sysGroup { return sysGroup{c: c, me: c.rank} }
+
+func (g sysGroup) size() int {
+	if g.ranks == nil {
+		return g.c.Size()
+	}
+	return len(g.ranks)
+}
+
+func (g sysGroup) rankInC(i int) int {
+	if g.ranks == nil {
+		return i
+	}
+	return g.ranks[i]
+}
+
+func (g sysGroup) send(buf []byte, i, tag int) error { return g.c.sysSend(buf, g.rankInC(i), tag) }
+
+func (g sysGroup) recv(buf []byte, i, tag int) error { return g.c.sysRecv(buf, g.rankInC(i), tag) }
+
+func (g sysGroup) probe(i, tag int) Status {
+	return g.c.w.Probe(g.c, g.c.CollContext(), g.rankInC(i), tag)
+}
+
+// allreduceAnd replaces words with their bitwise AND over every member
+// (gather to member 0, then broadcast).
+func (g sysGroup) allreduceAnd(words []uint64, tagOff int) error {
 	buf := make([]byte, 8*len(words))
 	for i, x := range words {
 		binary.LittleEndian.PutUint64(buf[8*i:], x)
 	}
-	n, me := c.Size(), c.Rank()
+	n, me := g.size(), g.me
 	if n == 1 {
 		return nil
 	}
 	if me != 0 {
-		if err := c.sysSend(buf, 0, tagSysAllreduce+tagOff); err != nil {
+		if err := g.send(buf, 0, tagSysAllreduce+tagOff); err != nil {
 			return err
 		}
 	} else {
 		tmp := make([]byte, len(buf))
 		for r := 1; r < n; r++ {
-			if err := c.sysRecv(tmp, r, tagSysAllreduce+tagOff); err != nil {
+			if err := g.recv(tmp, r, tagSysAllreduce+tagOff); err != nil {
 				return err
 			}
 			for i := range words {
@@ -135,7 +173,7 @@ func (c *Comm) sysAllreduceAnd(words []uint64, tagOff int) error {
 			binary.LittleEndian.PutUint64(buf[8*i:], x)
 		}
 	}
-	if err := c.sysBcast(buf, tagOff); err != nil {
+	if err := g.bcast(buf, tagOff); err != nil {
 		return err
 	}
 	for i := range words {
@@ -144,14 +182,14 @@ func (c *Comm) sysAllreduceAnd(words []uint64, tagOff int) error {
 	return nil
 }
 
-// sysBcast broadcasts buf (same length everywhere) from rank 0 over a
+// bcast broadcasts buf (same length everywhere) from member 0 over a
 // binomial tree.
-func (c *Comm) sysBcast(buf []byte, tagOff int) error {
-	n, me := c.Size(), c.Rank()
+func (g sysGroup) bcast(buf []byte, tagOff int) error {
+	n, me := g.size(), g.me
 	mask := 1
 	for ; mask < n; mask <<= 1 {
 		if me&mask != 0 {
-			if err := c.sysRecv(buf, me-mask, tagSysBcast+tagOff); err != nil {
+			if err := g.recv(buf, me-mask, tagSysBcast+tagOff); err != nil {
 				return err
 			}
 			break
@@ -159,7 +197,7 @@ func (c *Comm) sysBcast(buf []byte, tagOff int) error {
 	}
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if me+mask < n {
-			if err := c.sysSend(buf, me+mask, tagSysBcast+tagOff); err != nil {
+			if err := g.send(buf, me+mask, tagSysBcast+tagOff); err != nil {
 				return err
 			}
 		}
@@ -170,7 +208,11 @@ func (c *Comm) sysBcast(buf []byte, tagOff int) error {
 // sysAllgather returns every member's mine, indexed by rank. The pieces
 // may differ in length.
 func (c *Comm) sysAllgather(mine []byte, tagOff int) ([][]byte, error) {
-	n, me := c.Size(), c.Rank()
+	return c.sys().allgather(mine, tagOff)
+}
+
+func (g sysGroup) allgather(mine []byte, tagOff int) ([][]byte, error) {
+	n, me := g.size(), g.me
 	out := make([][]byte, n)
 	if n == 1 {
 		out[0] = mine
@@ -178,15 +220,15 @@ func (c *Comm) sysAllgather(mine []byte, tagOff int) ([][]byte, error) {
 	}
 	var all []byte
 	if me != 0 {
-		if err := c.sysSend(mine, 0, tagSysGather+tagOff); err != nil {
+		if err := g.send(mine, 0, tagSysGather+tagOff); err != nil {
 			return nil, err
 		}
 	} else {
 		out[0] = mine
 		for r := 1; r < n; r++ {
-			st := c.w.Probe(c, c.CollContext(), r, tagSysGather+tagOff)
+			st := g.probe(r, tagSysGather+tagOff)
 			b := make([]byte, st.Count)
-			if err := c.sysRecv(b, r, tagSysGather+tagOff); err != nil {
+			if err := g.recv(b, r, tagSysGather+tagOff); err != nil {
 				return nil, err
 			}
 			out[r] = b
@@ -198,13 +240,13 @@ func (c *Comm) sysAllgather(mine []byte, tagOff int) ([][]byte, error) {
 	}
 	var lenBuf [8]byte
 	binary.LittleEndian.PutUint64(lenBuf[:], uint64(len(all)))
-	if err := c.sysBcast(lenBuf[:], tagOff); err != nil {
+	if err := g.bcast(lenBuf[:], tagOff); err != nil {
 		return nil, err
 	}
 	if me != 0 {
 		all = make([]byte, binary.LittleEndian.Uint64(lenBuf[:]))
 	}
-	if err := c.sysBcast(all, tagOff); err != nil {
+	if err := g.bcast(all, tagOff); err != nil {
 		return nil, err
 	}
 	if me == 0 {
@@ -237,30 +279,38 @@ func (c *Comm) sysRecv(buf []byte, src, tag int) error {
 }
 
 // allocContext agrees on a free context-id pair with every member of c
+// and returns its point-to-point id.
+func (c *Comm) allocContext() (uint32, error) { return c.sys().allocContext(0) }
+
+// allocContext agrees on a free context-id pair with every member of g
 // and returns its point-to-point id. tagOff separates concurrent
 // agreements on the same context (MPI_Comm_create_group).
-func (c *Comm) allocContext(tagOff int) (uint32, error) {
-	w := c.w
+func (g sysGroup) allocContext(tagOff int) (uint32, error) {
+	w := g.c.w
 	for attempt := 0; ; attempt++ {
 		mask := w.ctx.snapshot()
-		if err := c.sysAllreduceAnd(mask, tagOff); err != nil {
+		if err := g.allreduceAnd(mask, tagOff); err != nil {
 			return 0, err
 		}
 		start := 0
 		if attempt > 0 {
-			// Same on every member: derived from the parent and attempt.
-			start = int((uint64(c.ctx)*0x9e3779b97f4a7c15 + uint64(attempt)*0xbf58476d1ce4e5b9) >> 52 % ctxPairs)
+			// Same on every member: derived from the context, the tag
+			// offset and the attempt, so that agreements running at the
+			// same time (an MPI_Comm_idup in progress, MPI_Comm_create_group
+			// on other tags) drift apart instead of colliding again.
+			h := uint64(g.c.ctx)*0x9e3779b97f4a7c15 + uint64(int64(tagOff))*0x94d049bb133111eb + uint64(attempt)*0xbf58476d1ce4e5b9
+			start = int(h >> 52 % ctxPairs)
 		}
 		pair := pickPair(mask, start)
 		if pair < 0 {
-			return 0, Errorf(ErrOther, "", "no free context id is common to the %d processes (too many communicators)", c.Size())
+			return 0, Errorf(ErrOther, "", "no free context id is common to the %d processes (too many communicators)", g.size())
 		}
 		ok := w.ctx.claim(pair)
 		flag := []uint64{0}
 		if ok {
 			flag[0] = 1
 		}
-		if err := c.sysAllreduceAnd(flag, tagOff); err != nil {
+		if err := g.allreduceAnd(flag, tagOff); err != nil {
 			if ok {
 				w.ctx.release(pair)
 			}
@@ -299,7 +349,7 @@ func (c *Comm) Dup(info *Info) (*Comm, error) {
 		nc, err = c.interDup()
 	} else {
 		var ctx uint32
-		if ctx, err = c.allocContext(0); err == nil {
+		if ctx, err = c.allocContext(); err == nil {
 			nc, err = c.derive(append([]int(nil), c.group...), ctx)
 		}
 	}
@@ -352,7 +402,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 			ms = append(ms, member{int(int32(binary.LittleEndian.Uint32(b[4:]))), r})
 		}
 	}
-	ctx, err := c.allocContext(0)
+	ctx, err := c.allocContext()
 	if err != nil {
 		return nil, err
 	}
@@ -496,7 +546,7 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	if c.IsInter() {
 		return c.interCreate(g)
 	}
-	ctx, err := c.allocContext(0)
+	ctx, err := c.allocContext()
 	if err != nil {
 		return nil, err
 	}
@@ -507,13 +557,16 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	return c.derive(append([]int(nil), g.ranks...), ctx)
 }
 
-func (c *Comm) hasWorldRank(wr int) bool {
-	for _, x := range c.group {
+func (c *Comm) hasWorldRank(wr int) bool { return c.rankOfWorld(wr) >= 0 }
+
+// rankOfWorld is world rank wr's rank in c's (local) group, -1 if none.
+func (c *Comm) rankOfWorld(wr int) int {
+	for i, x := range c.group {
 		if x == wr {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // CreateGroup is MPI_Comm_create_group: collective over the members of g
@@ -532,10 +585,13 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	if me < 0 {
 		return nil, Errorf(ErrGroup, "", "invalid group argument group: the calling process is not a member")
 	}
-	// A transient view of the group that talks on c's collective context
-	// with tags derived from the user's tag.
-	tmp := &Comm{w: c.w, group: g.ranks, rank: me, ctx: c.ctx, handle: c.handle}
-	ctx, err := tmp.allocContext(tagSysUser - 4*(tag&0x0fffffff))
+	// The members agree on c's collective context, named by their ranks
+	// in c, with tags derived from the user's tag.
+	ranks := make([]int, len(g.ranks))
+	for i, wr := range g.ranks {
+		ranks[i] = c.rankOfWorld(wr)
+	}
+	ctx, err := sysGroup{c: c, ranks: ranks, me: me}.allocContext(tagSysUser - 4*(tag&0x0fffffff))
 	if err != nil {
 		return nil, err
 	}
