@@ -339,10 +339,56 @@ func (c *Comm) derive(group []int, ctx uint32) (*Comm, error) {
 	return nc, nil
 }
 
+// Communicator creation is collective over the parent, and every member
+// calls the creations on one parent in the same order (MPI's rule for
+// collectives). An MPI_Comm_idup may still be running in the background
+// when the next creation on its parent starts, so each creation takes a
+// ticket in call order and runs once the one before it has finished:
+// their internal messages (same context, same tags) never mix, and they
+// do not compete for context ids on this process.
+
+// ticket queues a creation on c: it returns the previous creation's done
+// channel (nil if none is pending) and this one's, to close when done.
+func (c *Comm) ticket() (prev, mine chan struct{}) {
+	mine = make(chan struct{})
+	c.mu.Lock()
+	prev, c.createTail = c.createTail, mine
+	c.mu.Unlock()
+	return prev, mine
+}
+
+// inOrder runs creation f on c after the creations started before it.
+func (c *Comm) inOrder(f func() (*Comm, error)) (*Comm, error) {
+	prev, mine := c.ticket()
+	defer close(mine)
+	if prev != nil {
+		<-prev
+	}
+	return f()
+}
+
 // Dup is MPI_Comm_dup (info nil) and MPI_Comm_dup_with_info: a new
 // communicator with the same group, c's error handler, the attributes
 // that the copy callbacks keep, and c's hints (or info's).
 func (c *Comm) Dup(info *Info) (*Comm, error) {
+	return c.inOrder(func() (*Comm, error) {
+		nc, err := c.dupGroup()
+		if err != nil {
+			return nil, err
+		}
+		nc.info = c.hintsFor(info)
+		if err := c.Attrs.CopyTo(c.handle, &nc.Attrs); err != nil {
+			nc.Attrs.DeleteAll(nc.handle)
+			c.w.destroy(nc)
+			return nil, err
+		}
+		return nc, nil
+	})
+}
+
+// dupGroup agrees on the context of a duplicate of c and builds it, with
+// c's topology, without attributes and hints.
+func (c *Comm) dupGroup() (*Comm, error) {
 	var nc *Comm
 	var err error
 	if c.IsInter() {
@@ -357,21 +403,67 @@ func (c *Comm) Dup(info *Info) (*Comm, error) {
 		return nil, err
 	}
 	nc.topo = c.topo
+	return nc, nil
+}
+
+// hintsFor is the hints a duplicate of c gets: info's when given, else
+// c's.
+func (c *Comm) hintsFor(info *Info) *Info {
 	if info != nil {
-		nc.info = info.Dup()
-	} else {
-		c.mu.Lock()
-		if c.info != nil {
-			nc.info = c.info.Dup()
-		}
-		c.mu.Unlock()
+		return info.Dup()
 	}
-	if err := c.Attrs.CopyTo(c.handle, &nc.Attrs); err != nil {
-		nc.Attrs.DeleteAll(nc.handle)
-		c.w.destroy(nc)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.info != nil {
+		return c.info.Dup()
+	}
+	return nil
+}
+
+// Idup starts MPI_Comm_idup (info nil) or MPI_Comm_idup_with_info. The
+// attributes are copied (their copy callbacks run) and the hints taken
+// now, in the caller; the context agreement runs in the background, after
+// the creations started on c before it, so that ranks may start it at
+// different times and do other communication meanwhile. finish gets the
+// new communicator (nil and the error on failure) before the returned
+// request completes.
+func (c *Comm) Idup(info *Info, finish func(*Comm, error)) (*Request, error) {
+	var attrs Attrs
+	if err := c.Attrs.CopyTo(c.handle, &attrs); err != nil {
 		return nil, err
 	}
-	return nc, nil
+	hints := c.hintsFor(info)
+	w := c.w
+	w.goConcurrent()
+	r := &Request{w: w, comm: c}
+	r.Status = Status{Source: AnySource, Tag: AnyTag}
+	prev, mine := c.ticket()
+	go func() {
+		var nc *Comm
+		var err error
+		func() {
+			defer close(mine)
+			defer func() {
+				if p := recover(); p != nil {
+					err = Errorf(ErrIntern, "", "internal error in the background of MPI_Comm_idup: %v", p)
+				}
+			}()
+			if prev != nil {
+				<-prev
+			}
+			if nc, err = c.dupGroup(); err == nil {
+				nc.info = hints
+				nc.Attrs.list = attrs.list
+			}
+		}()
+		finish(nc, err)
+		r.Err = err
+		if err != nil {
+			r.Status.Error = ErrorClassOf(err)
+		}
+		w.complete(r)
+	}()
+	return r, nil
 }
 
 // Split is MPI_Comm_split: the members with the same color form a new
@@ -381,6 +473,10 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	if color < 0 && color != Undefined {
 		return nil, Errorf(ErrArg, "", "invalid argument color: %d (must be non-negative or MPI_UNDEFINED)", color)
 	}
+	return c.inOrder(func() (*Comm, error) { return c.split(color, key) })
+}
+
+func (c *Comm) split(color, key int) (*Comm, error) {
 	if c.IsInter() {
 		return c.interSplit(color, key)
 	}
@@ -452,20 +548,22 @@ func (c *Comm) SplitType(typ, key int, info *Info) (*Comm, error) {
 	default:
 		return nil, Errorf(ErrArg, "", "invalid argument split_type: %d", typ)
 	}
-	if color == -2 {
-		hosts, err := c.hostsOf()
-		if err != nil {
-			return nil, err
-		}
-		me := hosts[c.rank]
-		for i, h := range hosts {
-			if h == me {
-				color = i
-				break
+	return c.inOrder(func() (*Comm, error) {
+		if color == -2 {
+			hosts, err := c.hostsOf()
+			if err != nil {
+				return nil, err
+			}
+			me := hosts[c.rank]
+			for i, h := range hosts {
+				if h == me {
+					color = i
+					break
+				}
 			}
 		}
-	}
-	return c.Split(color, key)
+		return c.split(color, key)
+	})
 }
 
 // hostsOf returns the host name of every member of c, from the world's
@@ -543,18 +641,20 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 			return nil, Errorf(ErrGroup, "", "invalid group argument group: its rank %d (world rank %d) is not in the communicator", i, wr)
 		}
 	}
-	if c.IsInter() {
-		return c.interCreate(g)
-	}
-	ctx, err := c.allocContext()
-	if err != nil {
-		return nil, err
-	}
-	if g.RankOf(c.w.cfg.Rank) < 0 {
-		c.w.ctx.release(int(ctx / 2))
-		return nil, nil
-	}
-	return c.derive(append([]int(nil), g.ranks...), ctx)
+	return c.inOrder(func() (*Comm, error) {
+		if c.IsInter() {
+			return c.interCreate(g)
+		}
+		ctx, err := c.allocContext()
+		if err != nil {
+			return nil, err
+		}
+		if g.RankOf(c.w.cfg.Rank) < 0 {
+			c.w.ctx.release(int(ctx / 2))
+			return nil, nil
+		}
+		return c.derive(append([]int(nil), g.ranks...), ctx)
+	})
 }
 
 func (c *Comm) hasWorldRank(wr int) bool { return c.rankOfWorld(wr) >= 0 }
