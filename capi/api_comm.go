@@ -98,8 +98,9 @@ func MPI_Comm_dup_with_info(commH, info int32, newcomm *int32) int32 {
 	return dup("MPI_Comm_dup_with_info", commH, info, true, newcomm)
 }
 
-// idup is MPI_Comm_idup: the duplication is done at once (it is a blocking
-// collective inside), and the request handed out is already complete.
+// idup is MPI_Comm_idup: the new communicator's handle is stored in
+// *newcomm when the agreement, which runs in the background, is done,
+// before the request completes.
 func idup(fn string, commH, infoH int32, withInfo bool, newcomm, request *int32) int32 {
 	c, rc := comm(fn, commH)
 	if rc != 0 {
@@ -108,10 +109,24 @@ func idup(fn string, commH, infoH int32, withInfo bool, newcomm, request *int32)
 	if request == nil {
 		return failf(fn, c, mpirt.ErrArg, "invalid argument request: NULL pointer")
 	}
-	if rc := dup(fn, commH, infoH, withInfo, newcomm); rc != 0 {
+	var in *mpirt.Info
+	if withInfo {
+		if in, rc = infoArg(fn, c, infoH, "info", true); rc != 0 {
+			return rc
+		}
+		if in == nil {
+			in = mpirt.NewInfo()
+		}
+	}
+	if rc := newCommOut(fn, c, newcomm, "newcomm"); rc != 0 {
 		return rc
 	}
-	*request = int32(world.AddRequest(world.DoneRequest(c)))
+	r, err := c.Idup(in, func(nc *mpirt.Comm, err error) { setNewComm(newcomm, nc) })
+	if err != nil {
+		*newcomm = int32(mpirt.HandleCommNull)
+		return fail(fn, c, err)
+	}
+	*request = int32(world.AddRequest(r))
 	return 0
 }
 

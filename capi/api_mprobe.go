@@ -31,7 +31,7 @@ func MPI_Mprobe(source, tag, commH int32, message *int32, status *Status) int32 
 	}
 	m, st := world.Mprobe(c, c.Context(), int(source), int(tag))
 	*message = int32(world.AddMessage(m))
-	setStatus(status, &st, 0)
+	setStatus(status, &st)
 	return 0
 }
 
@@ -48,7 +48,7 @@ func MPI_Improbe(source, tag, commH int32, flag *int32, message *int32, status *
 	*flag = b2i(ok)
 	if ok {
 		*message = int32(world.AddMessage(m))
-		setStatus(status, &st, 0)
+		setStatus(status, &st)
 	}
 	return 0
 }
@@ -103,7 +103,7 @@ func mrecv(fn string, buf unsafe.Pointer, count int64, dtH int32, message *int32
 	*message = int32(mpirt.HandleMessageNull)
 	st, err := world.MrecvTyped(m, buf, int(count), dt)
 	code := fail(fn, m.Comm(), err)
-	setStatus(status, &st, code)
+	setStatus(status, &st)
 	return code
 }
 

@@ -71,7 +71,7 @@ func recv(fn string, buf unsafe.Pointer, count int64, dtH, source, tag, commH in
 	}
 	st, err := c.RecvTyped(buf, int(count), dt, int(source), int(tag))
 	code := fail(fn, c, err)
-	setStatus(status, &st, code)
+	setStatus(status, &st)
 	if err == nil {
 		expressComm(c) // later receives on c may take the express lane
 	}
@@ -182,7 +182,7 @@ func finish(fn string, r, op *mpirt.Request, request *int32, status *Status) int
 	if op.Err != nil {
 		code = fail(fn, op.Comm(), op.Err)
 	}
-	setStatus(status, opStatus(op), code)
+	setStatus(status, opStatus(op))
 	if r == op {
 		world.ReleaseRequest(op) // our last use of it
 	}
@@ -200,13 +200,13 @@ func MPI_Wait(request_ *int32, status *Status) int32 {
 	r, rc, ok := request(fn, request_)
 	if !ok {
 		if rc == 0 {
-			setStatus(status, &emptyStatus, 0)
+			setStatus(status, &emptyStatus)
 		}
 		return rc
 	}
 	op := r.Op()
 	if op == nil {
-		setStatus(status, &emptyStatus, 0)
+		setStatus(status, &emptyStatus)
 		return 0
 	}
 	world.Wait(op)
@@ -225,14 +225,14 @@ func MPI_Test(request_ *int32, flag *int32, status *Status) int32 {
 	if !ok {
 		if rc == 0 {
 			*flag = 1
-			setStatus(status, &emptyStatus, 0)
+			setStatus(status, &emptyStatus)
 		}
 		return rc
 	}
 	op := r.Op()
 	if op == nil {
 		*flag = 1
-		setStatus(status, &emptyStatus, 0)
+		setStatus(status, &emptyStatus)
 		return 0
 	}
 	if !world.Test(op) {
@@ -325,7 +325,7 @@ func MPI_Probe(source, tag, commH int32, status *Status) int32 {
 		return rc
 	}
 	st := world.Probe(c, c.Context(), int(source), int(tag))
-	setStatus(status, &st, 0)
+	setStatus(status, &st)
 	return 0
 }
 
@@ -347,7 +347,7 @@ func MPI_Iprobe(source, tag, commH int32, flag *int32, status *Status) int32 {
 	st, ok := world.Iprobe(c, c.Context(), int(source), int(tag))
 	*flag = b2i(ok)
 	if ok {
-		setStatus(status, &st, 0)
+		setStatus(status, &st)
 	}
 	return 0
 }
@@ -389,7 +389,7 @@ func sendrecv(fn string, sendbuf unsafe.Pointer, sendcount int64, sendtype, dest
 	st, err := c.SendrecvTyped(sendbuf, int(sendcount), sdt, int(dest), int(sendtag),
 		recvbuf, int(recvcount), rdt, int(source), int(recvtag))
 	code := fail(fn, c, err)
-	setStatus(status, &st, code)
+	setStatus(status, &st)
 	if err == nil {
 		expressComm(c) // later calls on c may take the express lane
 	}

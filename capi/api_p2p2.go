@@ -74,41 +74,64 @@ func completeAll(fn string, hs []int32, rs, ops []*mpirt.Request, statuses *Stat
 	if !ignore {
 		sts = unsafe.Slice(statuses, len(hs))
 	}
-	anyErr := false
+	var codes []int32
 	for i, op := range ops {
 		var st *Status
 		if !ignore {
 			st = &sts[i]
 		}
 		if op == nil {
-			setStatus(st, &emptyStatus, 0)
+			setStatus(st, &emptyStatus)
 			continue
 		}
-		if retireInList(fn, rs[i], op, &hs[i], st) {
-			anyErr = true
+		if code := retireInList(fn, rs[i], op, &hs[i], st); code != 0 {
+			codes = errorCodes(codes, len(ops), i, code)
 		}
 	}
-	if anyErr {
-		return failf(fn, nil, mpirt.ErrInStatus, "one or more requests failed; see the statuses")
+	return inStatus(fn, codes, sts)
+}
+
+// errorCodes records code as the error of entry i of n in codes, which it
+// allocates (all MPI_SUCCESS) on the first error.
+func errorCodes(codes []int32, n, i int, code int32) []int32 {
+	if codes == nil {
+		codes = make([]int32, n)
 	}
-	return 0
+	codes[i] = code
+	return codes
+}
+
+// inStatus ends a multiple-completion call: when an operation failed
+// (codes not nil), the MPI_ERROR field of every status written gets its
+// operation's code (MPI_SUCCESS for the ones that succeeded) and the call
+// fails with MPI_ERR_IN_STATUS; otherwise the MPI_ERROR fields stay as
+// they were, as the standard leaves them.
+func inStatus(fn string, codes []int32, sts []Status) int32 {
+	if codes == nil {
+		return 0
+	}
+	if sts != nil {
+		for i, code := range codes {
+			sts[i].Error = code
+		}
+	}
+	return failf(fn, nil, mpirt.ErrInStatus, "one or more requests failed; see the statuses")
 }
 
 // retireInList retires one request of a multiple-completion call and
-// writes its status with the error code registered (not raised); it
-// reports whether the operation failed.
-func retireInList(fn string, r, op *mpirt.Request, h *int32, st *Status) bool {
+// writes its status; it returns the operation's error code, registered
+// (not raised), 0 on success.
+func retireInList(fn string, r, op *mpirt.Request, h *int32, st *Status) int32 {
 	retire(r, h)
 	code := int32(0)
 	if op.Err != nil {
 		code = int32(mpirt.RegisterErrorCode(asError(fn, op.Err)))
 	}
-	setStatus(st, opStatus(op), code)
-	failed := op.Err != nil
+	setStatus(st, opStatus(op))
 	if r == op {
 		world.ReleaseRequest(op) // our last use of it
 	}
-	return failed
+	return code
 }
 
 func MPI_Testall(count int32, requests *int32, flag *int32, statuses *Status) int32 {
@@ -186,7 +209,7 @@ func anyOf(fn string, count int32, requests *int32, index *int32, flag *int32, s
 	}
 	if i < 0 {
 		*index = undefined
-		setStatus(status, &emptyStatus, 0)
+		setStatus(status, &emptyStatus)
 		return 0
 	}
 	*index = int32(i)
@@ -239,22 +262,22 @@ func someOf(fn string, wait bool, incount int32, requests *int32, outcount *int3
 	if !ignore {
 		sts = unsafe.Slice(statuses, incount)
 	}
-	anyErr := false
+	var codes []int32
 	for k, i := range done {
 		var st *Status
 		if !ignore {
 			st = &sts[k]
 		}
 		idx[k] = int32(i)
-		if retireInList(fn, rs[i], ops[i], &hs[i], st) {
-			anyErr = true
+		if code := retireInList(fn, rs[i], ops[i], &hs[i], st); code != 0 {
+			codes = errorCodes(codes, len(done), k, code)
 		}
 	}
 	*outcount = int32(len(done))
-	if anyErr {
-		return failf(fn, nil, mpirt.ErrInStatus, "one or more requests failed; see the statuses")
+	if sts != nil {
+		sts = sts[:len(done)]
 	}
-	return 0
+	return inStatus(fn, codes, sts)
 }
 
 func MPI_Request_free(request_ *int32) int32 {
@@ -290,7 +313,7 @@ func MPI_Request_get_status(request_ int32, flag *int32, status *Status) int32 {
 	}
 	if op == nil {
 		*flag = 1
-		setStatus(status, &emptyStatus, 0)
+		setStatus(status, &emptyStatus)
 		return 0
 	}
 	if !world.Test(op) {
@@ -303,7 +326,7 @@ func MPI_Request_get_status(request_ int32, flag *int32, status *Status) int32 {
 	if op.Err != nil {
 		code = fail(fn, op.Comm(), op.Err)
 	}
-	setStatus(status, opStatus(op), code)
+	setStatus(status, opStatus(op))
 	return code
 }
 
@@ -436,7 +459,7 @@ func sendrecvReplace(fn string, buf unsafe.Pointer, count int64, dtH, dest, send
 	}
 	st, err := c.SendrecvReplace(buf, int(count), dt, int(dest), int(sendtag), int(source), int(recvtag))
 	code := fail(fn, c, err)
-	setStatus(status, &st, code)
+	setStatus(status, &st)
 	return code
 }
 

@@ -172,7 +172,9 @@ func p2pArgs(fn string, buf unsafe.Pointer, count int64, dtH, rank, tag, commH i
 }
 
 // setStatus writes st to a C MPI_Status unless it is MPI_STATUS_IGNORE.
-func setStatus(s *Status, st *mpirt.Status, code int32) {
+// It leaves the MPI_ERROR field alone: only the multiple-completion calls
+// write it, when they return MPI_ERR_IN_STATUS (setStatusErrors).
+func setStatus(s *Status, st *mpirt.Status) {
 	if s == nil || uintptr(unsafe.Pointer(s)) == 1 {
 		return
 	}
@@ -185,7 +187,6 @@ func setStatus(s *Status, st *mpirt.Status, code int32) {
 	s.CountHiAndCancelled = hi
 	s.Source = int32(st.Source)
 	s.Tag = int32(st.Tag)
-	s.Error = code
 }
 
 // statusCount reads the byte count back from a C MPI_Status.

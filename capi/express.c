@@ -96,7 +96,7 @@ int gmpi_express_Recv(void *buf, int count, MPI_Datatype datatype, int source, i
         status->count_hi_and_cancelled = (int)(n >> 32) << 1;
         status->MPI_SOURCE = source;
         status->MPI_TAG = htag;
-        status->MPI_ERROR = MPI_SUCCESS;
+        /* MPI_ERROR is left alone, as the Go path does (single completion). */
     }
     return MPI_SUCCESS;
 }

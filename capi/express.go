@@ -62,6 +62,9 @@ func startExpress(level int32) {
 			}
 		}
 	}
+	// A goroutine of the engine that communicates (MPI_Comm_idup) would
+	// share the rings with the lane: the lane stops for good then.
+	world.OnConcurrent = stopExpress
 	x.on = 1
 }
 

@@ -35,6 +35,9 @@ type Comm struct {
 	cache      map[string]uintptr
 	freed      bool
 	topo       *Topology // process topology (immutable; shared by dups)
+	// createTail is closed when the last creation started on this
+	// communicator is done (nil: none started; see inOrder).
+	createTail chan struct{}
 
 	// Attrs holds the cached attributes (MPI_Comm_set_attr).
 	Attrs Attrs

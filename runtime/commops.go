@@ -106,25 +106,63 @@ const (
 	tagSysUser = -1 << 29
 )
 
-// sysAllreduceAnd replaces words with their bitwise AND over every member
-// of c (gather to rank 0, then broadcast).
-func (c *Comm) sysAllreduceAnd(words []uint64, tagOff int) error {
+// sysGroup is the set of processes that take part in an internal
+// exchange on c's collective context: every member of c, or (for
+// MPI_Comm_create_group) a subset of them. Members are named by their
+// rank in c on the wire, so every message carries the sender's rank in c:
+// exchanges of different subsets that share c's context (and the tag)
+// never take each other's messages, as they would if each subset
+// numbered its members from 0.
+type sysGroup struct {
+	c     *Comm
+	ranks []int // member i is rank ranks[i] of c; nil: rank i of c
+	me    int   // this process's index among the members
+}
+
+// sys is the exchange group of every member of c.
+func (c *Comm) sys() sysGroup { return sysGroup{c: c, me: c.rank} }
+
+func (g sysGroup) size() int {
+	if g.ranks == nil {
+		return g.c.Size()
+	}
+	return len(g.ranks)
+}
+
+func (g sysGroup) rankInC(i int) int {
+	if g.ranks == nil {
+		return i
+	}
+	return g.ranks[i]
+}
+
+func (g sysGroup) send(buf []byte, i, tag int) error { return g.c.sysSend(buf, g.rankInC(i), tag) }
+
+func (g sysGroup) recv(buf []byte, i, tag int) error { return g.c.sysRecv(buf, g.rankInC(i), tag) }
+
+func (g sysGroup) probe(i, tag int) Status {
+	return g.c.w.Probe(g.c, g.c.CollContext(), g.rankInC(i), tag)
+}
+
+// allreduceAnd replaces words with their bitwise AND over every member
+// (gather to member 0, then broadcast).
+func (g sysGroup) allreduceAnd(words []uint64, tagOff int) error {
 	buf := make([]byte, 8*len(words))
 	for i, x := range words {
 		binary.LittleEndian.PutUint64(buf[8*i:], x)
 	}
-	n, me := c.Size(), c.Rank()
+	n, me := g.size(), g.me
 	if n == 1 {
 		return nil
 	}
 	if me != 0 {
-		if err := c.sysSend(buf, 0, tagSysAllreduce+tagOff); err != nil {
+		if err := g.send(buf, 0, tagSysAllreduce+tagOff); err != nil {
 			return err
 		}
 	} else {
 		tmp := make([]byte, len(buf))
 		for r := 1; r < n; r++ {
-			if err := c.sysRecv(tmp, r, tagSysAllreduce+tagOff); err != nil {
+			if err := g.recv(tmp, r, tagSysAllreduce+tagOff); err != nil {
 				return err
 			}
 			for i := range words {
@@ -135,7 +173,7 @@ func (c *Comm) sysAllreduceAnd(words []uint64, tagOff int) error {
 			binary.LittleEndian.PutUint64(buf[8*i:], x)
 		}
 	}
-	if err := c.sysBcast(buf, tagOff); err != nil {
+	if err := g.bcast(buf, tagOff); err != nil {
 		return err
 	}
 	for i := range words {
@@ -144,14 +182,14 @@ func (c *Comm) sysAllreduceAnd(words []uint64, tagOff int) error {
 	return nil
 }
 
-// sysBcast broadcasts buf (same length everywhere) from rank 0 over a
+// bcast broadcasts buf (same length everywhere) from member 0 over a
 // binomial tree.
-func (c *Comm) sysBcast(buf []byte, tagOff int) error {
-	n, me := c.Size(), c.Rank()
+func (g sysGroup) bcast(buf []byte, tagOff int) error {
+	n, me := g.size(), g.me
 	mask := 1
 	for ; mask < n; mask <<= 1 {
 		if me&mask != 0 {
-			if err := c.sysRecv(buf, me-mask, tagSysBcast+tagOff); err != nil {
+			if err := g.recv(buf, me-mask, tagSysBcast+tagOff); err != nil {
 				return err
 			}
 			break
@@ -159,7 +197,7 @@ func (c *Comm) sysBcast(buf []byte, tagOff int) error {
 	}
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if me+mask < n {
-			if err := c.sysSend(buf, me+mask, tagSysBcast+tagOff); err != nil {
+			if err := g.send(buf, me+mask, tagSysBcast+tagOff); err != nil {
 				return err
 			}
 		}
@@ -170,7 +208,11 @@ func (c *Comm) sysBcast(buf []byte, tagOff int) error {
 // sysAllgather returns every member's mine, indexed by rank. The pieces
 // may differ in length.
 func (c *Comm) sysAllgather(mine []byte, tagOff int) ([][]byte, error) {
-	n, me := c.Size(), c.Rank()
+	return c.sys().allgather(mine, tagOff)
+}
+
+func (g sysGroup) allgather(mine []byte, tagOff int) ([][]byte, error) {
+	n, me := g.size(), g.me
 	out := make([][]byte, n)
 	if n == 1 {
 		out[0] = mine
@@ -178,15 +220,15 @@ func (c *Comm) sysAllgather(mine []byte, tagOff int) ([][]byte, error) {
 	}
 	var all []byte
 	if me != 0 {
-		if err := c.sysSend(mine, 0, tagSysGather+tagOff); err != nil {
+		if err := g.send(mine, 0, tagSysGather+tagOff); err != nil {
 			return nil, err
 		}
 	} else {
 		out[0] = mine
 		for r := 1; r < n; r++ {
-			st := c.w.Probe(c, c.CollContext(), r, tagSysGather+tagOff)
+			st := g.probe(r, tagSysGather+tagOff)
 			b := make([]byte, st.Count)
-			if err := c.sysRecv(b, r, tagSysGather+tagOff); err != nil {
+			if err := g.recv(b, r, tagSysGather+tagOff); err != nil {
 				return nil, err
 			}
 			out[r] = b
@@ -198,13 +240,13 @@ func (c *Comm) sysAllgather(mine []byte, tagOff int) ([][]byte, error) {
 	}
 	var lenBuf [8]byte
 	binary.LittleEndian.PutUint64(lenBuf[:], uint64(len(all)))
-	if err := c.sysBcast(lenBuf[:], tagOff); err != nil {
+	if err := g.bcast(lenBuf[:], tagOff); err != nil {
 		return nil, err
 	}
 	if me != 0 {
 		all = make([]byte, binary.LittleEndian.Uint64(lenBuf[:]))
 	}
-	if err := c.sysBcast(all, tagOff); err != nil {
+	if err := g.bcast(all, tagOff); err != nil {
 		return nil, err
 	}
 	if me == 0 {
@@ -237,30 +279,38 @@ func (c *Comm) sysRecv(buf []byte, src, tag int) error {
 }
 
 // allocContext agrees on a free context-id pair with every member of c
+// and returns its point-to-point id.
+func (c *Comm) allocContext() (uint32, error) { return c.sys().allocContext(0) }
+
+// allocContext agrees on a free context-id pair with every member of g
 // and returns its point-to-point id. tagOff separates concurrent
 // agreements on the same context (MPI_Comm_create_group).
-func (c *Comm) allocContext(tagOff int) (uint32, error) {
-	w := c.w
+func (g sysGroup) allocContext(tagOff int) (uint32, error) {
+	w := g.c.w
 	for attempt := 0; ; attempt++ {
 		mask := w.ctx.snapshot()
-		if err := c.sysAllreduceAnd(mask, tagOff); err != nil {
+		if err := g.allreduceAnd(mask, tagOff); err != nil {
 			return 0, err
 		}
 		start := 0
 		if attempt > 0 {
-			// Same on every member: derived from the parent and attempt.
-			start = int((uint64(c.ctx)*0x9e3779b97f4a7c15 + uint64(attempt)*0xbf58476d1ce4e5b9) >> 52 % ctxPairs)
+			// Same on every member: derived from the context, the tag
+			// offset and the attempt, so that agreements running at the
+			// same time (an MPI_Comm_idup in progress, MPI_Comm_create_group
+			// on other tags) drift apart instead of colliding again.
+			h := uint64(g.c.ctx)*0x9e3779b97f4a7c15 + uint64(int64(tagOff))*0x94d049bb133111eb + uint64(attempt)*0xbf58476d1ce4e5b9
+			start = int(h >> 52 % ctxPairs)
 		}
 		pair := pickPair(mask, start)
 		if pair < 0 {
-			return 0, Errorf(ErrOther, "", "no free context id is common to the %d processes (too many communicators)", c.Size())
+			return 0, Errorf(ErrOther, "", "no free context id is common to the %d processes (too many communicators)", g.size())
 		}
 		ok := w.ctx.claim(pair)
 		flag := []uint64{0}
 		if ok {
 			flag[0] = 1
 		}
-		if err := c.sysAllreduceAnd(flag, tagOff); err != nil {
+		if err := g.allreduceAnd(flag, tagOff); err != nil {
 			if ok {
 				w.ctx.release(pair)
 			}
@@ -289,17 +339,63 @@ func (c *Comm) derive(group []int, ctx uint32) (*Comm, error) {
 	return nc, nil
 }
 
+// Communicator creation is collective over the parent, and every member
+// calls the creations on one parent in the same order (MPI's rule for
+// collectives). An MPI_Comm_idup may still be running in the background
+// when the next creation on its parent starts, so each creation takes a
+// ticket in call order and runs once the one before it has finished:
+// their internal messages (same context, same tags) never mix, and they
+// do not compete for context ids on this process.
+
+// ticket queues a creation on c: it returns the previous creation's done
+// channel (nil if none is pending) and this one's, to close when done.
+func (c *Comm) ticket() (prev, mine chan struct{}) {
+	mine = make(chan struct{})
+	c.mu.Lock()
+	prev, c.createTail = c.createTail, mine
+	c.mu.Unlock()
+	return prev, mine
+}
+
+// inOrder runs creation f on c after the creations started before it.
+func (c *Comm) inOrder(f func() (*Comm, error)) (*Comm, error) {
+	prev, mine := c.ticket()
+	defer close(mine)
+	if prev != nil {
+		<-prev
+	}
+	return f()
+}
+
 // Dup is MPI_Comm_dup (info nil) and MPI_Comm_dup_with_info: a new
 // communicator with the same group, c's error handler, the attributes
 // that the copy callbacks keep, and c's hints (or info's).
 func (c *Comm) Dup(info *Info) (*Comm, error) {
+	return c.inOrder(func() (*Comm, error) {
+		nc, err := c.dupGroup()
+		if err != nil {
+			return nil, err
+		}
+		nc.info = c.hintsFor(info)
+		if err := c.Attrs.CopyTo(c.handle, &nc.Attrs); err != nil {
+			nc.Attrs.DeleteAll(nc.handle)
+			c.w.destroy(nc)
+			return nil, err
+		}
+		return nc, nil
+	})
+}
+
+// dupGroup agrees on the context of a duplicate of c and builds it, with
+// c's topology, without attributes and hints.
+func (c *Comm) dupGroup() (*Comm, error) {
 	var nc *Comm
 	var err error
 	if c.IsInter() {
 		nc, err = c.interDup()
 	} else {
 		var ctx uint32
-		if ctx, err = c.allocContext(0); err == nil {
+		if ctx, err = c.allocContext(); err == nil {
 			nc, err = c.derive(append([]int(nil), c.group...), ctx)
 		}
 	}
@@ -307,21 +403,67 @@ func (c *Comm) Dup(info *Info) (*Comm, error) {
 		return nil, err
 	}
 	nc.topo = c.topo
+	return nc, nil
+}
+
+// hintsFor is the hints a duplicate of c gets: info's when given, else
+// c's.
+func (c *Comm) hintsFor(info *Info) *Info {
 	if info != nil {
-		nc.info = info.Dup()
-	} else {
-		c.mu.Lock()
-		if c.info != nil {
-			nc.info = c.info.Dup()
-		}
-		c.mu.Unlock()
+		return info.Dup()
 	}
-	if err := c.Attrs.CopyTo(c.handle, &nc.Attrs); err != nil {
-		nc.Attrs.DeleteAll(nc.handle)
-		c.w.destroy(nc)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.info != nil {
+		return c.info.Dup()
+	}
+	return nil
+}
+
+// Idup starts MPI_Comm_idup (info nil) or MPI_Comm_idup_with_info. The
+// attributes are copied (their copy callbacks run) and the hints taken
+// now, in the caller; the context agreement runs in the background, after
+// the creations started on c before it, so that ranks may start it at
+// different times and do other communication meanwhile. finish gets the
+// new communicator (nil and the error on failure) before the returned
+// request completes.
+func (c *Comm) Idup(info *Info, finish func(*Comm, error)) (*Request, error) {
+	var attrs Attrs
+	if err := c.Attrs.CopyTo(c.handle, &attrs); err != nil {
 		return nil, err
 	}
-	return nc, nil
+	hints := c.hintsFor(info)
+	w := c.w
+	w.goConcurrent()
+	r := &Request{w: w, comm: c}
+	r.Status = Status{Source: AnySource, Tag: AnyTag}
+	prev, mine := c.ticket()
+	go func() {
+		var nc *Comm
+		var err error
+		func() {
+			defer close(mine)
+			defer func() {
+				if p := recover(); p != nil {
+					err = Errorf(ErrIntern, "", "internal error in the background of MPI_Comm_idup: %v", p)
+				}
+			}()
+			if prev != nil {
+				<-prev
+			}
+			if nc, err = c.dupGroup(); err == nil {
+				nc.info = hints
+				nc.Attrs.list = attrs.list
+			}
+		}()
+		finish(nc, err)
+		r.Err = err
+		if err != nil {
+			r.Status.Error = ErrorClassOf(err)
+		}
+		w.complete(r)
+	}()
+	return r, nil
 }
 
 // Split is MPI_Comm_split: the members with the same color form a new
@@ -329,6 +471,10 @@ func (c *Comm) Dup(info *Info) (*Comm, error) {
 // color Undefined. Any other negative color is an ordinary color, as
 // MPICH takes it (the MPICH-G2 topology example splits by -1).
 func (c *Comm) Split(color, key int) (*Comm, error) {
+	return c.inOrder(func() (*Comm, error) { return c.split(color, key) })
+}
+
+func (c *Comm) split(color, key int) (*Comm, error) {
 	if c.IsInter() {
 		return c.interSplit(color, key)
 	}
@@ -350,7 +496,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 			ms = append(ms, member{int(int32(binary.LittleEndian.Uint32(b[4:]))), r})
 		}
 	}
-	ctx, err := c.allocContext(0)
+	ctx, err := c.allocContext()
 	if err != nil {
 		return nil, err
 	}
@@ -410,20 +556,22 @@ func (c *Comm) SplitType(typ, key int, info *Info) (*Comm, error) {
 	default:
 		return nil, Errorf(ErrArg, "", "invalid argument split_type: %d", typ)
 	}
-	if color == -2 {
-		hosts, err := c.hostsOf()
-		if err != nil {
-			return nil, err
-		}
-		me := hosts[c.rank]
-		for i, h := range hosts {
-			if h == me {
-				color = i
-				break
+	return c.inOrder(func() (*Comm, error) {
+		if color == -2 {
+			hosts, err := c.hostsOf()
+			if err != nil {
+				return nil, err
+			}
+			me := hosts[c.rank]
+			for i, h := range hosts {
+				if h == me {
+					color = i
+					break
+				}
 			}
 		}
-	}
-	return c.Split(color, key)
+		return c.split(color, key)
+	})
 }
 
 // hostsOf returns the host name of every member of c, from the world's
@@ -501,27 +649,32 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 			return nil, Errorf(ErrGroup, "", "invalid group argument group: its rank %d (world rank %d) is not in the communicator", i, wr)
 		}
 	}
-	if c.IsInter() {
-		return c.interCreate(g)
-	}
-	ctx, err := c.allocContext(0)
-	if err != nil {
-		return nil, err
-	}
-	if g.RankOf(c.w.cfg.Rank) < 0 {
-		c.w.ctx.release(int(ctx / 2))
-		return nil, nil
-	}
-	return c.derive(append([]int(nil), g.ranks...), ctx)
+	return c.inOrder(func() (*Comm, error) {
+		if c.IsInter() {
+			return c.interCreate(g)
+		}
+		ctx, err := c.allocContext()
+		if err != nil {
+			return nil, err
+		}
+		if g.RankOf(c.w.cfg.Rank) < 0 {
+			c.w.ctx.release(int(ctx / 2))
+			return nil, nil
+		}
+		return c.derive(append([]int(nil), g.ranks...), ctx)
+	})
 }
 
-func (c *Comm) hasWorldRank(wr int) bool {
-	for _, x := range c.group {
+func (c *Comm) hasWorldRank(wr int) bool { return c.rankOfWorld(wr) >= 0 }
+
+// rankOfWorld is world rank wr's rank in c's (local) group, -1 if none.
+func (c *Comm) rankOfWorld(wr int) int {
+	for i, x := range c.group {
 		if x == wr {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // CreateGroup is MPI_Comm_create_group: collective over the members of g
@@ -540,10 +693,13 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	if me < 0 {
 		return nil, Errorf(ErrGroup, "", "invalid group argument group: the calling process is not a member")
 	}
-	// A transient view of the group that talks on c's collective context
-	// with tags derived from the user's tag.
-	tmp := &Comm{w: c.w, group: g.ranks, rank: me, ctx: c.ctx, handle: c.handle}
-	ctx, err := tmp.allocContext(tagSysUser - 4*(tag&0x0fffffff))
+	// The members agree on c's collective context, named by their ranks
+	// in c, with tags derived from the user's tag.
+	ranks := make([]int, len(g.ranks))
+	for i, wr := range g.ranks {
+		ranks[i] = c.rankOfWorld(wr)
+	}
+	ctx, err := sysGroup{c: c, ranks: ranks, me: me}.allocContext(tagSysUser - 4*(tag&0x0fffffff))
 	if err != nil {
 		return nil, err
 	}

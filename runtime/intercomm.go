@@ -81,6 +81,10 @@ func (l *Comm) IntercommCreate(leader int, peer *Comm, remoteLeader, tag int, le
 	if leader < 0 || leader >= l.Size() {
 		return nil, Errorf(ErrRank, "", "invalid rank argument local_leader: %d (communicator size %d)", leader, l.Size())
 	}
+	return l.inOrder(func() (*Comm, error) { return l.intercommCreate(leader, peer, remoteLeader, tag, lerr) })
+}
+
+func (l *Comm) intercommCreate(leader int, peer *Comm, remoteLeader, tag int, lerr error) (*Comm, error) {
 	var xchg func([]byte) ([]byte, error)
 	var out []byte
 	if l.rank == leader && lerr == nil {
@@ -454,6 +458,10 @@ func (c *Comm) Merge(high bool) (*Comm, error) {
 	if !c.IsInter() {
 		return nil, Errorf(ErrComm, "", "invalid communicator argument intercomm: not an intercommunicator")
 	}
+	return c.inOrder(func() (*Comm, error) { return c.merge(high) })
+}
+
+func (c *Comm) merge(high bool) (*Comm, error) {
 	l := c.local
 	var out []byte
 	var lerr error

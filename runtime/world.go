@@ -51,6 +51,10 @@ type World struct {
 	cfg   Config
 	waker Waker
 
+	// OnConcurrent, when set, runs once when the engine starts a
+	// goroutine of its own that communicates (goConcurrent).
+	OnConcurrent func()
+
 	routes  []Device // routes[worldRank] carries frames to that peer
 	devices []Device // distinct devices, polled by progress
 
@@ -266,6 +270,23 @@ func (w *World) SetThreadLevel(level int) {
 		if s, ok := d.(interface{ SetSingleThreaded(bool) }); ok {
 			s.SetSingleThreaded(level < 3)
 		}
+	}
+}
+
+// goConcurrent readies the engine for a goroutine of its own that
+// communicates next to the application's threads (a nonblocking operation
+// run in the background, MPI_Comm_idup). Below MPI_THREAD_MULTIPLE the
+// data path runs without locks; this turns them on for good and calls
+// OnConcurrent, which turns off the front's paths that assume one thread
+// (capi's express lane). It must be called by the one thread inside the
+// library, so nothing else runs on the data path while it switches.
+func (w *World) goConcurrent() {
+	if !w.match.single {
+		return
+	}
+	w.SetThreadLevel(3)
+	if w.OnConcurrent != nil {
+		w.OnConcurrent()
 	}
 }
 

@@ -68,16 +68,29 @@ func Barrier(c *mpirt.Comm) error {
 }
 
 // Bcast is a binomial tree rooted at root: ceil(log2 p) steps, each
-// process receives once and sends to its subtree.
+// process receives once and sends to its subtree. The data travels
+// packed: processes may describe it with different datatypes of the same
+// type signature (a strided column at the root, a contiguous buffer
+// elsewhere), so only the count*Size() data bytes are comparable.
 func Bcast(c *mpirt.Comm, buf unsafe.Pointer, count int, dt *mpirt.Datatype, root int) error {
-	data, done, err := mpirt.CollView(buf, count, dt, true)
-	if err != nil {
-		return err
+	n := count * dt.Size()
+	if n == 0 {
+		return nil
+	}
+	if dt.IsContiguous() {
+		return bcastBytes(c, unsafe.Slice((*byte)(unsafe.Add(buf, dt.TrueLB())), n), root, tagBcast)
+	}
+	data := make([]byte, n)
+	if c.Rank() == root {
+		dt.Pack(data, buf, count)
 	}
 	if err := bcastBytes(c, data, root, tagBcast); err != nil {
 		return err
 	}
-	return done()
+	if c.Rank() != root {
+		dt.Unpack(buf, data, count)
+	}
+	return nil
 }
 
 func bcastBytes(c *mpirt.Comm, data []byte, root, tag int) error {

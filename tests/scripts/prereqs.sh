@@ -16,8 +16,9 @@ declare -A probe=(
     [netpipe-mpich2]=/usr/bin/NPmpich2
     [procps]=/usr/bin/pgrep
     [binutils]=/usr/bin/readelf
+    [scalapack-mpi-test]=/usr/lib/x86_64-linux-gnu/scalapack/mpich-tests/xdlu
 )
-order=(cmake gcc make libmpich-dev mpich openmpi-bin libopenmpi-dev netpipe-mpich2 procps binutils)
+order=(cmake gcc make libmpich-dev mpich openmpi-bin libopenmpi-dev netpipe-mpich2 procps binutils scalapack-mpi-test)
 
 missing=()
 for pkg in "${order[@]}"; do
