@@ -106,8 +106,10 @@ type Device struct {
 	peers []*peer // indexed by world rank; nil for ranks not reached here
 
 	handler mpirt.Handler
-	sink    mpirt.DataSink
-	failed  func(peer int, err error)
+	// sink and failed are set by NewWorld, possibly after the first
+	// connection was accepted.
+	sink   atomic.Pointer[mpirt.DataSink]
+	failed atomic.Pointer[func(peer int, err error)]
 
 	// inbox holds frames read by the connection goroutines until Poll
 	// hands them to the Handler; n is len(items), read without the lock.
@@ -236,10 +238,10 @@ func (d *Device) Start(h mpirt.Handler) error {
 }
 
 // SetDataSink is mpirt.DataSinkUser.
-func (d *Device) SetDataSink(s mpirt.DataSink) { d.sink = s }
+func (d *Device) SetDataSink(s mpirt.DataSink) { d.sink.Store(&s) }
 
 // SetFailureHandler is mpirt.FailureReporter.
-func (d *Device) SetFailureHandler(f func(peer int, err error)) { d.failed = f }
+func (d *Device) SetFailureHandler(f func(peer int, err error)) { d.failed.Store(&f) }
 
 // EagerLimit is mpirt.EagerLimiter.
 func (d *Device) EagerLimit() int { return d.cfg.EagerLimit }
@@ -561,8 +563,8 @@ func (d *Device) drain(p *peer, c *conn) error {
 			}
 			if n > 0 {
 				var dst []byte
-				if x.f.hdr.Kind == mpirt.FrameData && d.sink != nil {
-					dst = d.sink(x.f.hdr.RecvID, x.f.hdr.Offset, n)
+				if sink := d.sink.Load(); x.f.hdr.Kind == mpirt.FrameData && sink != nil {
+					dst = (*sink)(x.f.hdr.RecvID, x.f.hdr.Offset, n)
 				}
 				if dst == nil {
 					bp := bufPool.Get().(*[]byte)
@@ -709,8 +711,8 @@ func (d *Device) Poll() int {
 	for i := range in {
 		f := &in[i]
 		if f.err != nil {
-			if d.failed != nil {
-				d.failed(f.peer, f.err)
+			if failed := d.failed.Load(); failed != nil {
+				(*failed)(f.peer, f.err)
 			}
 		} else {
 			d.handler(f.peer, &f.hdr, f.payload)
