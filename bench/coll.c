@@ -10,7 +10,9 @@
  * reduce_scatter_block: per block, i.e. per pair of ranks; the reductions
  * work on doubles with MPI_SUM). Roots are rank 0.
  *
- * A measurement is a loop of N back-to-back calls timed on every rank;
+ * A measurement is a loop of N back-to-back calls timed on every rank
+ * (N: about 200 MB per rank, 20..20000 calls, fewer when that would take
+ * more than about 50 ms);
  * the time per call is the slowest rank's loop time / N (so a root that
  * runs ahead is not credited). Each measurement is warmed up and repeated
  * REPS times (default 5); the median (or with -x min the best) is printed,
@@ -238,7 +240,11 @@ static void run(const char *name, opfn f)
         check(name, bytes);
         for (int w = 0; w < 3; w++) /* warm-up */
             f(bytes);
-        measure(f, bytes, n / 10 + 1);
+        /* at most about 50 ms per measurement (oversubscribed runs of
+         * some implementations take milliseconds per call) */
+        double t1 = measure(f, bytes, n / 10 + 1);
+        if (t1 > 0 && n * t1 > 5e4 * scale)
+            n = (long)(5e4 * scale / t1) + 5;
         for (int r = 0; r < reps; r++)
             v[r] = measure(f, bytes, n);
         double block = pick(v, reps);

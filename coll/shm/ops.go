@@ -8,37 +8,57 @@ import (
 
 // Tunables of the algorithms (bytes).
 const (
-	// bcastChunkSlots: a broadcast moves its data through the root's
-	// slots in chunks of this many slots, so readers copy one chunk out
-	// while the root copies the next one in.
-	bcastChunkSlots = 2
-	// roundSlots: a reduction handles at most this many slots' worth of
-	// data per round (half the ring, so the next round's copy-in overlaps
-	// the previous round's copy-out).
-	roundSlots = nSlots / 2
+	// bcastChunk: a broadcast moves its data through the root's slots in
+	// chunks of this many bytes, so readers copy one chunk out while the
+	// root copies the next one in.
+	bcastChunk = 2 * largeSlot
+	// roundBytes: a reduction handles at most this much data per round
+	// (half the large ring, so the next round's copy-in overlaps the
+	// previous round's copy-out).
+	roundBytes = largeBytes / 2
 	// splitMin: from this many bytes per round, every rank reduces a
 	// slice of the round (in parallel) instead of one rank (reduce) or
 	// each rank (allreduce) reducing all of it.
 	splitMin = 8 << 10
 )
 
-// alloc reserves k consecutive slots of the ring for a round that ends at
-// step end. It returns the first slot and the step every rank must have
-// completed before the slots may be written.
-func (m *module) alloc(k int, end uint64) (first int, free uint64) {
-	if m.next+k > nSlots {
-		m.next = 0
+// ring allocates the slots of one of the two rings of every rank's data
+// (the same way on every rank). A slot is reused once every rank has
+// completed the last step that used it.
+type ring struct {
+	off, slot, n int      // where it starts in a rank's data, slot size, slots
+	next         int      // next slot to hand out
+	lastUse      []uint64 // last step at which each slot was used
+}
+
+func newRing(off, slot, n int) ring {
+	return ring{off: off, slot: slot, n: n, lastUse: make([]uint64, n)}
+}
+
+// alloc reserves consecutive slots for bytes (at most the ring) for a
+// round that ends at step end. It returns the first slot and the step
+// every rank must have completed before the slots may be written.
+func (g *ring) alloc(bytes int, end uint64) (first int, free uint64) {
+	k := max(1, (bytes+g.slot-1)/g.slot)
+	if g.next+k > g.n {
+		g.next = 0
 	}
-	first = m.next
-	m.next += k
+	first = g.next
+	g.next += k
 	for i := first; i < first+k; i++ {
-		free = max(free, m.lastUse[i])
-		m.lastUse[i] = end
+		free = max(free, g.lastUse[i])
+		g.lastUse[i] = end
 	}
 	return first, free
 }
 
-func slotsFor(bytes int) int { return (bytes + slotBytes - 1) / slotBytes }
+// ringFor is the ring that carries rounds of bytes.
+func (m *module) ringFor(bytes int) *ring {
+	if bytes <= smallSlot {
+		return &m.small
+	}
+	return &m.large
+}
 
 // stage returns a private buffer of n bytes (reused between calls).
 func (m *module) stage(n int) []byte {
@@ -91,17 +111,17 @@ func (m *module) bcast(c *mpirt.Comm, buf unsafe.Pointer, count int, dt *mpirt.D
 // completed the step.
 func (m *module) bcastBytes(data []byte, root int) {
 	seg := m.seg
-	chunk := bcastChunkSlots * slotBytes
-	for off := 0; off < len(data); off += chunk {
-		part := data[off:min(off+chunk, len(data))]
+	for off := 0; off < len(data); off += bcastChunk {
+		part := data[off:min(off+bcastChunk, len(data))]
 		m.step++
-		first, free := m.alloc(slotsFor(len(part)), m.step)
+		g := m.ringFor(len(part))
+		first, free := g.alloc(len(part), m.step)
 		if m.me == root {
 			m.waitAll(free)
-			copy(seg.slots(root, first, slotsFor(len(part))), part)
+			copy(seg.slots(root, g, first, len(part)), part)
 		} else {
 			m.waitRank(root, m.step)
-			copy(part, seg.slots(root, first, slotsFor(len(part))))
+			copy(part, seg.slots(root, g, first, len(part)))
 		}
 		m.publish(m.step)
 	}
@@ -125,7 +145,7 @@ func (a *redArgs) spanOf(k int) int { return (k-1)*a.ext + a.span }
 // fits reports whether the shared-memory reduction handles dt: one
 // element must fit in a round, and elements must follow each other.
 func fits(dt *mpirt.Datatype) bool {
-	return dt.Extent() > 0 && dt.TrueExtent() > 0 && dt.TrueExtent() <= roundSlots*slotBytes
+	return dt.Extent() > 0 && dt.TrueExtent() > 0 && dt.TrueExtent() <= roundBytes
 }
 
 func (m *module) reduce(c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, op mpirt.Handle, root int) error {
@@ -155,7 +175,7 @@ func (m *module) allreduce(c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, 
 }
 
 // reduction is Reduce (all false) and Allreduce (all true). The data goes
-// in rounds of at most roundSlots slots. In a round every rank copies its
+// in rounds of at most roundBytes. In a round every rank copies its
 // operand into its slots; then the result is folded from the right,
 //
 //	r = b[n-1];  r = b[i] op r  for i = n-2 ... 0,
@@ -181,7 +201,7 @@ func (m *module) reduction(sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datat
 			return err
 		}
 	}
-	per := (roundSlots*slotBytes-a.span)/a.ext + 1
+	per := (roundBytes-a.span)/a.ext + 1
 	for e0 := 0; e0 < count; e0 += per {
 		m.round(&a, e0, min(per, count-e0))
 	}
@@ -192,12 +212,12 @@ func (m *module) reduction(sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datat
 func (m *module) round(a *redArgs, e0, k int) {
 	seg := m.seg
 	off, bytes := e0*a.ext, a.spanOf(k)
-	ns := slotsFor(bytes)
 	s1 := m.step + 1
 	end := m.step + 3
 	m.step = end
-	first, free := m.alloc(ns, end)
-	slot := func(r int) []byte { return seg.slots(r, first, ns)[:bytes] }
+	g := m.ringFor(bytes)
+	first, free := g.alloc(bytes, end)
+	slot := func(r int) []byte { return seg.slots(r, g, first, bytes) }
 	m.waitAll(free)
 	copy(slot(m.me), a.in[off:off+bytes])
 	wantOut := a.all || m.me == a.root

@@ -23,16 +23,22 @@ import (
 //	  +0         step   uint64  the last step rank r completed (only r writes it)
 //	  +lineBytes epoch  uint32  rank r sleeps on this futex word
 //	             waiters uint32 rank r is about to sleep (or sleeps)
-//	data area at dataOff = roundUp(n*ctlBytes, page): rank r's slots at
-//	  dataOff + r*dataBytes, slots of slotBytes each; only r writes its
-//	  slots, except that a reduction writes its partial results into the
-//	  slice it owns of every rank's slot (see reduce.go).
+//	data area at dataOff = roundUp(n*ctlBytes, page): rank r's data at
+//	  dataOff + r*dataBytes: a ring of small slots (smallBytes), then a
+//	  ring of large slots (largeBytes). Only r writes its slots, except
+//	  that a reduction folds partial results into the slice it owns of
+//	  rank n-1's slots (see ops.go).
 const (
 	lineBytes = 128 // two cache lines: adjacent-line prefetch stays inside
 	ctlBytes  = 2 * lineBytes
-	slotBytes = 16 << 10
-	nSlots    = 32
-	dataBytes = slotBytes * nSlots
+
+	smallSlot  = 256
+	smallSlots = 64
+	smallBytes = smallSlot * smallSlots
+	largeSlot  = 16 << 10
+	largeSlots = 32
+	largeBytes = largeSlot * largeSlots
+	dataBytes  = smallBytes + largeBytes
 )
 
 func dataOff(n int) int { return (n*ctlBytes + 4095) &^ 4095 }
@@ -109,10 +115,10 @@ func (s *segment) waiters(r int) *uint32 {
 	return (*uint32)(unsafe.Add(unsafe.Pointer(s.bell[r]), 4))
 }
 
-// slots returns rank r's slots [first, first+k) as one byte slice.
-func (s *segment) slots(r, first, k int) []byte {
-	off := r*dataBytes + first*slotBytes
-	return s.data[off : off+k*slotBytes : off+k*slotBytes]
+// slots returns bytes of rank r's data in ring g from slot first on.
+func (s *segment) slots(r int, g *ring, first, bytes int) []byte {
+	off := r*dataBytes + g.off + first*g.slot
+	return s.data[off : off+bytes : off+bytes]
 }
 
 // unmap releases the mapping; the segment is unusable afterwards.

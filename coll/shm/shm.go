@@ -93,9 +93,9 @@ type module struct {
 	seg   *segment
 	me, n int
 
-	step    uint64         // steps completed by every rank so far (same on all)
-	next    int            // next slot of the ring
-	lastUse [nSlots]uint64 // last step at which each slot was used
+	step         uint64   // steps completed by every rank so far (same on all)
+	small, large ring     // the two rings of data slots
+	seen         []uint64 // seen[r]: a step rank r is known to have completed
 
 	// Waiting.
 	spinFor time.Duration
@@ -113,6 +113,9 @@ const (
 func (m *module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
 	m.c, m.prev = c, *t
 	m.me, m.n = c.Rank(), c.Size()
+	m.small = newRing(0, smallSlot, smallSlots)
+	m.large = newRing(smallBytes, largeSlot, largeSlots)
+	m.seen = make([]uint64, m.n)
 	m.spinFor = time.Duration(envInt("GMPI_SPIN_NS", 50000))
 	m.yield = c.World().SpinPolls() <= 1
 	t.Barrier = m.barrier

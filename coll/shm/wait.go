@@ -29,11 +29,21 @@ func (m *module) publish(s uint64) {
 	}
 }
 
+// at reports whether rank r has completed step s. It reads r's counter
+// only when what it saw last is not enough: a rank that runs behind reads
+// the counter of one that runs ahead once per many steps.
+func (m *module) at(r int, s uint64) bool {
+	if m.seen[r] >= s {
+		return true
+	}
+	m.seen[r] = m.seg.stepOf(r)
+	return m.seen[r] >= s
+}
+
 // allAt reports whether every rank has completed step s.
 func (m *module) allAt(s uint64) bool {
-	seg := m.seg
 	for r := range m.n {
-		if seg.stepOf(r) < s {
+		if !m.at(r, s) {
 			return false
 		}
 	}
@@ -50,10 +60,10 @@ func (m *module) waitAll(s uint64) {
 
 // waitRank waits until rank r has completed step s.
 func (m *module) waitRank(r int, s uint64) {
-	if m.seg.stepOf(r) >= s {
+	if m.at(r, s) {
 		return
 	}
-	m.wait(func() bool { return m.seg.stepOf(r) >= s })
+	m.wait(func() bool { return m.at(r, s) })
 }
 
 func (m *module) wait(done func() bool) {
