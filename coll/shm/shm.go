@@ -68,11 +68,16 @@ func (cp Component) Query(c *mpirt.Comm) (int, coll.Module) {
 func sameHost(c *mpirt.Comm) bool {
 	w := c.World()
 	cfg := w.Config()
+	for r := range c.Size() {
+		if wr := c.WorldRank(r); wr < 0 || wr >= cfg.Size {
+			return false // a process of another job (connect, spawn)
+		}
+	}
 	if cfg.LocalRanks == cfg.Size && cfg.Size > 0 {
 		return true // the whole job is on this host
 	}
 	hs := w.Hosts()
-	if hs == nil {
+	if len(hs) != cfg.Size {
 		return false
 	}
 	for r := range c.Size() {
