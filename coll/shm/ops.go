@@ -16,6 +16,11 @@ const (
 	// (half the large ring, so the next round's copy-in overlaps the
 	// previous round's copy-out).
 	roundBytes = largeBytes / 2
+	// bcastMax: from this many bytes on, Bcast uses the replaced entry:
+	// point-to-point between shared-memory peers copies such messages
+	// once (cross-memory attach, GMPI_RMA_MIN), where the segment takes
+	// two copies.
+	bcastMax = 512 << 10
 	// splitMin: from this many bytes per round, every rank reduces a
 	// slice of the round (in parallel) instead of one rank (reduce) or
 	// each rank (allreduce) reducing all of it.
@@ -87,7 +92,7 @@ func (m *module) bcast(c *mpirt.Comm, buf unsafe.Pointer, count int, dt *mpirt.D
 	if bytes <= 0 {
 		return nil
 	}
-	if !m.ready() {
+	if bytes >= bcastMax || !m.ready() {
 		return m.prev.Bcast(c, buf, count, dt, root)
 	}
 	if dt.IsContiguous() {

@@ -91,7 +91,7 @@ func TestAllreduceBits(t *testing.T) {
 			dbl := dtype(t, mpirt.TypeDouble)
 			for _, cm := range []*mpirt.Comm{c, dup} {
 				me, size := cm.Rank(), cm.Size()
-				for _, count := range []int{1, 7, 2000, 100001} {
+				for _, count := range []int{1, 7, 2000, 20000, 100001} {
 					in := make([]float64, count)
 					for i := range in {
 						in[i] = operand(me, i)

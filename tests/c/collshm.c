@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const int counts[] = {0, 1, 7, 1001, 70001};
+static const int counts[] = {0, 1, 7, 1001, 30001, 70001};
 #define NCOUNTS ((int)(sizeof counts / sizeof counts[0]))
 
 typedef struct {
