@@ -49,3 +49,11 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
     *flag = 1;
     return MPI_SUCCESS;
 }
+
+// The MPICH-G2 topology keyvals (include/mpi.h): variables, as MPICH-G2
+// declared them, holding gmpi's builtin keyvals (capi/api_attr.go). They
+// are initialized statically, not assigned by MPI_Init: a program's copy
+// relocation takes the initial value, and the library, linked with
+// -Bsymbolic, would assign its own copy only.
+int MPICHX_TOPOLOGY_DEPTHS = 0x64400101;
+int MPICHX_TOPOLOGY_COLORS = 0x64400103;

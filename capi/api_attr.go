@@ -89,33 +89,47 @@ func predefinedAttr(c *mpirt.Comm, key int32) (val uintptr, set, ok bool) {
 	return 0, false, false
 }
 
-// topoDepths is MPICHX_TOPOLOGY_DEPTHS of c: int[size], every process at
-// depth 3 (wide area, site, machine) until vendor-MPI machines exist.
+// topoDepths is MPICHX_TOPOLOGY_DEPTHS of c: int[size] indexed by rank in
+// c (an intercommunicator's local group), each the number of topology
+// levels of that process (runtime.GridTopology). Built on first use and
+// freed with c.
 func topoDepths(c *mpirt.Comm) uintptr {
 	return c.Cached("mpichx_depths", func() (uintptr, func()) {
+		t := world.GridTopology()
 		n := c.Size()
 		p := cMalloc(4 * max(n, 1))
 		d := unsafe.Slice((*int32)(p), n)
-		for i := range d {
-			d[i] = 3
+		for r := range d {
+			d[r] = int32(t.Depth[c.WorldRank(r)])
 		}
 		return uintptr(p), func() { cFree(p) }
 	})
 }
 
-// topoColors is MPICHX_TOPOLOGY_COLORS of c: int*[size], colors[r][level]
-// with level 0 (wide area) 0 for all, level 1 (site) 0 for all (one site
-// for now), level 2 (machine) the index of the rank's host.
+// topoColors is MPICHX_TOPOLOGY_COLORS of c: int*[size] indexed by rank in
+// c, colors[r] pointing at depths[r] ints, the process's color at each
+// level (runtime.GridTopology). One allocation holds the row pointers and
+// the rows; it is freed with c.
 func topoColors(c *mpirt.Comm) uintptr {
 	return c.Cached("mpichx_colors", func() (uintptr, func()) {
+		t := world.GridTopology()
 		n := c.Size()
-		ps := unsafe.Sizeof(uintptr(0))
-		p := cMalloc(int(ps)*max(n, 1) + 3*4*max(n, 1))
-		rows := unsafe.Slice((*uintptr)(p), n)
-		vals := unsafe.Slice((*int32)(unsafe.Add(p, int(ps)*max(n, 1))), 3*n)
+		cells := 0
 		for r := 0; r < n; r++ {
-			vals[3*r], vals[3*r+1], vals[3*r+2] = 0, 0, int32(world.HostIndex(c.WorldRank(r)))
-			rows[r] = uintptr(unsafe.Pointer(&vals[3*r]))
+			cells += len(t.Colors[c.WorldRank(r)])
+		}
+		ps := int(unsafe.Sizeof(uintptr(0)))
+		p := cMalloc(ps*max(n, 1) + 4*max(cells, 1))
+		rows := unsafe.Slice((*uintptr)(p), n)
+		vals := unsafe.Slice((*int32)(unsafe.Add(p, ps*max(n, 1))), cells)
+		at := 0
+		for r := 0; r < n; r++ {
+			row := t.Colors[c.WorldRank(r)]
+			rows[r] = uintptr(unsafe.Pointer(&vals[at]))
+			for l, col := range row {
+				vals[at+l] = int32(col)
+			}
+			at += len(row)
 		}
 		return uintptr(p), func() { cFree(p) }
 	})

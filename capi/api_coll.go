@@ -6,97 +6,515 @@ import (
 	mpirt "gmpi/runtime"
 )
 
-func MPI_Barrier(commH int32) int32 {
-	c, rc := comm("MPI_Barrier", commH)
-	if rc != 0 {
-		return rc
-	}
-	return fail("MPI_Barrier", c, c.Coll.Barrier(c))
+// The collective operations, blocking (MPI_X), nonblocking (MPI_IX) and
+// persistent (MPI_X_init), each also in the large-count _c form. Their
+// entry points are generated (capi/zz_coll.go, from the table by the
+// kinds of the parameters): each fills a collCall and calls runColl,
+// which checks the arguments as MPICH does and hands the call to the
+// communicator's collective table.
+
+// carr is a C array argument of counts, displacements or datatype
+// handles: int (or MPI_Datatype) elements, or MPI_Count/MPI_Aint ones
+// (wide).
+type carr struct {
+	p    unsafe.Pointer
+	wide bool
 }
 
-func MPI_Bcast(buf unsafe.Pointer, count, datatype, root, commH int32) int32 {
-	const fn = "MPI_Bcast"
-	c, rc := comm(fn, commH)
-	if rc != 0 {
-		return rc
-	}
-	if rc := checkCount(fn, c, int64(count), "count"); rc != 0 {
-		return rc
-	}
-	dt, rc := datatype_c(fn, c, datatype)
-	if rc != 0 {
-		return rc
-	}
-	if rc := checkRoot(fn, c, root); rc != 0 {
-		return rc
-	}
-	if rc := checkBuf(fn, c, buf, int64(count), dt, "buffer"); rc != 0 {
-		return rc
-	}
-	if count == 0 || c.Size() == 1 && !c.IsInter() {
-		return 0
-	}
-	return fail(fn, c, c.Coll.Bcast(c, buf, int(count), dt, int(root)))
+// collCall is one collective call's C arguments.
+type collCall struct {
+	fn    string
+	coll  mpirt.CollOp
+	mode  ncMode
+	large bool // the _c form
+
+	sbuf, rbuf                                                 unsafe.Pointer
+	scount, rcount                                             int64
+	stype, rtype                                               int32
+	scounts, rcounts, displs, sdispls, rdispls, stypes, rtypes carr
+	opH, root, comm, info                                      int32
+	request                                                    *int32
 }
 
-func MPI_Reduce(sendbuf, recvbuf unsafe.Pointer, count, datatype, op, root, commH int32) int32 {
-	const fn = "MPI_Reduce"
-	c, dt, rc := reduceArgs(fn, sendbuf, recvbuf, count, datatype, op, commH)
-	if rc != 0 {
-		return rc
+// collCheck carries the state of one call's argument checks.
+type collCheck struct {
+	*collCall
+	c     *mpirt.Comm
+	inter bool
+	noBuf bool // side: the buffer is not significant here
+	a     mpirt.CollArgs
+}
+
+// errf raises an error of class on the call's communicator.
+func (k *collCheck) errf(class int, format string, args ...any) int32 {
+	return failf(k.fn, k.c, class, format, args...)
+}
+
+// side checks one side's buffer, count and datatype (when significant
+// on this process) and stores them in the arguments.
+func (k *collCheck) side(send bool) int32 {
+	buf, count, dtH, name := k.rbuf, k.rcount, k.rtype, "recv"
+	if send {
+		buf, count, dtH, name = k.sbuf, k.scount, k.stype, "send"
 	}
-	if rc := checkRoot(fn, c, root); rc != 0 {
-		return rc
+	if k.coll == mpirt.CollBcast {
+		name = ""
 	}
-	if c.IsInter() {
-		if mpirt.IsInPlace(sendbuf) && root >= 0 {
-			return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument sendbuf: MPI_IN_PLACE is not valid on an intercommunicator")
+	cname, tname, bname := name+"count", name+"type", name+"buf"
+	switch k.coll {
+	case mpirt.CollBcast, mpirt.CollReduce, mpirt.CollAllreduce, mpirt.CollReduceScatterBlock, mpirt.CollScan, mpirt.CollExscan:
+		cname, tname = "count", "datatype"
+		if k.coll == mpirt.CollReduceScatterBlock {
+			cname = "recvcount"
 		}
-	} else if mpirt.IsInPlace(sendbuf) && c.Rank() != int(root) {
-		return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument sendbuf: MPI_IN_PLACE is only valid at the root")
+		if k.coll == mpirt.CollBcast {
+			bname = "buffer"
+		}
 	}
-	if count == 0 {
-		return 0
+	if rc := checkCount(k.fn, k.c, count, cname); rc != 0 {
+		return rc
 	}
-	return fail(fn, c, c.Coll.Reduce(c, sendbuf, recvbuf, int(count), dt, mpirt.Handle(op), int(root)))
-}
-
-func MPI_Allreduce(sendbuf, recvbuf unsafe.Pointer, count, datatype, op, commH int32) int32 {
-	const fn = "MPI_Allreduce"
-	c, dt, rc := reduceArgs(fn, sendbuf, recvbuf, count, datatype, op, commH)
+	dt, rc := datatype(k.fn, k.c, dtH, tname)
 	if rc != 0 {
 		return rc
 	}
-	if c.IsInter() && mpirt.IsInPlace(sendbuf) {
-		return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument sendbuf: MPI_IN_PLACE is not valid on an intercommunicator")
+	if !mpirt.IsInPlace(buf) && !k.noBuf {
+		if rc := checkBuf(k.fn, k.c, buf, count, dt, bname); rc != 0 {
+			return rc
+		}
 	}
-	if count == 0 {
+	if send {
+		k.a.Scount, k.a.Sdt = int(count), dt
+	} else {
+		k.a.Rcount, k.a.Rdt = int(count), dt
+	}
+	return 0
+}
+
+// ints reads n entries of an array argument; counts must not be negative.
+func (k *collCheck) ints(x carr, n int, arg string, isCount bool) ([]int, int32) {
+	if n == 0 {
+		return []int{}, 0
+	}
+	if x.p == nil {
+		return nil, nullArg(k.fn, k.c, true, arg)
+	}
+	out := make([]int, n)
+	for i := range out {
+		var v int64
+		if x.wide {
+			v = *(*int64)(unsafe.Add(x.p, 8*i))
+		} else {
+			v = int64(*(*int32)(unsafe.Add(x.p, 4*i)))
+		}
+		if isCount && v < 0 {
+			return nil, k.errf(mpirt.ErrCount, "invalid count argument %s[%d]: %d is negative", arg, i, v)
+		}
+		out[i] = int(v)
+	}
+	return out, 0
+}
+
+// vside checks a v-operation side: per-rank counts and displacements, one
+// datatype, and the buffer when any count is positive.
+func (k *collCheck) vside(send bool, counts, displs carr, n int, cname, dname string) int32 {
+	buf, dtH, side := k.rbuf, k.rtype, "recv"
+	if send {
+		buf, dtH, side = k.sbuf, k.stype, "send"
+	}
+	cs, rc := k.ints(counts, n, cname, true)
+	if rc != 0 {
+		return rc
+	}
+	var ds []int
+	if dname != "" {
+		if ds, rc = k.ints(displs, n, dname, false); rc != 0 {
+			return rc
+		}
+	}
+	tname := side + "type"
+	if dname == "" {
+		tname = "datatype"
+	}
+	dt, rc := datatype(k.fn, k.c, dtH, tname)
+	if rc != 0 {
+		return rc
+	}
+	if !mpirt.IsInPlace(buf) {
+		for _, v := range cs {
+			if v > 0 {
+				if rc := checkBuf(k.fn, k.c, buf, int64(v), dt, side+"buf"); rc != 0 {
+					return rc
+				}
+				break
+			}
+		}
+	}
+	if send {
+		k.a.Scounts, k.a.Sdispls, k.a.Sdt = cs, ds, dt
+	} else {
+		k.a.Rcounts, k.a.Rdispls, k.a.Rdt = cs, ds, dt
+	}
+	return 0
+}
+
+// wside checks an alltoallw side: counts, byte displacements and a
+// datatype per rank.
+func (k *collCheck) wside(send bool, n int) int32 {
+	counts, displs, types, side, dname := k.rcounts, k.rdispls, k.rtypes, "recv", "rdispls"
+	if send {
+		counts, displs, types, side, dname = k.scounts, k.sdispls, k.stypes, "send", "sdispls"
+	}
+	cs, rc := k.ints(counts, n, side+"counts", true)
+	if rc != 0 {
+		return rc
+	}
+	ds, rc := k.ints(displs, n, dname, false)
+	if rc != 0 {
+		return rc
+	}
+	if n > 0 && types.p == nil {
+		return nullArg(k.fn, k.c, true, side+"types")
+	}
+	dts := make([]*mpirt.Datatype, n)
+	for i := range dts {
+		h := *(*int32)(unsafe.Add(types.p, 4*i))
+		dt, rc := datatype(k.fn, k.c, h, side+"types")
+		if rc != 0 {
+			return rc
+		}
+		dts[i] = dt
+	}
+	buf := k.rbuf
+	if send {
+		buf = k.sbuf
+	}
+	if buf == nil {
+		for i, v := range cs {
+			if rc := checkBuf(k.fn, k.c, buf, int64(v), dts[i], side+"buf"); rc != 0 {
+				return rc
+			}
+		}
+	}
+	if send {
+		k.a.Scounts, k.a.Sdispls, k.a.Sdts = cs, ds, dts
+	} else {
+		k.a.Rcounts, k.a.Rdispls, k.a.Rdts = cs, ds, dts
+	}
+	return 0
+}
+
+// noInPlace rejects MPI_IN_PLACE for buffer arg.
+func (k *collCheck) noInPlace(p unsafe.Pointer, arg, why string) int32 {
+	if mpirt.IsInPlace(p) {
+		return k.errf(mpirt.ErrBuffer, "invalid buffer argument %s: MPI_IN_PLACE %s", arg, why)
+	}
+	return 0
+}
+
+// alias rejects the same buffer given as sendbuf and recvbuf (MPICH's
+// check; MPI_IN_PLACE is the way to say that).
+func (k *collCheck) alias(nonzero bool) int32 {
+	if k.sbuf == k.rbuf && k.sbuf != nil && !mpirt.IsInPlace(k.sbuf) && nonzero {
+		return k.errf(mpirt.ErrBuffer, "invalid buffer arguments: sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)")
+	}
+	return 0
+}
+
+func (k *collCheck) op(dt *mpirt.Datatype) int32 {
+	if err := mpirt.CheckOp(mpirt.Handle(k.opH), dt); err != nil {
+		return fail(k.fn, k.c, err)
+	}
+	k.a.Op = mpirt.Handle(k.opH)
+	return 0
+}
+
+// runColl checks a collective call's arguments and runs, starts or
+// creates it.
+func runColl(call *collCall) int32 {
+	fn := call.fn
+	c, rc := comm(fn, call.comm)
+	if rc != 0 {
+		return rc
+	}
+	k := &collCheck{collCall: call, c: c, inter: c.IsInter()}
+	if k.inter && (call.coll == mpirt.CollScan || call.coll == mpirt.CollExscan) {
+		return k.errf(mpirt.ErrComm, "invalid communicator argument comm: %s is not defined on an intercommunicator", fn)
+	}
+	if call.mode != ncBlocking {
+		if rc := nullArg(fn, c, call.request == nil, "request"); rc != 0 {
+			return rc
+		}
+	}
+	if call.mode == ncPersistent {
+		if _, rc := infoArg(fn, c, call.info, "info", true); rc != 0 {
+			return rc
+		}
+	}
+	if rc := k.check(); rc != 0 {
+		return rc
+	}
+	switch call.mode {
+	case ncBlocking:
+		if skipBlocking(k) {
+			return 0
+		}
+		return fail(fn, c, c.CollRun(call.coll, &k.a))
+	case ncNonblocking:
+		r, err := c.CollStart(call.coll, &k.a)
+		if err != nil {
+			return fail(fn, c, err)
+		}
+		*call.request = int32(world.AddRequest(r))
+	default:
+		r, err := c.CollPersistent(call.coll, &k.a)
+		if err != nil {
+			return fail(fn, c, err)
+		}
+		*call.request = int32(world.AddRequest(r))
+	}
+	return 0
+}
+
+// skipBlocking reports a blocking call with nothing to do on any process
+// of an intracommunicator (so the direct blocking functions, which take
+// no schedule tag, are not entered).
+func skipBlocking(k *collCheck) bool {
+	if k.inter {
+		return false
+	}
+	switch k.coll {
+	case mpirt.CollBcast, mpirt.CollAllreduce:
+		return k.a.Rcount == 0 || k.c.Size() == 1 && k.coll == mpirt.CollBcast
+	case mpirt.CollReduce:
+		return k.a.Rcount == 0
+	}
+	return false
+}
+
+// check validates the arguments of the call's operation and fills k.a.
+func (k *collCheck) check() int32 {
+	c := k.c
+	k.a.Sbuf, k.a.Rbuf, k.a.Root = k.sbuf, k.rbuf, int(k.root)
+	rooted := false
+	switch k.coll {
+	case mpirt.CollBcast, mpirt.CollGather, mpirt.CollGatherv, mpirt.CollScatter, mpirt.CollScatterv, mpirt.CollReduce:
+		rooted = true
+		if rc := checkRoot(k.fn, c, k.root); rc != 0 {
+			return rc
+		}
+	}
+	// Which role this process plays: the root (MPI_ROOT on an
+	// intercommunicator), a process of the root's group that takes no
+	// part (MPI_PROC_NULL), or a contributor.
+	isRoot, idle := false, false
+	if rooted {
+		if k.inter {
+			isRoot, idle = k.root == mpirt.RootRank, k.root == mpirt.ProcNull
+		} else {
+			isRoot = int(k.root) == c.Rank()
+		}
+	}
+	inPlace := mpirt.IsInPlace(k.sbuf)
+	if k.inter {
+		// The send buffer is not significant at the root and its idle
+		// peers, the receive buffer nowhere but at the root of a rooted
+		// operation (and everywhere in the others).
+		if !(rooted && (isRoot || idle)) {
+			if rc := k.noInPlace(k.sbuf, "sendbuf", "is not valid on an intercommunicator"); rc != 0 {
+				return rc
+			}
+		}
+		if !rooted || isRoot {
+			if rc := k.noInPlace(k.rbuf, "recvbuf", "is not valid on an intercommunicator"); rc != 0 {
+				return rc
+			}
+		}
+	}
+	n := c.Size()
+	if k.inter {
+		n = c.RemoteSize()
+	}
+	switch k.coll {
+	case mpirt.CollBarrier:
 		return 0
+	case mpirt.CollBcast:
+		if idle {
+			return 0
+		}
+		if rc := k.noInPlace(k.rbuf, "buffer", "is not valid in MPI_Bcast"); rc != 0 {
+			return rc
+		}
+		return k.side(false)
+	case mpirt.CollGather, mpirt.CollGatherv:
+		if idle {
+			return 0
+		}
+		if !isRoot || !k.inter {
+			if !isRoot {
+				if rc := k.noInPlace(k.sbuf, "sendbuf", "is only valid at the root"); rc != 0 {
+					return rc
+				}
+			}
+			if !inPlace {
+				if rc := k.side(true); rc != 0 {
+					return rc
+				}
+			}
+		}
+		if !isRoot {
+			return 0
+		}
+		if rc := k.noInPlace(k.rbuf, "recvbuf", "is not valid here"); rc != 0 {
+			return rc
+		}
+		if k.coll == mpirt.CollGather {
+			if rc := k.side(false); rc != 0 {
+				return rc
+			}
+			return k.alias(k.a.Rcount > 0 && !k.inter)
+		}
+		if rc := k.vside(false, k.rcounts, k.displs, n, "recvcounts", "displs"); rc != 0 {
+			return rc
+		}
+		return k.alias(!k.inter)
+	case mpirt.CollScatter, mpirt.CollScatterv:
+		if idle {
+			return 0
+		}
+		recvIn := mpirt.IsInPlace(k.rbuf)
+		if !isRoot || !k.inter {
+			if !isRoot {
+				if rc := k.noInPlace(k.rbuf, "recvbuf", "is only valid at the root"); rc != 0 {
+					return rc
+				}
+			}
+			if !recvIn {
+				if rc := k.side(false); rc != 0 {
+					return rc
+				}
+			}
+		}
+		if !isRoot {
+			return 0
+		}
+		if rc := k.noInPlace(k.sbuf, "sendbuf", "is not valid here"); rc != 0 {
+			return rc
+		}
+		if k.coll == mpirt.CollScatter {
+			if rc := k.side(true); rc != 0 {
+				return rc
+			}
+			return k.alias(k.a.Scount > 0 && !k.inter)
+		}
+		if rc := k.vside(true, k.scounts, k.displs, n, "sendcounts", "displs"); rc != 0 {
+			return rc
+		}
+		return k.alias(!k.inter)
+	case mpirt.CollAllgather, mpirt.CollAlltoall:
+		if rc := k.noInPlace(k.rbuf, "recvbuf", "is not valid here"); rc != 0 {
+			return rc
+		}
+		if !inPlace {
+			if rc := k.side(true); rc != 0 {
+				return rc
+			}
+		}
+		if rc := k.side(false); rc != 0 {
+			return rc
+		}
+		return k.alias(k.a.Rcount > 0)
+	case mpirt.CollAllgatherv, mpirt.CollAlltoallv:
+		if rc := k.noInPlace(k.rbuf, "recvbuf", "is not valid here"); rc != 0 {
+			return rc
+		}
+		var rc int32
+		if !inPlace {
+			if k.coll == mpirt.CollAllgatherv {
+				rc = k.side(true)
+			} else {
+				rc = k.vside(true, k.scounts, k.sdispls, n, "sendcounts", "sdispls")
+			}
+			if rc != 0 {
+				return rc
+			}
+		}
+		if k.coll == mpirt.CollAllgatherv {
+			rc = k.vside(false, k.rcounts, k.displs, n, "recvcounts", "displs")
+		} else {
+			rc = k.vside(false, k.rcounts, k.rdispls, n, "recvcounts", "rdispls")
+		}
+		if rc != 0 {
+			return rc
+		}
+		return k.alias(true)
+	case mpirt.CollAlltoallw:
+		if rc := k.noInPlace(k.rbuf, "recvbuf", "is not valid here"); rc != 0 {
+			return rc
+		}
+		if !inPlace {
+			if rc := k.wside(true, n); rc != 0 {
+				return rc
+			}
+		}
+		if rc := k.wside(false, n); rc != 0 {
+			return rc
+		}
+		return k.alias(true)
+	case mpirt.CollReduce:
+		if idle {
+			return 0
+		}
+		k.noBuf = !isRoot
+		if rc := k.side(false); rc != 0 {
+			return rc
+		}
+		if rc := k.op(k.a.Rdt); rc != 0 {
+			return rc
+		}
+		if !isRoot {
+			if rc := k.noInPlace(k.sbuf, "sendbuf", "is only valid at the root"); rc != 0 {
+				return rc
+			}
+			return checkBuf(k.fn, c, k.sbuf, k.rcount, k.a.Rdt, "sendbuf")
+		}
+		if rc := k.noInPlace(k.rbuf, "recvbuf", "is not valid here"); rc != 0 {
+			return rc
+		}
+		if !inPlace && !k.inter {
+			if rc := checkBuf(k.fn, c, k.sbuf, k.rcount, k.a.Rdt, "sendbuf"); rc != 0 {
+				return rc
+			}
+		}
+		return k.alias(k.a.Rcount > 0 && !k.inter)
+	case mpirt.CollAllreduce, mpirt.CollScan, mpirt.CollExscan, mpirt.CollReduceScatterBlock, mpirt.CollReduceScatter:
+		if rc := k.noInPlace(k.rbuf, "recvbuf", "is not valid here"); rc != 0 {
+			return rc
+		}
+		total := k.rcount
+		if k.coll == mpirt.CollReduceScatter {
+			if rc := k.vside(false, k.rcounts, carr{}, c.Size(), "recvcounts", ""); rc != 0 {
+				return rc
+			}
+			total = 0
+			for _, v := range k.a.Rcounts {
+				total += int64(v)
+			}
+		} else if rc := k.side(false); rc != 0 {
+			return rc
+		}
+		if k.coll == mpirt.CollReduceScatterBlock {
+			total *= int64(c.Size())
+		}
+		if rc := k.op(k.a.Rdt); rc != 0 {
+			return rc
+		}
+		if !inPlace {
+			if rc := checkBuf(k.fn, c, k.sbuf, total, k.a.Rdt, "sendbuf"); rc != 0 {
+				return rc
+			}
+		}
+		return k.alias(total > 0)
 	}
-	return fail(fn, c, c.Coll.Allreduce(c, sendbuf, recvbuf, int(count), dt, mpirt.Handle(op)))
-}
-
-func reduceArgs(fn string, sendbuf, recvbuf unsafe.Pointer, count, dtH, op, commH int32) (*mpirt.Comm, *mpirt.Datatype, int32) {
-	c, rc := comm(fn, commH)
-	if rc != 0 {
-		return nil, nil, rc
-	}
-	if rc := checkCount(fn, c, int64(count), "count"); rc != 0 {
-		return nil, nil, rc
-	}
-	dt, rc := datatype_c(fn, c, dtH)
-	if rc != 0 {
-		return nil, nil, rc
-	}
-	if err := mpirt.CheckOp(mpirt.Handle(op), dt); err != nil {
-		return nil, nil, fail(fn, c, err)
-	}
-	if sendbuf == recvbuf && sendbuf != nil && count > 0 {
-		return nil, nil, failf(fn, c, mpirt.ErrBuffer, "invalid buffer arguments: sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)")
-	}
-	return c, dt, 0
-}
-
-func datatype_c(fn string, c *mpirt.Comm, h int32) (*mpirt.Datatype, int32) {
-	return datatype(fn, c, h, "datatype")
+	return k.errf(mpirt.ErrIntern, "unknown collective operation %s", k.coll)
 }

@@ -129,9 +129,6 @@ func MPI_Comm_split(commH, color, key int32, newcomm *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	if color < 0 && color != mpirt.Undefined {
-		return failf(fn, c, mpirt.ErrArg, "invalid argument color: %d (must be non-negative or MPI_UNDEFINED)", color)
-	}
 	if rc := newCommOut(fn, c, newcomm, "newcomm"); rc != 0 {
 		return rc
 	}

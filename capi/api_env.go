@@ -1,5 +1,8 @@
 package main
 
+// extern void gmpi_register_atexit(void);
+import "C"
+
 import (
 	"fmt"
 	"os"
@@ -44,26 +47,9 @@ func initialize(fn string, level int32, provided *int32) int32 {
 		fmt.Fprintln(os.Stderr, msg)
 		os.Exit(1)
 	}
-	if err := initWorld(); err != nil {
-		var rank string
-		if pmiClient != nil {
-			rank = fmt.Sprintf("rank %d: ", pmiClient.Rank())
-		}
-		msg := fmt.Sprintf("gmpi: %sfatal error in %s: %v", rank, fn, err)
-		abortJob(1, msg)
+	if err := acquireWorldLocked(fn, level); err != nil {
+		return fail(fn, nil, err)
 	}
-	// Every rank learns every rank's host (MPI_Comm_split_type and the
-	// MPICHX topology attributes need them locally); collective over the
-	// world, like MPI_Init itself.
-	if err := world.ExchangeHosts(); err != nil {
-		abortJob(1, fmt.Sprintf("gmpi: rank %d: fatal error in %s: exchanging host names: %v", world.Rank(), fn, err))
-	}
-	// The level asked for is provided, as MPICH does: every level is
-	// supported, and below MPI_THREAD_MULTIPLE the engine's data path
-	// skips its locks (only one thread may be inside MPI at a time).
-	threadLevel = level
-	world.SetThreadLevel(int(level))
-	startExpress(level)
 	mainThread = int64(unix.Gettid())
 	initialized.Store(true)
 	if provided != nil {
@@ -72,8 +58,83 @@ func initialize(fn string, level int32, provided *int32) int32 {
 	return 0
 }
 
+// acquireWorldLocked takes a reference to the world for MPI_Init or a new
+// session, bringing it up first when nobody has yet (with thread level
+// level). The world is brought up once per process; after MPI_Finalize
+// released the last reference it is gone for good, but when the last
+// session ends first it stays idle for a later session or MPI_Init, and
+// the process shuts it down as it exits (gmpi_atexit). Must hold initMu.
+func acquireWorldLocked(fn string, level int32) error {
+	if worldDown {
+		return mpirt.Errorf(mpirt.ErrUnsupportedOperation, fn,
+			"MPI was finalized already in this process (MPI_Finalize ended the last use of MPI); gmpi does not initialize it again")
+	}
+	if world == nil {
+		if err := initWorld(); err != nil {
+			var rank string
+			if pmiClient != nil {
+				rank = fmt.Sprintf("rank %d: ", pmiClient.Rank())
+			}
+			abortJob(1, fmt.Sprintf("gmpi: %sfatal error in %s: %v", rank, fn, err))
+		}
+		// Every rank learns every rank's host (MPI_Comm_split_type and the
+		// MPICHX topology attributes need them locally); collective over
+		// the world, like MPI_Init itself.
+		if err := world.ExchangeHosts(); err != nil {
+			abortJob(1, fmt.Sprintf("gmpi: rank %d: fatal error in %s: exchanging host names: %v", world.Rank(), fn, err))
+		}
+		// The level asked for is provided, as MPICH does: every level is
+		// supported, and below MPI_THREAD_MULTIPLE the engine's data path
+		// skips its locks (only one thread may be inside MPI at a time).
+		threadLevel = level
+		world.SetThreadLevel(int(level))
+		startExpress(level)
+		C.gmpi_register_atexit()
+	}
+	worldRefs++
+	worldUp.Store(true)
+	return nil
+}
+
+// releaseWorldLocked drops a reference taken by acquireWorldLocked. The
+// last one leaves the world idle after a session, and shuts it down after
+// MPI_Finalize (shutdown), collectively over the world. Must hold initMu.
+func releaseWorldLocked(shutdown bool) error {
+	if worldRefs--; worldRefs > 0 {
+		return nil
+	}
+	worldUp.Store(false)
+	if !shutdown {
+		return nil
+	}
+	return shutdownWorldLocked()
+}
+
+func shutdownWorldLocked() error {
+	worldDown = true
+	stopExpress()
+	return finalizeWorld()
+}
+
+// gmpi_atexit shuts down a world that the sessions left idle, as the
+// process exits (every process of the job does the same).
+//
+//export gmpi_atexit
+func gmpi_atexit() {
+	defer func() { recover() }()
+	initMu.Lock()
+	defer initMu.Unlock()
+	if world == nil || worldDown || worldRefs > 0 {
+		return
+	}
+	if err := shutdownWorldLocked(); err != nil {
+		fmt.Fprintf(os.Stderr, "gmpi: rank %d: shutting MPI down at exit: %v\n", world.Rank(), err)
+	}
+}
+
 func MPI_Finalize() int32 {
-	if !active("MPI_Finalize") {
+	if !initialized.Load() || finalized.Load() {
+		notInitialized("MPI_Finalize")
 		return int32(mpirt.ErrOther)
 	}
 	// MPI_Finalize first frees MPI_COMM_SELF's attributes, newest first,
@@ -85,11 +146,12 @@ func MPI_Finalize() int32 {
 	}
 	initMu.Lock()
 	defer initMu.Unlock()
-	stopExpress()
-	if err := finalizeWorld(); err != nil {
+	// Sessions still open keep the world up until the last one ends.
+	err := releaseWorldLocked(true)
+	finalized.Store(true)
+	if err != nil {
 		return fail("MPI_Finalize", nil, err)
 	}
-	finalized.Store(true)
 	return 0
 }
 

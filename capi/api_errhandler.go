@@ -10,17 +10,27 @@ import (
 // errhandlerArg resolves an error handler argument for an object of
 // kind: a predefined handler or a live user handler created for kind.
 func errhandlerArg(fn string, c *mpirt.Comm, h int32, arg string, kind mpirt.ObjectType) (mpirt.Handle, int32) {
+	eh, err := checkErrhandler(h, arg, kind)
+	if err != nil {
+		return 0, fail(fn, c, err)
+	}
+	return eh, 0
+}
+
+// checkErrhandler is errhandlerArg's check, for callers that raise the
+// error through another object's handler.
+func checkErrhandler(h int32, arg string, kind mpirt.ObjectType) (mpirt.Handle, error) {
 	eh := mpirt.Handle(h)
 	if world.ValidErrhandler(eh) {
 		if u := world.Errhandler(eh); u != nil && u.Kind != kind {
-			return 0, failf(fn, c, mpirt.ErrArg, "invalid error handler argument %s: 0x%08x is a %s error handler, not a %s one", arg, uint32(h), u.Kind, kind)
+			return 0, mpirt.Errorf(mpirt.ErrArg, "", "invalid error handler argument %s: 0x%08x is a %s error handler, not a %s one", arg, uint32(h), u.Kind, kind)
 		}
-		return eh, 0
+		return eh, nil
 	}
 	if eh == mpirt.HandleErrhandlerNull {
-		return 0, failf(fn, c, mpirt.ErrArg, "invalid error handler argument %s: MPI_ERRHANDLER_NULL", arg)
+		return 0, mpirt.Errorf(mpirt.ErrArg, "", "invalid error handler argument %s: MPI_ERRHANDLER_NULL", arg)
 	}
-	return 0, failf(fn, c, mpirt.ErrArg, "invalid error handler argument %s: 0x%08x is not an error handler", arg, uint32(h))
+	return 0, mpirt.Errorf(mpirt.ErrArg, "", "invalid error handler argument %s: 0x%08x is not an error handler", arg, uint32(h))
 }
 
 func MPI_Comm_set_errhandler(commH int32, errhandler int32) int32 {

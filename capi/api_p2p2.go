@@ -13,6 +13,7 @@ import (
 // goes inactive and keeps its handle; any other request is freed and *h
 // becomes MPI_REQUEST_NULL.
 func retire(r *mpirt.Request, h *int32) {
+	greqRetire(r.Op())
 	if r.Persistent {
 		r.Deactivate()
 		return
@@ -23,7 +24,7 @@ func retire(r *mpirt.Request, h *int32) {
 
 // opStatus is the status a completed operation reports.
 func opStatus(op *mpirt.Request) *mpirt.Status {
-	if op.Kind == mpirt.ReqRecv {
+	if op.Kind == mpirt.ReqRecv || op.Kind == mpirt.ReqGen {
 		return &op.Status
 	}
 	return &mpirt.Status{Source: mpirt.AnySource, Tag: mpirt.AnyTag, Cancelled: op.Status.Cancelled}
@@ -263,7 +264,9 @@ func MPI_Request_free(request_ *int32) int32 {
 		return rc
 	}
 	// An active operation still completes; only the handle goes away.
-	world.FreeRequest(r)
+	if !greqRequestFree(r) {
+		world.FreeRequest(r)
+	}
 	*request_ = int32(mpirt.HandleRequestNull)
 	return 0
 }
@@ -295,6 +298,7 @@ func MPI_Request_get_status(request_ int32, flag *int32, status *Status) int32 {
 		return 0
 	}
 	*flag = 1
+	greqQuery(op)
 	code := int32(0)
 	if op.Err != nil {
 		code = fail(fn, op.Comm(), op.Err)
@@ -565,6 +569,9 @@ func MPI_Cancel(request_ *int32) int32 {
 	const fn = "MPI_Cancel"
 	r, rc := liveRequest(fn, request_)
 	if rc != 0 {
+		return rc
+	}
+	if rc, ok := greqCancel(fn, r); ok {
 		return rc
 	}
 	world.Cancel(r)

@@ -13,10 +13,10 @@ import (
 // tagUB is the value of the MPI_TAG_UB attribute.
 const tagUB = 1<<31 - 1
 
-// active reports whether MPI is initialized and not finalized; otherwise
-// it reports the misuse.
+// active reports whether MPI is usable: initialized (by MPI_Init or a
+// session) and not shut down; otherwise it reports the misuse.
 func active(fn string) bool {
-	if initialized.Load() && !finalized.Load() {
+	if worldUp.Load() {
 		return true
 	}
 	notInitialized(fn)

@@ -26,3 +26,30 @@ void gmpi_call_file_errhandler(void *fn, void **file, int *code)
 {
     ((MPI_File_errhandler_function *)fn)((MPI_File *)file, code);
 }
+
+// Generalized request callbacks (MPI_Grequest_start, MPIX_Grequest_start).
+int gmpi_call_greq_query(void *fn, void *extra_state, void *status)
+{
+    return ((MPI_Grequest_query_function *)fn)(extra_state, (MPI_Status *)status);
+}
+
+int gmpi_call_greq_free(void *fn, void *extra_state)
+{
+    return ((MPI_Grequest_free_function *)fn)(extra_state);
+}
+
+int gmpi_call_greq_cancel(void *fn, void *extra_state, int complete)
+{
+    return ((MPI_Grequest_cancel_function *)fn)(extra_state, complete);
+}
+
+int gmpi_call_greq_poll(void *fn, void *extra_state, void *status)
+{
+    return ((MPIX_Grequest_poll_function *)fn)(extra_state, (MPI_Status *)status);
+}
+
+int gmpi_call_greq_wait(void *fn, void *extra_state, double timeout, void *status)
+{
+    void *states[1] = {extra_state};
+    return ((MPIX_Grequest_wait_function *)fn)(1, states, timeout, (MPI_Status *)status);
+}

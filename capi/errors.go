@@ -112,8 +112,11 @@ func panicked(fn string, r any) int32 {
 // MPI_Finalize.
 func notInitialized(fn string) int32 {
 	what := "before MPI_Init"
-	if finalized.Load() {
+	switch {
+	case finalized.Load():
 		what = "after MPI_Finalize"
+	case worldDown && !initialized.Load():
+		what = "after the last MPI_Session_finalize"
 	}
 	msg := fmt.Sprintf("gmpi: %s called %s", fn, what)
 	fmt.Fprintln(os.Stderr, msg)

@@ -27,12 +27,16 @@ var (
 	world       *mpirt.World
 	pmiClient   *pmi.Client
 	shmDevice   *shm.Device
-	initialized atomic.Bool
-	finalized   atomic.Bool
+	initialized atomic.Bool // MPI_Init was called
+	finalized   atomic.Bool // MPI_Finalize was called
+	worldUp     atomic.Bool // the world is usable (MPI_Init or a session)
+	worldRefs   int         // MPI_Init until MPI_Finalize, plus live sessions (initMu)
+	worldDown   bool        // the world was shut down for good (initMu)
 	initMu      sync.Mutex
 	threadLevel int32
 	mainThread  int64 // OS thread id that called MPI_Init
 	startTime   = time.Now()
+	allocs      allocTable // MPI_Alloc_mem blocks (api_mem.go)
 )
 
 // Thread levels (MPI_THREAD_*).
@@ -68,24 +72,29 @@ func initWorld() error {
 	var shmColl collshm.Component // declines everything without a job id
 	if c != nil {
 		cfg.Rank, cfg.Size, cfg.AppNum, cfg.Universe = c.Rank(), c.Size(), c.AppNum(), c.UniverseSize()
-		hosts, err := exchangeHosts(c, cfg.Rank, cfg.Size, cfg.Hostname)
+		tl, err := publishTCP(c, cfg.Rank)
 		if err != nil {
+			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "tcp device: %v", err)
+		}
+		locs, err := exchangeLocations(c, cfg.Rank, cfg.Size, myLocation(cfg.Hostname))
+		if err != nil {
+			tl.Close()
 			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "exchanging host names: %v", err)
 		}
-		var peers []int
-		for r, h := range hosts {
-			if r == cfg.Rank {
-				continue
-			}
-			if h != cfg.Hostname {
-				return mpirt.Errorf(mpirt.ErrUnsupportedOperation, "MPI_Init",
-					"rank %d is on host %q and rank %d on %q: inter-host communication needs the tcp device, which is not implemented yet",
-					cfg.Rank, cfg.Hostname, r, h)
-			}
-			peers = append(peers, r)
+		cfg.Locations = locs
+		hosts := make([]string, len(locs))
+		for r, l := range locs {
+			hosts[r] = l.Host
 		}
-		cfg.LocalRanks = len(peers) + 1
-		cfg.LocalCPUs = localCPUs(c, append([]int{cfg.Rank}, peers...))
+		peers, remote, err := splitPeers(hosts, cfg.Rank)
+		if err != nil {
+			tl.Close()
+			return err
+		}
+		cfg.Hosts = hosts
+		local := localRanks(hosts, cfg.Hostname)
+		cfg.LocalRanks = len(local)
+		cfg.LocalCPUs = localCPUs(c, local)
 		// Single-copy rendezvous (cross-memory attach, both processes
 		// copying) for messages of GMPI_RMA_MIN bytes and more, unless
 		// GMPI_SHM_CMA=0 or the device's probe finds it not permitted;
@@ -94,12 +103,20 @@ func initWorld() error {
 		d, err := shm.New(shm.Config{JobID: shmColl.JobID, Rank: cfg.Rank, Peers: peers, KVS: c,
 			SingleCopy: os.Getenv("GMPI_SHM_CMA") != "0"})
 		if err != nil {
+			tl.Close()
 			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "shared memory device: %v", err)
 		}
 		shmDevice = d
 		waker = d.Waker()
 		for _, p := range peers {
 			routes = append(routes, mpirt.Route{Peer: p, Device: d})
+		}
+		td, err := startTCP(c, cfg, tl, remote, hosts, waker)
+		if err != nil {
+			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "tcp device: %v", err)
+		}
+		for _, p := range remote {
+			routes = append(routes, mpirt.Route{Peer: p, Device: td})
 		}
 	}
 	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}, inter.Component{}, shmColl))
@@ -124,9 +141,17 @@ func jobID(c *pmi.Client) string {
 	}, c.KVSName())
 }
 
-// exchangeHosts publishes this rank's host name and returns every rank's.
-func exchangeHosts(c *pmi.Client, rank, size int, host string) ([]string, error) {
-	if err := c.Put(fmt.Sprintf("gmpi-host-%d", rank), host); err != nil {
+// myLocation is this process's place in the grid, as the launcher said
+// (GMPI_SITE, GMPI_MACHINE, GMPI_VMPI; all empty without a grid file).
+func myLocation(host string) mpirt.Location {
+	return mpirt.Location{Host: host, Site: os.Getenv("GMPI_SITE"),
+		Machine: os.Getenv("GMPI_MACHINE"), VMPI: os.Getenv("GMPI_VMPI")}
+}
+
+// exchangeLocations publishes this rank's location (host name, site,
+// machine, vendor MPI job) and returns every rank's.
+func exchangeLocations(c *pmi.Client, rank, size int, me mpirt.Location) ([]mpirt.Location, error) {
+	if err := c.Put(fmt.Sprintf("gmpi-host-%d", rank), me.Encode()); err != nil {
 		return nil, err
 	}
 	// The CPUs this rank may run on, for localCPUs (after the barrier).
@@ -145,19 +170,32 @@ func exchangeHosts(c *pmi.Client, rank, size int, host string) ([]string, error)
 	if err := c.Barrier(); err != nil {
 		return nil, err
 	}
-	hosts := make([]string, size)
-	for r := range hosts {
+	locs := make([]mpirt.Location, size)
+	for r := range locs {
 		if r == rank {
-			hosts[r] = host
+			locs[r] = me
 			continue
 		}
-		h, err := c.Get(fmt.Sprintf("gmpi-host-%d", r))
+		v, err := c.Get(fmt.Sprintf("gmpi-host-%d", r))
 		if err != nil {
 			return nil, err
 		}
-		hosts[r] = h
+		if locs[r], err = mpirt.DecodeLocation(v); err != nil {
+			return nil, fmt.Errorf("rank %d: %v", r, err)
+		}
 	}
-	return hosts, nil
+	return locs, nil
+}
+
+// localRanks lists the ranks the launch placed on host.
+func localRanks(hosts []string, host string) []int {
+	var rs []int
+	for r, h := range hosts {
+		if h == host {
+			rs = append(rs, r)
+		}
+	}
+	return rs
 }
 
 // localCPUs counts the CPUs that the given ranks (this host's) may run

@@ -11,6 +11,96 @@ import (
 	"unsafe"
 )
 
+//export gmpi_Status_c2f
+func gmpi_Status_c2f(c_status unsafe.Pointer, f_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_c2f", r)
+		}
+	}()
+	return MPI_Status_c2f((*Status)(c_status), (*int32)(f_status))
+}
+
+//export gmpi_Status_f2c
+func gmpi_Status_f2c(f_status unsafe.Pointer, c_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_f2c", r)
+		}
+	}()
+	return MPI_Status_f2c((*int32)(f_status), (*Status)(c_status))
+}
+
+//export gmpi_Status_f082c
+func gmpi_Status_f082c(f08_status unsafe.Pointer, c_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_f082c", r)
+		}
+	}()
+	return MPI_Status_f082c(f08_status, (*Status)(c_status))
+}
+
+//export gmpi_Status_c2f08
+func gmpi_Status_c2f08(c_status unsafe.Pointer, f08_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_c2f08", r)
+		}
+	}()
+	return MPI_Status_c2f08((*Status)(c_status), f08_status)
+}
+
+//export gmpi_Status_f082f
+func gmpi_Status_f082f(f08_status unsafe.Pointer, f_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_f082f", r)
+		}
+	}()
+	return MPI_Status_f082f(f08_status, (*int32)(f_status))
+}
+
+//export gmpi_Status_f2f08
+func gmpi_Status_f2f08(f_status unsafe.Pointer, f08_status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Status_f2f08", r)
+		}
+	}()
+	return MPI_Status_f2f08((*int32)(f_status), f08_status)
+}
+
+//export gmpi_Type_create_f90_integer
+func gmpi_Type_create_f90_integer(r_ int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_f90_integer", r)
+		}
+	}()
+	return MPI_Type_create_f90_integer(r_, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_f90_real
+func gmpi_Type_create_f90_real(p int32, r_ int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_f90_real", r)
+		}
+	}()
+	return MPI_Type_create_f90_real(p, r_, (*int32)(newtype))
+}
+
+//export gmpi_Type_create_f90_complex
+func gmpi_Type_create_f90_complex(p int32, r_ int32, newtype unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Type_create_f90_complex", r)
+		}
+	}()
+	return MPI_Type_create_f90_complex(p, r_, (*int32)(newtype))
+}
+
 //export gmpi_Attr_delete
 func gmpi_Attr_delete(comm int32, keyval int32) (rc int32) {
 	defer func() {
@@ -211,6 +301,46 @@ func gmpi_Win_set_attr(win int32, win_keyval int32, attribute_val unsafe.Pointer
 	return MPI_Win_set_attr(win, win_keyval, attribute_val)
 }
 
+//export gmpi_Allgather
+func gmpi_Allgather(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Allgather", r)
+		}
+	}()
+	return MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
+}
+
+//export gmpi_Allgather_init
+func gmpi_Allgather_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Allgather_init", r)
+		}
+	}()
+	return MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Allgatherv
+func gmpi_Allgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Allgatherv", r)
+		}
+	}()
+	return MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, comm)
+}
+
+//export gmpi_Allgatherv_init
+func gmpi_Allgatherv_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Allgatherv_init", r)
+		}
+	}()
+	return MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, comm, info, (*int32)(request))
+}
+
 //export gmpi_Allreduce
 func gmpi_Allreduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype int32, op int32, comm int32) (rc int32) {
 	defer func() {
@@ -219,6 +349,76 @@ func gmpi_Allreduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32,
 		}
 	}()
 	return MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm)
+}
+
+//export gmpi_Allreduce_init
+func gmpi_Allreduce_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype int32, op int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Allreduce_init", r)
+		}
+	}()
+	return MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, (*int32)(request))
+}
+
+//export gmpi_Alltoall
+func gmpi_Alltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alltoall", r)
+		}
+	}()
+	return MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
+}
+
+//export gmpi_Alltoall_init
+func gmpi_Alltoall_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alltoall_init", r)
+		}
+	}()
+	return MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Alltoallv
+func gmpi_Alltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alltoallv", r)
+		}
+	}()
+	return MPI_Alltoallv(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), sendtype, recvbuf, (*int32)(recvcounts), (*int32)(rdispls), recvtype, comm)
+}
+
+//export gmpi_Alltoallv_init
+func gmpi_Alltoallv_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alltoallv_init", r)
+		}
+	}()
+	return MPI_Alltoallv_init(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), sendtype, recvbuf, (*int32)(recvcounts), (*int32)(rdispls), recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Alltoallw
+func gmpi_Alltoallw(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alltoallw", r)
+		}
+	}()
+	return MPI_Alltoallw(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), (*int32)(sendtypes), recvbuf, (*int32)(recvcounts), (*int32)(rdispls), (*int32)(recvtypes), comm)
+}
+
+//export gmpi_Alltoallw_init
+func gmpi_Alltoallw_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alltoallw_init", r)
+		}
+	}()
+	return MPI_Alltoallw_init(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), (*int32)(sendtypes), recvbuf, (*int32)(recvcounts), (*int32)(rdispls), (*int32)(recvtypes), comm, info, (*int32)(request))
 }
 
 //export gmpi_Barrier
@@ -231,6 +431,16 @@ func gmpi_Barrier(comm int32) (rc int32) {
 	return MPI_Barrier(comm)
 }
 
+//export gmpi_Barrier_init
+func gmpi_Barrier_init(comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Barrier_init", r)
+		}
+	}()
+	return MPI_Barrier_init(comm, info, (*int32)(request))
+}
+
 //export gmpi_Bcast
 func gmpi_Bcast(buffer unsafe.Pointer, count int32, datatype int32, root int32, comm int32) (rc int32) {
 	defer func() {
@@ -239,6 +449,186 @@ func gmpi_Bcast(buffer unsafe.Pointer, count int32, datatype int32, root int32, 
 		}
 	}()
 	return MPI_Bcast(buffer, count, datatype, root, comm)
+}
+
+//export gmpi_Bcast_init
+func gmpi_Bcast_init(buffer unsafe.Pointer, count int32, datatype int32, root int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Bcast_init", r)
+		}
+	}()
+	return MPI_Bcast_init(buffer, count, datatype, root, comm, info, (*int32)(request))
+}
+
+//export gmpi_Exscan
+func gmpi_Exscan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype int32, op int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Exscan", r)
+		}
+	}()
+	return MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm)
+}
+
+//export gmpi_Exscan_init
+func gmpi_Exscan_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype int32, op int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Exscan_init", r)
+		}
+	}()
+	return MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, (*int32)(request))
+}
+
+//export gmpi_Gather
+func gmpi_Gather(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, root int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Gather", r)
+		}
+	}()
+	return MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
+}
+
+//export gmpi_Gather_init
+func gmpi_Gather_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, root int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Gather_init", r)
+		}
+	}()
+	return MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, (*int32)(request))
+}
+
+//export gmpi_Gatherv
+func gmpi_Gatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, root int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Gatherv", r)
+		}
+	}()
+	return MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, root, comm)
+}
+
+//export gmpi_Gatherv_init
+func gmpi_Gatherv_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, root int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Gatherv_init", r)
+		}
+	}()
+	return MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, root, comm, info, (*int32)(request))
+}
+
+//export gmpi_Iallgather
+func gmpi_Iallgather(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Iallgather", r)
+		}
+	}()
+	return MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Iallgatherv
+func gmpi_Iallgatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Iallgatherv", r)
+		}
+	}()
+	return MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Iallreduce
+func gmpi_Iallreduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype int32, op int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Iallreduce", r)
+		}
+	}()
+	return MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, (*int32)(request))
+}
+
+//export gmpi_Ialltoall
+func gmpi_Ialltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ialltoall", r)
+		}
+	}()
+	return MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Ialltoallv
+func gmpi_Ialltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ialltoallv", r)
+		}
+	}()
+	return MPI_Ialltoallv(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), sendtype, recvbuf, (*int32)(recvcounts), (*int32)(rdispls), recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Ialltoallw
+func gmpi_Ialltoallw(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ialltoallw", r)
+		}
+	}()
+	return MPI_Ialltoallw(sendbuf, (*int32)(sendcounts), (*int32)(sdispls), (*int32)(sendtypes), recvbuf, (*int32)(recvcounts), (*int32)(rdispls), (*int32)(recvtypes), comm, (*int32)(request))
+}
+
+//export gmpi_Ibarrier
+func gmpi_Ibarrier(comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ibarrier", r)
+		}
+	}()
+	return MPI_Ibarrier(comm, (*int32)(request))
+}
+
+//export gmpi_Ibcast
+func gmpi_Ibcast(buffer unsafe.Pointer, count int32, datatype int32, root int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ibcast", r)
+		}
+	}()
+	return MPI_Ibcast(buffer, count, datatype, root, comm, (*int32)(request))
+}
+
+//export gmpi_Iexscan
+func gmpi_Iexscan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype int32, op int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Iexscan", r)
+		}
+	}()
+	return MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, (*int32)(request))
+}
+
+//export gmpi_Igather
+func gmpi_Igather(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, root int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Igather", r)
+		}
+	}()
+	return MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, (*int32)(request))
+}
+
+//export gmpi_Igatherv
+func gmpi_Igatherv(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, root int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Igatherv", r)
+		}
+	}()
+	return MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, (*int32)(recvcounts), (*int32)(displs), recvtype, root, comm, (*int32)(request))
 }
 
 //export gmpi_Ineighbor_allgather
@@ -289,6 +679,66 @@ func gmpi_Ineighbor_alltoallw(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer,
 		}
 	}()
 	return MPI_Ineighbor_alltoallw(sendbuf, (*int32)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int32)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, (*int32)(request))
+}
+
+//export gmpi_Ireduce
+func gmpi_Ireduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype int32, op int32, root int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ireduce", r)
+		}
+	}()
+	return MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, (*int32)(request))
+}
+
+//export gmpi_Ireduce_scatter
+func gmpi_Ireduce_scatter(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype int32, op int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ireduce_scatter", r)
+		}
+	}()
+	return MPI_Ireduce_scatter(sendbuf, recvbuf, (*int32)(recvcounts), datatype, op, comm, (*int32)(request))
+}
+
+//export gmpi_Ireduce_scatter_block
+func gmpi_Ireduce_scatter_block(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int32, datatype int32, op int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ireduce_scatter_block", r)
+		}
+	}()
+	return MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, (*int32)(request))
+}
+
+//export gmpi_Iscan
+func gmpi_Iscan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype int32, op int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Iscan", r)
+		}
+	}()
+	return MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, (*int32)(request))
+}
+
+//export gmpi_Iscatter
+func gmpi_Iscatter(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, root int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Iscatter", r)
+		}
+	}()
+	return MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, (*int32)(request))
+}
+
+//export gmpi_Iscatterv
+func gmpi_Iscatterv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, root int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Iscatterv", r)
+		}
+	}()
+	return MPI_Iscatterv(sendbuf, (*int32)(sendcounts), (*int32)(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, (*int32)(request))
 }
 
 //export gmpi_Neighbor_allgather
@@ -401,6 +851,16 @@ func gmpi_Reduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, da
 	return MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm)
 }
 
+//export gmpi_Reduce_init
+func gmpi_Reduce_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype int32, op int32, root int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Reduce_init", r)
+		}
+	}()
+	return MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, (*int32)(request))
+}
+
 //export gmpi_Reduce_local
 func gmpi_Reduce_local(inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count int32, datatype int32, op int32) (rc int32) {
 	defer func() {
@@ -409,6 +869,106 @@ func gmpi_Reduce_local(inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count int3
 		}
 	}()
 	return MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op)
+}
+
+//export gmpi_Reduce_scatter
+func gmpi_Reduce_scatter(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype int32, op int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Reduce_scatter", r)
+		}
+	}()
+	return MPI_Reduce_scatter(sendbuf, recvbuf, (*int32)(recvcounts), datatype, op, comm)
+}
+
+//export gmpi_Reduce_scatter_block
+func gmpi_Reduce_scatter_block(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int32, datatype int32, op int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Reduce_scatter_block", r)
+		}
+	}()
+	return MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm)
+}
+
+//export gmpi_Reduce_scatter_block_init
+func gmpi_Reduce_scatter_block_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int32, datatype int32, op int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Reduce_scatter_block_init", r)
+		}
+	}()
+	return MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, (*int32)(request))
+}
+
+//export gmpi_Reduce_scatter_init
+func gmpi_Reduce_scatter_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype int32, op int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Reduce_scatter_init", r)
+		}
+	}()
+	return MPI_Reduce_scatter_init(sendbuf, recvbuf, (*int32)(recvcounts), datatype, op, comm, info, (*int32)(request))
+}
+
+//export gmpi_Scan
+func gmpi_Scan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype int32, op int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Scan", r)
+		}
+	}()
+	return MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm)
+}
+
+//export gmpi_Scan_init
+func gmpi_Scan_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype int32, op int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Scan_init", r)
+		}
+	}()
+	return MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, (*int32)(request))
+}
+
+//export gmpi_Scatter
+func gmpi_Scatter(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, root int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Scatter", r)
+		}
+	}()
+	return MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
+}
+
+//export gmpi_Scatter_init
+func gmpi_Scatter_init(sendbuf unsafe.Pointer, sendcount int32, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, root int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Scatter_init", r)
+		}
+	}()
+	return MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, (*int32)(request))
+}
+
+//export gmpi_Scatterv
+func gmpi_Scatterv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, root int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Scatterv", r)
+		}
+	}()
+	return MPI_Scatterv(sendbuf, (*int32)(sendcounts), (*int32)(displs), sendtype, recvbuf, recvcount, recvtype, root, comm)
+}
+
+//export gmpi_Scatterv_init
+func gmpi_Scatterv_init(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcount int32, recvtype int32, root int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Scatterv_init", r)
+		}
+	}()
+	return MPI_Scatterv_init(sendbuf, (*int32)(sendcounts), (*int32)(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, info, (*int32)(request))
 }
 
 //export gmpi_Comm_compare
@@ -619,6 +1179,16 @@ func gmpi_Intercomm_create(local_comm int32, local_leader int32, peer_comm int32
 		}
 	}()
 	return MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, (*int32)(newintercomm))
+}
+
+//export gmpi_Intercomm_create_from_groups
+func gmpi_Intercomm_create_from_groups(local_group int32, local_leader int32, remote_group int32, remote_leader int32, stringtag unsafe.Pointer, info int32, errhandler int32, newintercomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Intercomm_create_from_groups", r)
+		}
+	}()
+	return MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, (*byte)(stringtag), info, errhandler, (*int32)(newintercomm))
 }
 
 //export gmpi_Intercomm_merge
@@ -1211,6 +1781,46 @@ func gmpi_File_set_errhandler(file unsafe.Pointer, errhandler int32) (rc int32) 
 	return MPI_File_set_errhandler(file, errhandler)
 }
 
+//export gmpi_Session_call_errhandler
+func gmpi_Session_call_errhandler(session int32, errorcode int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_call_errhandler", r)
+		}
+	}()
+	return MPI_Session_call_errhandler(session, errorcode)
+}
+
+//export gmpi_Session_create_errhandler
+func gmpi_Session_create_errhandler(session_errhandler_fn unsafe.Pointer, errhandler unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_create_errhandler", r)
+		}
+	}()
+	return MPI_Session_create_errhandler(session_errhandler_fn, (*int32)(errhandler))
+}
+
+//export gmpi_Session_get_errhandler
+func gmpi_Session_get_errhandler(session int32, errhandler unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_errhandler", r)
+		}
+	}()
+	return MPI_Session_get_errhandler(session, (*int32)(errhandler))
+}
+
+//export gmpi_Session_set_errhandler
+func gmpi_Session_set_errhandler(session int32, errhandler int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_set_errhandler", r)
+		}
+	}()
+	return MPI_Session_set_errhandler(session, errhandler)
+}
+
 //export gmpi_Win_call_errhandler
 func gmpi_Win_call_errhandler(win int32, errorcode int32) (rc int32) {
 	defer func() {
@@ -1521,6 +2131,16 @@ func gmpi_Abort(comm int32, errorcode int32) (rc int32) {
 	return MPI_Abort(comm, errorcode)
 }
 
+//export gmpi_Comm_create_from_group
+func gmpi_Comm_create_from_group(group int32, stringtag unsafe.Pointer, info int32, errhandler int32, newcomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_create_from_group", r)
+		}
+	}()
+	return MPI_Comm_create_from_group(group, (*byte)(stringtag), info, errhandler, (*int32)(newcomm))
+}
+
 //export gmpi_Finalize
 func gmpi_Finalize() (rc int32) {
 	defer func() {
@@ -1539,6 +2159,16 @@ func gmpi_Finalized(flag unsafe.Pointer) (rc int32) {
 		}
 	}()
 	return MPI_Finalized((*int32)(flag))
+}
+
+//export gmpi_Group_from_session_pset
+func gmpi_Group_from_session_pset(session int32, pset_name unsafe.Pointer, newgroup unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Group_from_session_pset", r)
+		}
+	}()
+	return MPI_Group_from_session_pset(session, (*byte)(pset_name), (*int32)(newgroup))
 }
 
 //export gmpi_Init
@@ -1589,6 +2219,66 @@ func gmpi_Query_thread(provided unsafe.Pointer) (rc int32) {
 		}
 	}()
 	return MPI_Query_thread((*int32)(provided))
+}
+
+//export gmpi_Session_finalize
+func gmpi_Session_finalize(session unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_finalize", r)
+		}
+	}()
+	return MPI_Session_finalize((*int32)(session))
+}
+
+//export gmpi_Session_get_info
+func gmpi_Session_get_info(session int32, info_used unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_info", r)
+		}
+	}()
+	return MPI_Session_get_info(session, (*int32)(info_used))
+}
+
+//export gmpi_Session_get_nth_pset
+func gmpi_Session_get_nth_pset(session int32, info int32, n int32, pset_len unsafe.Pointer, pset_name unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_nth_pset", r)
+		}
+	}()
+	return MPI_Session_get_nth_pset(session, info, n, (*int32)(pset_len), (*byte)(pset_name))
+}
+
+//export gmpi_Session_get_num_psets
+func gmpi_Session_get_num_psets(session int32, info int32, npset_names unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_num_psets", r)
+		}
+	}()
+	return MPI_Session_get_num_psets(session, info, (*int32)(npset_names))
+}
+
+//export gmpi_Session_get_pset_info
+func gmpi_Session_get_pset_info(session int32, pset_name unsafe.Pointer, info unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_get_pset_info", r)
+		}
+	}()
+	return MPI_Session_get_pset_info(session, (*byte)(pset_name), (*int32)(info))
+}
+
+//export gmpi_Session_init
+func gmpi_Session_init(info int32, errhandler int32, session unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Session_init", r)
+		}
+	}()
+	return MPI_Session_init(info, errhandler, (*int32)(session))
 }
 
 //export gmpi_Aint_add
@@ -2011,6 +2701,26 @@ func gmpi_Cancel(request unsafe.Pointer) (rc int32) {
 	return MPI_Cancel((*int32)(request))
 }
 
+//export gmpi_Grequest_complete
+func gmpi_Grequest_complete(request int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Grequest_complete", r)
+		}
+	}()
+	return MPI_Grequest_complete(request)
+}
+
+//export gmpi_Grequest_start
+func gmpi_Grequest_start(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel_fn unsafe.Pointer, extra_state unsafe.Pointer, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Grequest_start", r)
+		}
+	}()
+	return MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, (*int32)(request))
+}
+
 //export gmpi_Request_free
 func gmpi_Request_free(request unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -2149,6 +2859,36 @@ func gmpi_Waitsome(incount int32, array_of_requests unsafe.Pointer, outcount uns
 		}
 	}()
 	return MPI_Waitsome(incount, (*int32)(array_of_requests), (*int32)(outcount), (*int32)(array_of_indices), (*Status)(array_of_statuses))
+}
+
+//export gmpi_Alloc_mem
+func gmpi_Alloc_mem(size int64, info int32, baseptr unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alloc_mem", r)
+		}
+	}()
+	return MPI_Alloc_mem(size, info, baseptr)
+}
+
+//export gmpi_Free_mem
+func gmpi_Free_mem(base unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Free_mem", r)
+		}
+	}()
+	return MPI_Free_mem(base)
+}
+
+//export gmpi_Comm_disconnect
+func gmpi_Comm_disconnect(comm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_disconnect", r)
+		}
+	}()
+	return MPI_Comm_disconnect((*int32)(comm))
 }
 
 //export gmpi_Comm_get_parent
@@ -2381,6 +3121,336 @@ func gmpi_Topo_test(comm int32, status unsafe.Pointer) (rc int32) {
 	return MPI_Topo_test(comm, (*int32)(status))
 }
 
+//export gmpix_Grequest_start
+func gmpix_Grequest_start(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel_fn unsafe.Pointer, poll_fn unsafe.Pointer, wait_fn unsafe.Pointer, extra_state unsafe.Pointer, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPIX_Grequest_start", r)
+		}
+	}()
+	return MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, extra_state, (*int32)(request))
+}
+
+//export gmpix_Grequest_class_create
+func gmpix_Grequest_class_create(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel_fn unsafe.Pointer, poll_fn unsafe.Pointer, wait_fn unsafe.Pointer, greq_class unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPIX_Grequest_class_create", r)
+		}
+	}()
+	return MPIX_Grequest_class_create(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, (*int32)(greq_class))
+}
+
+//export gmpix_Grequest_class_allocate
+func gmpix_Grequest_class_allocate(greq_class int32, extra_state unsafe.Pointer, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPIX_Grequest_class_allocate", r)
+		}
+	}()
+	return MPIX_Grequest_class_allocate(greq_class, extra_state, (*int32)(request))
+}
+
+//export gmpi_Allgather_c
+func gmpi_Allgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Allgather_c", r)
+		}
+	}()
+	return MPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
+}
+
+//export gmpi_Allgather_init_c
+func gmpi_Allgather_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Allgather_init_c", r)
+		}
+	}()
+	return MPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Allgatherv_c
+func gmpi_Allgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Allgatherv_c", r)
+		}
+	}()
+	return MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, comm)
+}
+
+//export gmpi_Allgatherv_init_c
+func gmpi_Allgatherv_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Allgatherv_init_c", r)
+		}
+	}()
+	return MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Allreduce_c
+func gmpi_Allreduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype int32, op int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Allreduce_c", r)
+		}
+	}()
+	return MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm)
+}
+
+//export gmpi_Allreduce_init_c
+func gmpi_Allreduce_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype int32, op int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Allreduce_init_c", r)
+		}
+	}()
+	return MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, (*int32)(request))
+}
+
+//export gmpi_Alltoall_c
+func gmpi_Alltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alltoall_c", r)
+		}
+	}()
+	return MPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
+}
+
+//export gmpi_Alltoall_init_c
+func gmpi_Alltoall_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alltoall_init_c", r)
+		}
+	}()
+	return MPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Alltoallv_c
+func gmpi_Alltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alltoallv_c", r)
+		}
+	}()
+	return MPI_Alltoallv_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), sendtype, recvbuf, (*int64)(recvcounts), (*int64)(rdispls), recvtype, comm)
+}
+
+//export gmpi_Alltoallv_init_c
+func gmpi_Alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alltoallv_init_c", r)
+		}
+	}()
+	return MPI_Alltoallv_init_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), sendtype, recvbuf, (*int64)(recvcounts), (*int64)(rdispls), recvtype, comm, info, (*int32)(request))
+}
+
+//export gmpi_Alltoallw_c
+func gmpi_Alltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alltoallw_c", r)
+		}
+	}()
+	return MPI_Alltoallw_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int64)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm)
+}
+
+//export gmpi_Alltoallw_init_c
+func gmpi_Alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Alltoallw_init_c", r)
+		}
+	}()
+	return MPI_Alltoallw_init_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int64)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, info, (*int32)(request))
+}
+
+//export gmpi_Bcast_c
+func gmpi_Bcast_c(buffer unsafe.Pointer, count int64, datatype int32, root int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Bcast_c", r)
+		}
+	}()
+	return MPI_Bcast_c(buffer, count, datatype, root, comm)
+}
+
+//export gmpi_Bcast_init_c
+func gmpi_Bcast_init_c(buffer unsafe.Pointer, count int64, datatype int32, root int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Bcast_init_c", r)
+		}
+	}()
+	return MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, (*int32)(request))
+}
+
+//export gmpi_Exscan_c
+func gmpi_Exscan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype int32, op int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Exscan_c", r)
+		}
+	}()
+	return MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm)
+}
+
+//export gmpi_Exscan_init_c
+func gmpi_Exscan_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype int32, op int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Exscan_init_c", r)
+		}
+	}()
+	return MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, (*int32)(request))
+}
+
+//export gmpi_Gather_c
+func gmpi_Gather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, root int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Gather_c", r)
+		}
+	}()
+	return MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
+}
+
+//export gmpi_Gather_init_c
+func gmpi_Gather_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, root int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Gather_init_c", r)
+		}
+	}()
+	return MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, (*int32)(request))
+}
+
+//export gmpi_Gatherv_c
+func gmpi_Gatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, root int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Gatherv_c", r)
+		}
+	}()
+	return MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, root, comm)
+}
+
+//export gmpi_Gatherv_init_c
+func gmpi_Gatherv_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, root int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Gatherv_init_c", r)
+		}
+	}()
+	return MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, root, comm, info, (*int32)(request))
+}
+
+//export gmpi_Iallgather_c
+func gmpi_Iallgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Iallgather_c", r)
+		}
+	}()
+	return MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Iallgatherv_c
+func gmpi_Iallgatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Iallgatherv_c", r)
+		}
+	}()
+	return MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Iallreduce_c
+func gmpi_Iallreduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype int32, op int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Iallreduce_c", r)
+		}
+	}()
+	return MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, (*int32)(request))
+}
+
+//export gmpi_Ialltoall_c
+func gmpi_Ialltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ialltoall_c", r)
+		}
+	}()
+	return MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Ialltoallv_c
+func gmpi_Ialltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ialltoallv_c", r)
+		}
+	}()
+	return MPI_Ialltoallv_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), sendtype, recvbuf, (*int64)(recvcounts), (*int64)(rdispls), recvtype, comm, (*int32)(request))
+}
+
+//export gmpi_Ialltoallw_c
+func gmpi_Ialltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtypes unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtypes unsafe.Pointer, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ialltoallw_c", r)
+		}
+	}()
+	return MPI_Ialltoallw_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int64)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, (*int32)(request))
+}
+
+//export gmpi_Ibcast_c
+func gmpi_Ibcast_c(buffer unsafe.Pointer, count int64, datatype int32, root int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ibcast_c", r)
+		}
+	}()
+	return MPI_Ibcast_c(buffer, count, datatype, root, comm, (*int32)(request))
+}
+
+//export gmpi_Iexscan_c
+func gmpi_Iexscan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype int32, op int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Iexscan_c", r)
+		}
+	}()
+	return MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, (*int32)(request))
+}
+
+//export gmpi_Igather_c
+func gmpi_Igather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, root int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Igather_c", r)
+		}
+	}()
+	return MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, (*int32)(request))
+}
+
+//export gmpi_Igatherv_c
+func gmpi_Igatherv_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, displs unsafe.Pointer, recvtype int32, root int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Igatherv_c", r)
+		}
+	}()
+	return MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, (*int64)(recvcounts), (*int64)(displs), recvtype, root, comm, (*int32)(request))
+}
+
 //export gmpi_Ineighbor_allgather_c
 func gmpi_Ineighbor_allgather_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, comm int32, request unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -2429,6 +3499,66 @@ func gmpi_Ineighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointe
 		}
 	}()
 	return MPI_Ineighbor_alltoallw_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int64)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, (*int32)(request))
+}
+
+//export gmpi_Ireduce_c
+func gmpi_Ireduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype int32, op int32, root int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ireduce_c", r)
+		}
+	}()
+	return MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, (*int32)(request))
+}
+
+//export gmpi_Ireduce_scatter_c
+func gmpi_Ireduce_scatter_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype int32, op int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ireduce_scatter_c", r)
+		}
+	}()
+	return MPI_Ireduce_scatter_c(sendbuf, recvbuf, (*int64)(recvcounts), datatype, op, comm, (*int32)(request))
+}
+
+//export gmpi_Ireduce_scatter_block_c
+func gmpi_Ireduce_scatter_block_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int64, datatype int32, op int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Ireduce_scatter_block_c", r)
+		}
+	}()
+	return MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, (*int32)(request))
+}
+
+//export gmpi_Iscan_c
+func gmpi_Iscan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype int32, op int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Iscan_c", r)
+		}
+	}()
+	return MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, (*int32)(request))
+}
+
+//export gmpi_Iscatter_c
+func gmpi_Iscatter_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, root int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Iscatter_c", r)
+		}
+	}()
+	return MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, (*int32)(request))
+}
+
+//export gmpi_Iscatterv_c
+func gmpi_Iscatterv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, root int32, comm int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Iscatterv_c", r)
+		}
+	}()
+	return MPI_Iscatterv_c(sendbuf, (*int64)(sendcounts), (*int64)(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, (*int32)(request))
 }
 
 //export gmpi_Neighbor_allgather_c
@@ -2531,6 +3661,26 @@ func gmpi_Neighbor_alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Po
 	return MPI_Neighbor_alltoallw_init_c(sendbuf, (*int64)(sendcounts), (*int64)(sdispls), (*int32)(sendtypes), recvbuf, (*int64)(recvcounts), (*int64)(rdispls), (*int32)(recvtypes), comm, info, (*int32)(request))
 }
 
+//export gmpi_Reduce_c
+func gmpi_Reduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype int32, op int32, root int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Reduce_c", r)
+		}
+	}()
+	return MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm)
+}
+
+//export gmpi_Reduce_init_c
+func gmpi_Reduce_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype int32, op int32, root int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Reduce_init_c", r)
+		}
+	}()
+	return MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, (*int32)(request))
+}
+
 //export gmpi_Reduce_local_c
 func gmpi_Reduce_local_c(inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count int64, datatype int32, op int32) (rc int32) {
 	defer func() {
@@ -2539,6 +3689,106 @@ func gmpi_Reduce_local_c(inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count in
 		}
 	}()
 	return MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op)
+}
+
+//export gmpi_Reduce_scatter_c
+func gmpi_Reduce_scatter_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype int32, op int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Reduce_scatter_c", r)
+		}
+	}()
+	return MPI_Reduce_scatter_c(sendbuf, recvbuf, (*int64)(recvcounts), datatype, op, comm)
+}
+
+//export gmpi_Reduce_scatter_block_c
+func gmpi_Reduce_scatter_block_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int64, datatype int32, op int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Reduce_scatter_block_c", r)
+		}
+	}()
+	return MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm)
+}
+
+//export gmpi_Reduce_scatter_block_init_c
+func gmpi_Reduce_scatter_block_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int64, datatype int32, op int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Reduce_scatter_block_init_c", r)
+		}
+	}()
+	return MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, (*int32)(request))
+}
+
+//export gmpi_Reduce_scatter_init_c
+func gmpi_Reduce_scatter_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype int32, op int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Reduce_scatter_init_c", r)
+		}
+	}()
+	return MPI_Reduce_scatter_init_c(sendbuf, recvbuf, (*int64)(recvcounts), datatype, op, comm, info, (*int32)(request))
+}
+
+//export gmpi_Scan_c
+func gmpi_Scan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype int32, op int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Scan_c", r)
+		}
+	}()
+	return MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm)
+}
+
+//export gmpi_Scan_init_c
+func gmpi_Scan_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype int32, op int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Scan_init_c", r)
+		}
+	}()
+	return MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, (*int32)(request))
+}
+
+//export gmpi_Scatter_c
+func gmpi_Scatter_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, root int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Scatter_c", r)
+		}
+	}()
+	return MPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
+}
+
+//export gmpi_Scatter_init_c
+func gmpi_Scatter_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, root int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Scatter_init_c", r)
+		}
+	}()
+	return MPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, (*int32)(request))
+}
+
+//export gmpi_Scatterv_c
+func gmpi_Scatterv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, root int32, comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Scatterv_c", r)
+		}
+	}()
+	return MPI_Scatterv_c(sendbuf, (*int64)(sendcounts), (*int64)(displs), sendtype, recvbuf, recvcount, recvtype, root, comm)
+}
+
+//export gmpi_Scatterv_init_c
+func gmpi_Scatterv_init_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype int32, recvbuf unsafe.Pointer, recvcount int64, recvtype int32, root int32, comm int32, info int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Scatterv_init_c", r)
+		}
+	}()
+	return MPI_Scatterv_init_c(sendbuf, (*int64)(sendcounts), (*int64)(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, info, (*int32)(request))
 }
 
 //export gmpi_Get_count_c

@@ -14,6 +14,15 @@ extern int gmpi_unsupported(const char *name, int comm);
 
 // What a gmpi_express_X returns when it leaves the call to Go.
 #define GMPI_EXPRESS_DECLINED (-1)
+extern int gmpi_Status_c2f(void *, void *);
+extern int gmpi_Status_f2c(void *, void *);
+extern int gmpi_Status_f082c(void *, void *);
+extern int gmpi_Status_c2f08(void *, void *);
+extern int gmpi_Status_f082f(void *, void *);
+extern int gmpi_Status_f2f08(void *, void *);
+extern int gmpi_Type_create_f90_integer(int, void *);
+extern int gmpi_Type_create_f90_real(int, int, void *);
+extern int gmpi_Type_create_f90_complex(int, int, void *);
 extern int gmpi_Attr_delete(int, int);
 extern int gmpi_Attr_get(int, int, void *, void *);
 extern int gmpi_Attr_put(int, int, void *);
@@ -34,14 +43,50 @@ extern int gmpi_Win_delete_attr(int, int);
 extern int gmpi_Win_free_keyval(void *);
 extern int gmpi_Win_get_attr(int, int, void *, void *);
 extern int gmpi_Win_set_attr(int, int, void *);
+extern int gmpi_Allgather(void *, int, int, void *, int, int, int);
+extern int gmpi_Allgather_init(void *, int, int, void *, int, int, int, int, void *);
+extern int gmpi_Allgatherv(void *, int, int, void *, void *, void *, int, int);
+extern int gmpi_Allgatherv_init(void *, int, int, void *, void *, void *, int, int, int, void *);
 extern int gmpi_Allreduce(void *, void *, int, int, int, int);
+extern int gmpi_Allreduce_init(void *, void *, int, int, int, int, int, void *);
+extern int gmpi_Alltoall(void *, int, int, void *, int, int, int);
+extern int gmpi_Alltoall_init(void *, int, int, void *, int, int, int, int, void *);
+extern int gmpi_Alltoallv(void *, void *, void *, int, void *, void *, void *, int, int);
+extern int gmpi_Alltoallv_init(void *, void *, void *, int, void *, void *, void *, int, int, int, void *);
+extern int gmpi_Alltoallw(void *, void *, void *, void *, void *, void *, void *, void *, int);
+extern int gmpi_Alltoallw_init(void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *);
 extern int gmpi_Barrier(int);
+extern int gmpi_Barrier_init(int, int, void *);
 extern int gmpi_Bcast(void *, int, int, int, int);
+extern int gmpi_Bcast_init(void *, int, int, int, int, int, void *);
+extern int gmpi_Exscan(void *, void *, int, int, int, int);
+extern int gmpi_Exscan_init(void *, void *, int, int, int, int, int, void *);
+extern int gmpi_Gather(void *, int, int, void *, int, int, int, int);
+extern int gmpi_Gather_init(void *, int, int, void *, int, int, int, int, int, void *);
+extern int gmpi_Gatherv(void *, int, int, void *, void *, void *, int, int, int);
+extern int gmpi_Gatherv_init(void *, int, int, void *, void *, void *, int, int, int, int, void *);
+extern int gmpi_Iallgather(void *, int, int, void *, int, int, int, void *);
+extern int gmpi_Iallgatherv(void *, int, int, void *, void *, void *, int, int, void *);
+extern int gmpi_Iallreduce(void *, void *, int, int, int, int, void *);
+extern int gmpi_Ialltoall(void *, int, int, void *, int, int, int, void *);
+extern int gmpi_Ialltoallv(void *, void *, void *, int, void *, void *, void *, int, int, void *);
+extern int gmpi_Ialltoallw(void *, void *, void *, void *, void *, void *, void *, void *, int, void *);
+extern int gmpi_Ibarrier(int, void *);
+extern int gmpi_Ibcast(void *, int, int, int, int, void *);
+extern int gmpi_Iexscan(void *, void *, int, int, int, int, void *);
+extern int gmpi_Igather(void *, int, int, void *, int, int, int, int, void *);
+extern int gmpi_Igatherv(void *, int, int, void *, void *, void *, int, int, int, void *);
 extern int gmpi_Ineighbor_allgather(void *, int, int, void *, int, int, int, void *);
 extern int gmpi_Ineighbor_allgatherv(void *, int, int, void *, void *, void *, int, int, void *);
 extern int gmpi_Ineighbor_alltoall(void *, int, int, void *, int, int, int, void *);
 extern int gmpi_Ineighbor_alltoallv(void *, void *, void *, int, void *, void *, void *, int, int, void *);
 extern int gmpi_Ineighbor_alltoallw(void *, void *, void *, void *, void *, void *, void *, void *, int, void *);
+extern int gmpi_Ireduce(void *, void *, int, int, int, int, int, void *);
+extern int gmpi_Ireduce_scatter(void *, void *, void *, int, int, int, void *);
+extern int gmpi_Ireduce_scatter_block(void *, void *, int, int, int, int, void *);
+extern int gmpi_Iscan(void *, void *, int, int, int, int, void *);
+extern int gmpi_Iscatter(void *, int, int, void *, int, int, int, int, void *);
+extern int gmpi_Iscatterv(void *, void *, void *, int, void *, int, int, int, int, void *);
 extern int gmpi_Neighbor_allgather(void *, int, int, void *, int, int, int);
 extern int gmpi_Neighbor_allgather_init(void *, int, int, void *, int, int, int, int, void *);
 extern int gmpi_Neighbor_allgatherv(void *, int, int, void *, void *, void *, int, int);
@@ -53,7 +98,18 @@ extern int gmpi_Neighbor_alltoallv_init(void *, void *, void *, int, void *, voi
 extern int gmpi_Neighbor_alltoallw(void *, void *, void *, void *, void *, void *, void *, void *, int);
 extern int gmpi_Neighbor_alltoallw_init(void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *);
 extern int gmpi_Reduce(void *, void *, int, int, int, int, int);
+extern int gmpi_Reduce_init(void *, void *, int, int, int, int, int, int, void *);
 extern int gmpi_Reduce_local(void *, void *, int, int, int);
+extern int gmpi_Reduce_scatter(void *, void *, void *, int, int, int);
+extern int gmpi_Reduce_scatter_block(void *, void *, int, int, int, int);
+extern int gmpi_Reduce_scatter_block_init(void *, void *, int, int, int, int, int, void *);
+extern int gmpi_Reduce_scatter_init(void *, void *, void *, int, int, int, int, void *);
+extern int gmpi_Scan(void *, void *, int, int, int, int);
+extern int gmpi_Scan_init(void *, void *, int, int, int, int, int, void *);
+extern int gmpi_Scatter(void *, int, int, void *, int, int, int, int);
+extern int gmpi_Scatter_init(void *, int, int, void *, int, int, int, int, int, void *);
+extern int gmpi_Scatterv(void *, void *, void *, int, void *, int, int, int, int);
+extern int gmpi_Scatterv_init(void *, void *, void *, int, void *, int, int, int, int, int, void *);
 extern int gmpi_Comm_compare(int, int, void *);
 extern int gmpi_Comm_create(int, int, void *);
 extern int gmpi_Comm_create_group(int, int, int, void *);
@@ -75,6 +131,7 @@ extern int gmpi_Comm_split(int, int, int, void *);
 extern int gmpi_Comm_split_type(int, int, int, int, void *);
 extern int gmpi_Comm_test_inter(int, void *);
 extern int gmpi_Intercomm_create(int, int, int, int, int, void *);
+extern int gmpi_Intercomm_create_from_groups(int, int, int, int, void *, int, int, void *);
 extern int gmpi_Intercomm_merge(int, int, void *);
 extern int gmpi_Get_address(void *, void *);
 extern int gmpi_Get_count(void *, int, void *);
@@ -134,6 +191,10 @@ extern int gmpi_File_call_errhandler(void *, int);
 extern int gmpi_File_create_errhandler(void *, void *);
 extern int gmpi_File_get_errhandler(void *, void *);
 extern int gmpi_File_set_errhandler(void *, int);
+extern int gmpi_Session_call_errhandler(int, int);
+extern int gmpi_Session_create_errhandler(void *, void *);
+extern int gmpi_Session_get_errhandler(int, void *);
+extern int gmpi_Session_set_errhandler(int, int);
 extern int gmpi_Win_call_errhandler(int, int);
 extern int gmpi_Win_create_errhandler(void *, void *);
 extern int gmpi_Win_get_errhandler(int, void *);
@@ -165,13 +226,21 @@ extern int gmpi_Info_get_string(int, void *, void *, void *, void *);
 extern int gmpi_Info_get_valuelen(int, void *, void *, void *);
 extern int gmpi_Info_set(int, void *, void *);
 extern int gmpi_Abort(int, int);
+extern int gmpi_Comm_create_from_group(int, void *, int, int, void *);
 extern int gmpi_Finalize(void);
 extern int gmpi_Finalized(void *);
+extern int gmpi_Group_from_session_pset(int, void *, void *);
 extern int gmpi_Init(void *, void *);
 extern int gmpi_Init_thread(void *, void *, int, void *);
 extern int gmpi_Initialized(void *);
 extern int gmpi_Is_thread_main(void *);
 extern int gmpi_Query_thread(void *);
+extern int gmpi_Session_finalize(void *);
+extern int gmpi_Session_get_info(int, void *);
+extern int gmpi_Session_get_nth_pset(int, int, int, void *, void *);
+extern int gmpi_Session_get_num_psets(int, int, void *);
+extern int gmpi_Session_get_pset_info(int, void *, void *);
+extern int gmpi_Session_init(int, int, void *);
 extern long long gmpi_Aint_add(long long, long long);
 extern long long gmpi_Aint_diff(long long, long long);
 extern int gmpi_Get_library_version(void *, void *);
@@ -214,6 +283,8 @@ extern int gmpi_Sendrecv_replace(void *, int, int, int, int, int, int, int, void
 extern int gmpi_Ssend(void *, int, int, int, int, int);
 extern int gmpi_Ssend_init(void *, int, int, int, int, int, void *);
 extern int gmpi_Cancel(void *);
+extern int gmpi_Grequest_complete(int);
+extern int gmpi_Grequest_start(void *, void *, void *, void *, void *);
 extern int gmpi_Request_free(void *);
 extern int gmpi_Request_get_status(int, void *, void *);
 extern int gmpi_Start(void *);
@@ -228,6 +299,9 @@ extern int gmpi_Wait(void *, void *);
 extern int gmpi_Waitall(int, void *, void *);
 extern int gmpi_Waitany(int, void *, void *, void *);
 extern int gmpi_Waitsome(int, void *, void *, void *, void *);
+extern int gmpi_Alloc_mem(long long, int, void *);
+extern int gmpi_Free_mem(void *);
+extern int gmpi_Comm_disconnect(void *);
 extern int gmpi_Comm_get_parent(void *);
 extern double gmpi_Wtick(void);
 extern double gmpi_Wtime(void);
@@ -251,11 +325,50 @@ extern int gmpi_Graph_neighbors(int, int, int, void *);
 extern int gmpi_Graph_neighbors_count(int, int, void *);
 extern int gmpi_Graphdims_get(int, void *, void *);
 extern int gmpi_Topo_test(int, void *);
+extern int gmpix_Grequest_start(void *, void *, void *, void *, void *, void *, void *);
+extern int gmpix_Grequest_class_create(void *, void *, void *, void *, void *, void *);
+extern int gmpix_Grequest_class_allocate(int, void *, void *);
+extern int gmpi_Allgather_c(void *, long long, int, void *, long long, int, int);
+extern int gmpi_Allgather_init_c(void *, long long, int, void *, long long, int, int, int, void *);
+extern int gmpi_Allgatherv_c(void *, long long, int, void *, void *, void *, int, int);
+extern int gmpi_Allgatherv_init_c(void *, long long, int, void *, void *, void *, int, int, int, void *);
+extern int gmpi_Allreduce_c(void *, void *, long long, int, int, int);
+extern int gmpi_Allreduce_init_c(void *, void *, long long, int, int, int, int, void *);
+extern int gmpi_Alltoall_c(void *, long long, int, void *, long long, int, int);
+extern int gmpi_Alltoall_init_c(void *, long long, int, void *, long long, int, int, int, void *);
+extern int gmpi_Alltoallv_c(void *, void *, void *, int, void *, void *, void *, int, int);
+extern int gmpi_Alltoallv_init_c(void *, void *, void *, int, void *, void *, void *, int, int, int, void *);
+extern int gmpi_Alltoallw_c(void *, void *, void *, void *, void *, void *, void *, void *, int);
+extern int gmpi_Alltoallw_init_c(void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *);
+extern int gmpi_Bcast_c(void *, long long, int, int, int);
+extern int gmpi_Bcast_init_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_Exscan_c(void *, void *, long long, int, int, int);
+extern int gmpi_Exscan_init_c(void *, void *, long long, int, int, int, int, void *);
+extern int gmpi_Gather_c(void *, long long, int, void *, long long, int, int, int);
+extern int gmpi_Gather_init_c(void *, long long, int, void *, long long, int, int, int, int, void *);
+extern int gmpi_Gatherv_c(void *, long long, int, void *, void *, void *, int, int, int);
+extern int gmpi_Gatherv_init_c(void *, long long, int, void *, void *, void *, int, int, int, int, void *);
+extern int gmpi_Iallgather_c(void *, long long, int, void *, long long, int, int, void *);
+extern int gmpi_Iallgatherv_c(void *, long long, int, void *, void *, void *, int, int, void *);
+extern int gmpi_Iallreduce_c(void *, void *, long long, int, int, int, void *);
+extern int gmpi_Ialltoall_c(void *, long long, int, void *, long long, int, int, void *);
+extern int gmpi_Ialltoallv_c(void *, void *, void *, int, void *, void *, void *, int, int, void *);
+extern int gmpi_Ialltoallw_c(void *, void *, void *, void *, void *, void *, void *, void *, int, void *);
+extern int gmpi_Ibcast_c(void *, long long, int, int, int, void *);
+extern int gmpi_Iexscan_c(void *, void *, long long, int, int, int, void *);
+extern int gmpi_Igather_c(void *, long long, int, void *, long long, int, int, int, void *);
+extern int gmpi_Igatherv_c(void *, long long, int, void *, void *, void *, int, int, int, void *);
 extern int gmpi_Ineighbor_allgather_c(void *, long long, int, void *, long long, int, int, void *);
 extern int gmpi_Ineighbor_allgatherv_c(void *, long long, int, void *, void *, void *, int, int, void *);
 extern int gmpi_Ineighbor_alltoall_c(void *, long long, int, void *, long long, int, int, void *);
 extern int gmpi_Ineighbor_alltoallv_c(void *, void *, void *, int, void *, void *, void *, int, int, void *);
 extern int gmpi_Ineighbor_alltoallw_c(void *, void *, void *, void *, void *, void *, void *, void *, int, void *);
+extern int gmpi_Ireduce_c(void *, void *, long long, int, int, int, int, void *);
+extern int gmpi_Ireduce_scatter_c(void *, void *, void *, int, int, int, void *);
+extern int gmpi_Ireduce_scatter_block_c(void *, void *, long long, int, int, int, void *);
+extern int gmpi_Iscan_c(void *, void *, long long, int, int, int, void *);
+extern int gmpi_Iscatter_c(void *, long long, int, void *, long long, int, int, int, void *);
+extern int gmpi_Iscatterv_c(void *, void *, void *, int, void *, long long, int, int, int, void *);
 extern int gmpi_Neighbor_allgather_c(void *, long long, int, void *, long long, int, int);
 extern int gmpi_Neighbor_allgather_init_c(void *, long long, int, void *, long long, int, int, int, void *);
 extern int gmpi_Neighbor_allgatherv_c(void *, long long, int, void *, void *, void *, int, int);
@@ -266,7 +379,19 @@ extern int gmpi_Neighbor_alltoallv_c(void *, void *, void *, int, void *, void *
 extern int gmpi_Neighbor_alltoallv_init_c(void *, void *, void *, int, void *, void *, void *, int, int, int, void *);
 extern int gmpi_Neighbor_alltoallw_c(void *, void *, void *, void *, void *, void *, void *, void *, int);
 extern int gmpi_Neighbor_alltoallw_init_c(void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *);
+extern int gmpi_Reduce_c(void *, void *, long long, int, int, int, int);
+extern int gmpi_Reduce_init_c(void *, void *, long long, int, int, int, int, int, void *);
 extern int gmpi_Reduce_local_c(void *, void *, long long, int, int);
+extern int gmpi_Reduce_scatter_c(void *, void *, void *, int, int, int);
+extern int gmpi_Reduce_scatter_block_c(void *, void *, long long, int, int, int);
+extern int gmpi_Reduce_scatter_block_init_c(void *, void *, long long, int, int, int, int, void *);
+extern int gmpi_Reduce_scatter_init_c(void *, void *, void *, int, int, int, int, void *);
+extern int gmpi_Scan_c(void *, void *, long long, int, int, int);
+extern int gmpi_Scan_init_c(void *, void *, long long, int, int, int, int, void *);
+extern int gmpi_Scatter_c(void *, long long, int, void *, long long, int, int, int);
+extern int gmpi_Scatter_init_c(void *, long long, int, void *, long long, int, int, int, int, void *);
+extern int gmpi_Scatterv_c(void *, void *, void *, int, void *, long long, int, int, int);
+extern int gmpi_Scatterv_init_c(void *, void *, void *, int, void *, long long, int, int, int, int, void *);
 extern int gmpi_Get_count_c(void *, int, void *);
 extern int gmpi_Get_elements_c(void *, int, void *);
 extern int gmpi_Pack_c(void *, long long, int, void *, long long, void *, int);
@@ -323,55 +448,55 @@ extern int gmpi_express_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatyp
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
-    return gmpi_unsupported("MPI_Status_c2f", 0x44000000);
+    return gmpi_Status_c2f((void *)c_status, (void *)f_status);
 }
 
 #pragma weak MPI_Status_f2c = PMPI_Status_f2c
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
-    return gmpi_unsupported("MPI_Status_f2c", 0x44000000);
+    return gmpi_Status_f2c((void *)f_status, (void *)c_status);
 }
 
 #pragma weak MPI_Status_f082c = PMPI_Status_f082c
 int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
 {
-    return gmpi_unsupported("MPI_Status_f082c", 0x44000000);
+    return gmpi_Status_f082c((void *)f08_status, (void *)c_status);
 }
 
 #pragma weak MPI_Status_c2f08 = PMPI_Status_c2f08
 int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
 {
-    return gmpi_unsupported("MPI_Status_c2f08", 0x44000000);
+    return gmpi_Status_c2f08((void *)c_status, (void *)f08_status);
 }
 
 #pragma weak MPI_Status_f082f = PMPI_Status_f082f
 int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
 {
-    return gmpi_unsupported("MPI_Status_f082f", 0x44000000);
+    return gmpi_Status_f082f((void *)f08_status, (void *)f_status);
 }
 
 #pragma weak MPI_Status_f2f08 = PMPI_Status_f2f08
 int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
 {
-    return gmpi_unsupported("MPI_Status_f2f08", 0x44000000);
+    return gmpi_Status_f2f08((void *)f_status, (void *)f08_status);
 }
 
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_f90_integer", 0x44000000);
+    return gmpi_Type_create_f90_integer(r, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_f90_real", 0x44000000);
+    return gmpi_Type_create_f90_real(p, r, (void *)newtype);
 }
 
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
-    return gmpi_unsupported("MPI_Type_create_f90_complex", 0x44000000);
+    return gmpi_Type_create_f90_complex(p, r, (void *)newtype);
 }
 
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
@@ -497,25 +622,25 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 #pragma weak MPI_Allgather = PMPI_Allgather
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Allgather", comm);
+    return gmpi_Allgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #pragma weak MPI_Allgather_init = PMPI_Allgather_init
 int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Allgather_init", comm);
+    return gmpi_Allgather_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Allgatherv", comm);
+    return gmpi_Allgatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm);
 }
 
 #pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
 int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Allgatherv_init", comm);
+    return gmpi_Allgatherv_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Allreduce = PMPI_Allreduce
@@ -527,43 +652,43 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 #pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Allreduce_init", comm);
+    return gmpi_Allreduce_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Alltoall = PMPI_Alltoall
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Alltoall", comm);
+    return gmpi_Alltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
 int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Alltoall_init", comm);
+    return gmpi_Alltoall_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Alltoallv", comm);
+    return gmpi_Alltoallv((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm);
 }
 
 #pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
 int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Alltoallv_init", comm);
+    return gmpi_Alltoallv_init((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Alltoallw = PMPI_Alltoallw
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Alltoallw", comm);
+    return gmpi_Alltoallw((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm);
 }
 
 #pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
 int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Alltoallw_init", comm);
+    return gmpi_Alltoallw_init((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Barrier = PMPI_Barrier
@@ -575,7 +700,7 @@ int PMPI_Barrier(MPI_Comm comm)
 #pragma weak MPI_Barrier_init = PMPI_Barrier_init
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Barrier_init", comm);
+    return gmpi_Barrier_init(comm, info, (void *)request);
 }
 
 #pragma weak MPI_Bcast = PMPI_Bcast
@@ -587,109 +712,109 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 #pragma weak MPI_Bcast_init = PMPI_Bcast_init
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Bcast_init", comm);
+    return gmpi_Bcast_init((void *)buffer, count, datatype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Exscan = PMPI_Exscan
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Exscan", comm);
+    return gmpi_Exscan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #pragma weak MPI_Exscan_init = PMPI_Exscan_init
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Exscan_init", comm);
+    return gmpi_Exscan_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Gather = PMPI_Gather
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Gather", comm);
+    return gmpi_Gather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #pragma weak MPI_Gather_init = PMPI_Gather_init
 int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Gather_init", comm);
+    return gmpi_Gather_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Gatherv = PMPI_Gatherv
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Gatherv", comm);
+    return gmpi_Gatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm);
 }
 
 #pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
 int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Gatherv_init", comm);
+    return gmpi_Gatherv_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Iallgather = PMPI_Iallgather
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iallgather", comm);
+    return gmpi_Iallgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iallgatherv", comm);
+    return gmpi_Iallgatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iallreduce", comm);
+    return gmpi_Iallreduce((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ialltoall", comm);
+    return gmpi_Ialltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
 int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ialltoallv", comm);
+    return gmpi_Ialltoallv((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ialltoallw", comm);
+    return gmpi_Ialltoallw((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request);
 }
 
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ibarrier", comm);
+    return gmpi_Ibarrier(comm, (void *)request);
 }
 
 #pragma weak MPI_Ibcast = PMPI_Ibcast
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ibcast", comm);
+    return gmpi_Ibcast((void *)buffer, count, datatype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Iexscan = PMPI_Iexscan
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iexscan", comm);
+    return gmpi_Iexscan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Igather = PMPI_Igather
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Igather", comm);
+    return gmpi_Igather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Igatherv = PMPI_Igatherv
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Igatherv", comm);
+    return gmpi_Igatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
@@ -725,37 +850,37 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ireduce", comm);
+    return gmpi_Ireduce((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ireduce_scatter", comm);
+    return gmpi_Ireduce_scatter((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ireduce_scatter_block", comm);
+    return gmpi_Ireduce_scatter_block((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Iscan = PMPI_Iscan
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iscan", comm);
+    return gmpi_Iscan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Iscatter = PMPI_Iscatter
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iscatter", comm);
+    return gmpi_Iscatter((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iscatterv", comm);
+    return gmpi_Iscatterv((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
@@ -827,7 +952,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 #pragma weak MPI_Reduce_init = PMPI_Reduce_init
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Reduce_init", comm);
+    return gmpi_Reduce_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
@@ -839,61 +964,61 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter", comm);
+    return gmpi_Reduce_scatter((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm);
 }
 
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter_block", comm);
+    return gmpi_Reduce_scatter_block((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm);
 }
 
 #pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
 int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter_block_init", comm);
+    return gmpi_Reduce_scatter_block_init((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
 int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter_init", comm);
+    return gmpi_Reduce_scatter_init((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Scan = PMPI_Scan
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Scan", comm);
+    return gmpi_Scan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #pragma weak MPI_Scan_init = PMPI_Scan_init
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Scan_init", comm);
+    return gmpi_Scan_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Scatter = PMPI_Scatter
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Scatter", comm);
+    return gmpi_Scatter((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #pragma weak MPI_Scatter_init = PMPI_Scatter_init
 int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Scatter_init", comm);
+    return gmpi_Scatter_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Scatterv = PMPI_Scatterv
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Scatterv", comm);
+    return gmpi_Scatterv((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
 int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Scatterv_init", comm);
+    return gmpi_Scatterv_init((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
@@ -1025,7 +1150,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 #pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
-    return gmpi_unsupported("MPI_Intercomm_create_from_groups", 0x44000000);
+    return gmpi_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, (void *)stringtag, info, errhandler, (void *)newintercomm);
 }
 
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
@@ -1415,25 +1540,25 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 #pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
-    return gmpi_unsupported("MPI_Session_call_errhandler", 0x44000000);
+    return gmpi_Session_call_errhandler(session, errorcode);
 }
 
 #pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return gmpi_unsupported("MPI_Session_create_errhandler", 0x44000000);
+    return gmpi_Session_create_errhandler((void *)session_errhandler_fn, (void *)errhandler);
 }
 
 #pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
-    return gmpi_unsupported("MPI_Session_get_errhandler", 0x44000000);
+    return gmpi_Session_get_errhandler(session, (void *)errhandler);
 }
 
 #pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
-    return gmpi_unsupported("MPI_Session_set_errhandler", 0x44000000);
+    return gmpi_Session_set_errhandler(session, errhandler);
 }
 
 #pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
@@ -1643,7 +1768,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 #pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
-    return gmpi_unsupported("MPI_Comm_create_from_group", 0x44000000);
+    return gmpi_Comm_create_from_group(group, (void *)stringtag, info, errhandler, (void *)newcomm);
 }
 
 #pragma weak MPI_Finalize = PMPI_Finalize
@@ -1661,7 +1786,7 @@ int PMPI_Finalized(int *flag)
 #pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
-    return gmpi_unsupported("MPI_Group_from_session_pset", 0x44000000);
+    return gmpi_Group_from_session_pset(session, (void *)pset_name, (void *)newgroup);
 }
 
 #pragma weak MPI_Init = PMPI_Init
@@ -1697,37 +1822,37 @@ int PMPI_Query_thread(int *provided)
 #pragma weak MPI_Session_finalize = PMPI_Session_finalize
 int PMPI_Session_finalize(MPI_Session *session)
 {
-    return gmpi_unsupported("MPI_Session_finalize", 0x44000000);
+    return gmpi_Session_finalize((void *)session);
 }
 
 #pragma weak MPI_Session_get_info = PMPI_Session_get_info
 int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
-    return gmpi_unsupported("MPI_Session_get_info", 0x44000000);
+    return gmpi_Session_get_info(session, (void *)info_used);
 }
 
 #pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
-    return gmpi_unsupported("MPI_Session_get_nth_pset", 0x44000000);
+    return gmpi_Session_get_nth_pset(session, info, n, (void *)pset_len, (void *)pset_name);
 }
 
 #pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
-    return gmpi_unsupported("MPI_Session_get_num_psets", 0x44000000);
+    return gmpi_Session_get_num_psets(session, info, (void *)npset_names);
 }
 
 #pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
 int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
-    return gmpi_unsupported("MPI_Session_get_pset_info", 0x44000000);
+    return gmpi_Session_get_pset_info(session, (void *)pset_name, (void *)info);
 }
 
 #pragma weak MPI_Session_init = PMPI_Session_init
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
-    return gmpi_unsupported("MPI_Session_init", 0x44000000);
+    return gmpi_Session_init(info, errhandler, (void *)session);
 }
 
 #pragma weak MPI_Aint_add = PMPI_Aint_add
@@ -2021,13 +2146,13 @@ int PMPI_Cancel(MPI_Request *request)
 #pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
 int PMPI_Grequest_complete(MPI_Request request)
 {
-    return gmpi_unsupported("MPI_Grequest_complete", 0x44000000);
+    return gmpi_Grequest_complete(request);
 }
 
 #pragma weak MPI_Grequest_start = PMPI_Grequest_start
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Grequest_start", 0x44000000);
+    return gmpi_Grequest_start((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)extra_state, (void *)request);
 }
 
 #pragma weak MPI_Request_free = PMPI_Request_free
@@ -2123,7 +2248,7 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 #pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-    return gmpi_unsupported("MPI_Alloc_mem", 0x44000000);
+    return gmpi_Alloc_mem(size, info, (void *)baseptr);
 }
 
 #pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
@@ -2141,7 +2266,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 #pragma weak MPI_Free_mem = PMPI_Free_mem
 int PMPI_Free_mem(void *base)
 {
-    return gmpi_unsupported("MPI_Free_mem", 0x44000000);
+    return gmpi_Free_mem((void *)base);
 }
 
 #pragma weak MPI_Get = PMPI_Get
@@ -2375,7 +2500,7 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
-    return gmpi_unsupported("MPI_Comm_disconnect", 0x44000000);
+    return gmpi_Comm_disconnect((void *)comm);
 }
 
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
@@ -2867,199 +2992,199 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 #pragma weak MPIX_Grequest_start = PMPIX_Grequest_start
 int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request)
 {
-    return gmpi_unsupported("MPIX_Grequest_start", 0x44000000);
+    return gmpix_Grequest_start((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)poll_fn, (void *)wait_fn, (void *)extra_state, (void *)request);
 }
 
 #pragma weak MPIX_Grequest_class_create = PMPIX_Grequest_class_create
 int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class)
 {
-    return gmpi_unsupported("MPIX_Grequest_class_create", 0x44000000);
+    return gmpix_Grequest_class_create((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)poll_fn, (void *)wait_fn, (void *)greq_class);
 }
 
 #pragma weak MPIX_Grequest_class_allocate = PMPIX_Grequest_class_allocate
 int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request)
 {
-    return gmpi_unsupported("MPIX_Grequest_class_allocate", 0x44000000);
+    return gmpix_Grequest_class_allocate(greq_class, (void *)extra_state, (void *)request);
 }
 
 #pragma weak MPI_Allgather_c = PMPI_Allgather_c
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Allgather_c", comm);
+    return gmpi_Allgather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #pragma weak MPI_Allgather_init_c = PMPI_Allgather_init_c
 int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Allgather_init_c", comm);
+    return gmpi_Allgather_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Allgatherv_c = PMPI_Allgatherv_c
 int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Allgatherv_c", comm);
+    return gmpi_Allgatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm);
 }
 
 #pragma weak MPI_Allgatherv_init_c = PMPI_Allgatherv_init_c
 int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Allgatherv_init_c", comm);
+    return gmpi_Allgatherv_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Allreduce_c = PMPI_Allreduce_c
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Allreduce_c", comm);
+    return gmpi_Allreduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #pragma weak MPI_Allreduce_init_c = PMPI_Allreduce_init_c
 int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Allreduce_init_c", comm);
+    return gmpi_Allreduce_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Alltoall_c = PMPI_Alltoall_c
 int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Alltoall_c", comm);
+    return gmpi_Alltoall_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #pragma weak MPI_Alltoall_init_c = PMPI_Alltoall_init_c
 int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Alltoall_init_c", comm);
+    return gmpi_Alltoall_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Alltoallv_c = PMPI_Alltoallv_c
 int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Alltoallv_c", comm);
+    return gmpi_Alltoallv_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm);
 }
 
 #pragma weak MPI_Alltoallv_init_c = PMPI_Alltoallv_init_c
 int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Alltoallv_init_c", comm);
+    return gmpi_Alltoallv_init_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Alltoallw_c = PMPI_Alltoallw_c
 int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Alltoallw_c", comm);
+    return gmpi_Alltoallw_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm);
 }
 
 #pragma weak MPI_Alltoallw_init_c = PMPI_Alltoallw_init_c
 int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Alltoallw_init_c", comm);
+    return gmpi_Alltoallw_init_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Bcast_c = PMPI_Bcast_c
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Bcast_c", comm);
+    return gmpi_Bcast_c((void *)buffer, count, datatype, root, comm);
 }
 
 #pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Bcast_init_c", comm);
+    return gmpi_Bcast_init_c((void *)buffer, count, datatype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Exscan_c = PMPI_Exscan_c
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Exscan_c", comm);
+    return gmpi_Exscan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Exscan_init_c", comm);
+    return gmpi_Exscan_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Gather_c = PMPI_Gather_c
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Gather_c", comm);
+    return gmpi_Gather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #pragma weak MPI_Gather_init_c = PMPI_Gather_init_c
 int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Gather_init_c", comm);
+    return gmpi_Gather_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Gatherv_c = PMPI_Gatherv_c
 int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Gatherv_c", comm);
+    return gmpi_Gatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm);
 }
 
 #pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c
 int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Gatherv_init_c", comm);
+    return gmpi_Gatherv_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iallgather_c", comm);
+    return gmpi_Iallgather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Iallgatherv_c = PMPI_Iallgatherv_c
 int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iallgatherv_c", comm);
+    return gmpi_Iallgatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iallreduce_c", comm);
+    return gmpi_Iallreduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Ialltoall_c = PMPI_Ialltoall_c
 int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ialltoall_c", comm);
+    return gmpi_Ialltoall_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ialltoallv_c = PMPI_Ialltoallv_c
 int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ialltoallv_c", comm);
+    return gmpi_Ialltoallv_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request);
 }
 
 #pragma weak MPI_Ialltoallw_c = PMPI_Ialltoallw_c
 int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ialltoallw_c", comm);
+    return gmpi_Ialltoallw_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request);
 }
 
 #pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ibcast_c", comm);
+    return gmpi_Ibcast_c((void *)buffer, count, datatype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Iexscan_c = PMPI_Iexscan_c
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iexscan_c", comm);
+    return gmpi_Iexscan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Igather_c = PMPI_Igather_c
 int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Igather_c", comm);
+    return gmpi_Igather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Igatherv_c = PMPI_Igatherv_c
 int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Igatherv_c", comm);
+    return gmpi_Igatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Ineighbor_allgather_c = PMPI_Ineighbor_allgather_c
@@ -3095,37 +3220,37 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
 #pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ireduce_c", comm);
+    return gmpi_Ireduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Ireduce_scatter_c = PMPI_Ireduce_scatter_c
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ireduce_scatter_c", comm);
+    return gmpi_Ireduce_scatter_c((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Ireduce_scatter_block_c = PMPI_Ireduce_scatter_block_c
 int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Ireduce_scatter_block_c", comm);
+    return gmpi_Ireduce_scatter_block_c((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Iscan_c = PMPI_Iscan_c
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iscan_c", comm);
+    return gmpi_Iscan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #pragma weak MPI_Iscatter_c = PMPI_Iscatter_c
 int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iscatter_c", comm);
+    return gmpi_Iscatter_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Iscatterv_c = PMPI_Iscatterv_c
 int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Iscatterv_c", comm);
+    return gmpi_Iscatterv_c((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #pragma weak MPI_Neighbor_allgather_c = PMPI_Neighbor_allgather_c
@@ -3191,13 +3316,13 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
 #pragma weak MPI_Reduce_c = PMPI_Reduce_c
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Reduce_c", comm);
+    return gmpi_Reduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm);
 }
 
 #pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Reduce_init_c", comm);
+    return gmpi_Reduce_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
@@ -3209,61 +3334,61 @@ int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
 #pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
 int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter_c", comm);
+    return gmpi_Reduce_scatter_c((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm);
 }
 
 #pragma weak MPI_Reduce_scatter_block_c = PMPI_Reduce_scatter_block_c
 int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter_block_c", comm);
+    return gmpi_Reduce_scatter_block_c((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm);
 }
 
 #pragma weak MPI_Reduce_scatter_block_init_c = PMPI_Reduce_scatter_block_init_c
 int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter_block_init_c", comm);
+    return gmpi_Reduce_scatter_block_init_c((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Reduce_scatter_init_c = PMPI_Reduce_scatter_init_c
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Reduce_scatter_init_c", comm);
+    return gmpi_Reduce_scatter_init_c((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Scan_c = PMPI_Scan_c
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Scan_c", comm);
+    return gmpi_Scan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #pragma weak MPI_Scan_init_c = PMPI_Scan_init_c
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Scan_init_c", comm);
+    return gmpi_Scan_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Scatter_c = PMPI_Scatter_c
 int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Scatter_c", comm);
+    return gmpi_Scatter_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #pragma weak MPI_Scatter_init_c = PMPI_Scatter_init_c
 int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Scatter_init_c", comm);
+    return gmpi_Scatter_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Scatterv_c = PMPI_Scatterv_c
 int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gmpi_unsupported("MPI_Scatterv_c", comm);
+    return gmpi_Scatterv_c((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
 int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Scatterv_init_c", comm);
+    return gmpi_Scatterv_init_c((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #pragma weak MPI_Get_count_c = PMPI_Get_count_c

@@ -101,7 +101,7 @@ func (s *Selector) Select(c *mpirt.Comm) (*mpirt.CollTable, error) {
 			return nil, fmt.Errorf("coll component %s: %w", cd.name, err)
 		}
 	}
-	if t.Barrier == nil || t.Bcast == nil || t.Reduce == nil || t.Allreduce == nil {
+	if t.Barrier == nil || t.Bcast == nil || t.Reduce == nil || t.Allreduce == nil || t.Sched[mpirt.CollBarrier] == nil {
 		return nil, fmt.Errorf("no collective component covers every operation (GMPI_COLL=%q)", os.Getenv("GMPI_COLL"))
 	}
 	return t, nil

@@ -416,13 +416,18 @@ typedef enum MPIR_Win_model {
 /* The grid topology, as MPICH-G2 exposed it, on every communicator:
  *   int *depths;  MPI_Comm_get_attr(comm, MPICHX_TOPOLOGY_DEPTHS, &depths, &flag)
  *                 depths[rank] = number of levels at which rank communicates
+ *                 (4 for processes of a machine with a vendor MPI, else 3)
  *   int **colors; MPI_Comm_get_attr(comm, MPICHX_TOPOLOGY_COLORS, &colors, &flag)
  *                 colors[rank][level] = the rank's cluster at that level
- * Two ranks share a color at a level iff they can talk at that level.
- * The values are gmpi's own: builtin communicator keyvals (like MPI_TAG_UB)
- * with indices 0x101 and 0x103, far from MPICH's. */
-#define MPICHX_TOPOLOGY_DEPTHS 0x64400101
-#define MPICHX_TOPOLOGY_COLORS 0x64400103
+ * rank is a rank of comm (of the local group of an intercommunicator); the
+ * arrays belong to the library and are freed with comm. Two ranks share a
+ * color at a level iff they can talk at that level; colors are numbered
+ * 0, 1, ... per level in the order of their first process in
+ * MPI_COMM_WORLD. As in MPICH-G2 the keyvals are variables; their values
+ * are gmpi's own builtin communicator keyvals (like MPI_TAG_UB), far from
+ * MPICH's, valid from program start. */
+extern int MPICHX_TOPOLOGY_DEPTHS;
+extern int MPICHX_TOPOLOGY_COLORS;
 
 /* The topology levels, outermost first. */
 #define MPICHX_WAN_LEVEL  0 /* wide area: all processes */

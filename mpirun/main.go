@@ -1,14 +1,26 @@
 // Command mpirun (also installed as mpiexec) launches the processes of a
-// gmpi job on this host and is their PMI-1 server.
+// gmpi job - on this host, on the hosts of -H/--hostfile, or as a grid
+// file places them (--grid; see launch.go for the launchers) - and is
+// their PMI-1 server.
 //
 // Each rank is started in its own process group with:
 //
 //	fd 3                 one end of a socketpair to mpirun's PMI server
 //	PMI_FD=3             PMI-1 "simple" protocol over that fd
+//	PMI_PORT, PMI_ID     instead of PMI_FD for ranks started where no fd can
+//	                     be inherited (ssh): mpirun's TCP PMI port and the rank
+//	GMPI_PMI_AUTH=1      with PMI_PORT: authenticate with the job secret first
+//	GMPI_JOB_SECRET      the job's random secret (hex); every TCP connection of
+//	                     the job proves it (runtime/auth); ssh ranks read it
+//	                     from stdin, never from a command line
 //	PMI_RANK, PMI_SIZE   rank and job size
 //	GMPI_JOBID           <mpirun pid>-<16 hex random digits>; file-name safe;
 //	                     the library names its /dev/shm entries gmpi-<GMPI_JOBID>-*
 //	GMPI_HOSTNAME        the host the launch placed the rank on
+//	GMPI_SITE, GMPI_MACHINE  the rank's site and machine in the grid file ("" without)
+//	GMPI_VMPI            the machine's name if it has a vendor MPI, else ""
+//	GMPI_TCP_IF          the address the rank listens on (grid file "listen",
+//	                     or the emulated host's address), when there is one
 //	GMPI_LOCAL_RANK      rank among the job's processes on that host
 //	GMPI_LOCAL_SIZE      number of the job's processes on that host
 //	GMPI_UNIVERSE_SIZE   universe size
@@ -16,7 +28,7 @@
 //	MPI_LOCALRANKID, MPI_LOCALNRANKS  hydra's names for local rank and size
 //
 // Inherited PMI_* variables (PMI_PORT, PMI_ID, ...) are removed. The KVS
-// holds PMI_process_mapping (vector form, one node) for MPICH clients.
+// holds PMI_process_mapping (vector form, one node per host) for MPICH clients.
 //
 // stdout and stderr of the ranks go to mpirun's (tagged and line-atomic
 // with --tag-output); rank 0 reads mpirun's stdin, the others /dev/null.
@@ -49,6 +61,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"gmpi/mpirun/emu"
+	"gmpi/mpirun/grid"
+	"gmpi/runtime/auth"
 	"gmpi/runtime/pmi/server"
 )
 
@@ -66,6 +81,9 @@ const (
 var progName = "mpirun"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == emu.HelperArg { // the grid emulator's router and hosts
+		os.Exit(emu.HelperMain(os.Args[2:]))
+	}
 	// Pdeathsig is delivered when the thread that forked the child exits:
 	// keep the forking (main) goroutine on one thread for good.
 	runtime.LockOSThread()
@@ -88,8 +106,13 @@ type rankProc struct {
 	exited  bool
 	status  syscall.WaitStatus
 	pmiDone chan struct{} // closed when its PMI connection is closed
+	pmiOnce sync.Once
 	ioDone  sync.WaitGroup
+	stdinW  *os.File // ssh ranks: the secret, then the rank's lifeline
 }
+
+// pmiClosed records that the rank's PMI connection is gone.
+func (p *rankProc) pmiClosed() { p.pmiOnce.Do(func() { close(p.pmiDone) }) }
 
 // exitNote is the reaper's report of a rank's exit.
 type exitNote struct {
@@ -107,6 +130,13 @@ type job struct {
 	cpus    []int // CPU of each rank (bind.go), nil when unbound
 	srv     *server.Server
 	verbose bool
+
+	slots    []slot     // where each rank runs and how it starts (place.go)
+	grid     *grid.Grid // --grid, nil without
+	emu      *emu.Grid  // --emulate, nil without
+	pmiTCP   *pmiListener
+	secret   string // GMPI_JOB_SECRET
+	checkins *checkins
 
 	outMu, errMu sync.Mutex // serialize tagged lines per destination
 	outBroken    bool       // mpirun's stdout is gone (EPIPE): drop output
@@ -143,6 +173,10 @@ func run(args []string) int {
 		logf("%v", err)
 		return 2
 	}
+	if opts.showTopo {
+		j.showTopology()
+		return 0
+	}
 	if j.cpus, err = bindPlan(opts.bind, j.size); err != nil {
 		logf("%v", err)
 		return 2
@@ -156,36 +190,19 @@ func run(args []string) int {
 	var rnd [8]byte
 	rand.Read(rnd[:])
 	j.jobID = strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:])
+	if j.secret, err = auth.NewSecret(); err != nil {
+		logf("job secret: %v", err)
+		return 1
+	}
+	if opts.emulate {
+		if err := j.startEmulation(); err != nil {
+			logf("%v", err)
+			return 1
+		}
+		defer j.emu.Close()
+	}
 	defer j.removeShm()
 	return j.run()
-}
-
-// place checks -H/--hostfile (only this host is supported for now) and
-// fills in default process counts.
-func (j *job) place() error {
-	slots := 0
-	for _, h := range j.opts.hosts {
-		if !isLocalHost(h.name, j.host) {
-			return fmt.Errorf("host %q: only placement on this host (%s) is supported for now", h.name, j.host)
-		}
-		if h.slots > 0 {
-			slots += h.slots
-		} else {
-			slots++
-		}
-	}
-	for i := range j.opts.apps {
-		a := &j.opts.apps[i]
-		if a.n == 0 {
-			if len(j.opts.apps) == 1 && slots > 0 {
-				a.n = slots
-			} else {
-				a.n = 1
-			}
-		}
-		j.size += a.n
-	}
-	return nil
 }
 
 func isLocalHost(name, self string) bool {
@@ -259,8 +276,9 @@ func (j *job) vlogf(format string, args ...any) {
 	}
 }
 
-// env builds the environment of rank r of app a.
-func (j *job) env(r, a int) []string {
+// env builds the environment of a rank of app a: mpirun's own without
+// PMI variables, then -genv/-x, then the app's -env, then extra.
+func (j *job) env(a int, extra []string) []string {
 	vals := map[string]string{}
 	var order []string
 	set := func(kv string) {
@@ -283,20 +301,7 @@ func (j *job) env(r, a int) []string {
 	for _, kv := range j.opts.apps[a].env {
 		set(kv)
 	}
-	itoa := strconv.Itoa
-	for _, kv := range []string{
-		"PMI_FD=3",
-		"PMI_RANK=" + itoa(r),
-		"PMI_SIZE=" + itoa(j.size),
-		"GMPI_JOBID=" + j.jobID,
-		"GMPI_HOSTNAME=" + j.host,
-		"GMPI_LOCAL_RANK=" + itoa(r),
-		"GMPI_LOCAL_SIZE=" + itoa(j.size),
-		"GMPI_UNIVERSE_SIZE=" + itoa(j.size),
-		"GMPI_APPNUM=" + itoa(a),
-		"MPI_LOCALRANKID=" + itoa(r),
-		"MPI_LOCALNRANKS=" + itoa(j.size),
-	} {
+	for _, kv := range extra {
 		set(kv)
 	}
 	env := make([]string, 0, len(order))
@@ -333,12 +338,8 @@ func (j *job) run() int {
 		Size:    j.size,
 		KVSName: "kvs_" + strings.ReplaceAll(j.jobID, "-", "_"),
 		AppNum:  func(r int) int { return appOf[r] },
-		Preput:  map[string]string{"PMI_process_mapping": fmt.Sprintf("(vector,(0,1,%d))", j.size)},
-		OnEvent: func(ev server.Event) {
-			if ev.Kind == server.EventAbort || ev.Kind == server.EventPMI2 || ev.Kind == server.EventProtocolError {
-				events <- ev
-			}
-		},
+		Preput:  map[string]string{"PMI_process_mapping": j.processMapping()},
+		OnEvent: func(ev server.Event) { j.onPMIEvent(ev, events) },
 	}
 	if j.verbose {
 		cfg.Logf = func(format string, args ...any) { logf(format, args...) }
@@ -348,12 +349,23 @@ func (j *job) run() int {
 		logf("%v", err)
 		return 1
 	}
-	j.vlogf("job %s: %d process(es) on %s, kvs %s", j.jobID, j.size, j.host, cfg.KVSName)
+	j.vlogf("job %s: %d process(es) on %s, kvs %s", j.jobID, j.size, strings.Join(j.hostNames(), ","), cfg.KVSName)
 
 	j.procs = make([]*rankProc, j.size)
 	for r := range j.procs {
 		j.procs[r] = &rankProc{rank: r, app: appOf[r], pmiDone: make(chan struct{})}
 	}
+	j.checkins = newCheckins(j.size)
+	for _, s := range j.slots {
+		if s.remote() && j.emu == nil && j.pmiTCP == nil {
+			if err := j.listenPMI(); err != nil {
+				logf("%v", err)
+				return 1
+			}
+			defer j.pmiTCP.l.Close()
+		}
+	}
+	defer j.closeStdins()
 	stdin, closeStdin := j.stdinForRank0()
 	defer closeStdin()
 	devnull, err := os.Open(os.DevNull)
@@ -377,6 +389,7 @@ func (j *job) run() int {
 		failed, status = true, code
 		logf(format, args...)
 		j.signalAll(syscall.SIGTERM)
+		j.closeStdins()
 		killTimer = time.After(termGrace)
 	}
 
@@ -387,7 +400,7 @@ func (j *job) run() int {
 			in = stdin
 		}
 		if err := j.start(p, in); err != nil {
-			fail(127, "cannot start rank %d (%s): %v; terminating the job", r, j.opts.apps[p.app].argv[0], err)
+			fail(127, "cannot start rank %d (%s) on host %s: %v; terminating the job", r, j.opts.apps[p.app].argv[0], j.slots[r].host, err)
 			break
 		}
 		started++
@@ -398,8 +411,30 @@ func (j *job) run() int {
 	if j.opts.timeout > 0 {
 		timeout = time.After(j.opts.timeout)
 	}
+	// The startup barrier's deadline (multi-host jobs): armed at the first
+	// check-in, disarmed when all ranks are in.
+	var firstIn, allIn <-chan struct{}
+	var startup <-chan time.Time
+	startupLimit, err := startupTimeout()
+	if err != nil {
+		fail(2, "GMPI_STARTUP_TIMEOUT: %v; terminating the job", err)
+	} else if startupLimit > 0 && len(j.hostNames()) > 1 {
+		firstIn = j.checkins.first
+	}
 	for live := started; live > 0; {
 		select {
+		case <-firstIn:
+			firstIn, allIn = nil, j.checkins.all
+			startup = time.After(startupLimit)
+		case <-allIn:
+			allIn, startup = nil, nil
+			j.vlogf("all %d ranks checked in", j.size)
+		case <-startup:
+			startup = nil
+			if miss := j.checkins.missing(); len(miss) > 0 && !failed {
+				fail(1, "startup: rank(s) %s on host(s) %s did not check in within %v of the first rank; terminating the job",
+					rankList(miss), j.hostsOf(miss), startupLimit)
+			}
 		case ex := <-exits:
 			live--
 			p := j.procs[ex.rank]
@@ -472,17 +507,30 @@ func (j *job) judge(p *rankProc) (int, string) {
 	st := j.srv.State(p.rank)
 	var code int
 	var why string
+	s := &j.slots[p.rank]
 	switch {
+	case !st.Initialized && s.launcher.Kind != grid.Local && j.emu == nil && !(ws.Exited() && ws.ExitStatus() == 0):
+		code, why = 1, fmt.Sprintf("host %s failed to start rank %d: the %s launcher (pid %d) ended with %s", s.host, p.rank, launcherName(s.launcher), p.pid, describeStatus(ws))
+		if ws.Exited() && ws.ExitStatus() != 0 {
+			code = ws.ExitStatus()
+		}
 	case st.Aborted:
 		code, why = abortStatus(st.AbortCode), abortLine(p.rank, p.pid, st.AbortCode, st.AbortMsg)
 	case ws.Signaled():
 		code, why = 128+int(ws.Signal()), fmt.Sprintf("rank %d (pid %d) killed by signal %d (%s)", p.rank, p.pid, int(ws.Signal()), sigName(ws.Signal()))
+	case ws.Exited() && ws.ExitStatus() > 128 && ws.ExitStatus() < 128+65 && s.launcher.Kind == grid.SSH && j.emu == nil:
+		// The remote shell reports a signal as 128+signal.
+		sig := syscall.Signal(ws.ExitStatus() - 128)
+		code, why = ws.ExitStatus(), fmt.Sprintf("rank %d (ssh pid %d) killed by signal %d (%s)", p.rank, p.pid, int(sig), sigName(sig))
 	case ws.Exited() && ws.ExitStatus() != 0:
 		code, why = ws.ExitStatus(), fmt.Sprintf("rank %d (pid %d) exited with code %d", p.rank, p.pid, ws.ExitStatus())
 	case st.Initialized && !st.Finalized:
 		code, why = 1, fmt.Sprintf("rank %d (pid %d) exited with code 0 without finalizing (MPI_Finalize not called)", p.rank, p.pid)
 	default:
 		return 0, ""
+	}
+	if len(j.hostNames()) > 1 && !strings.HasPrefix(why, "host ") {
+		why = strings.Replace(why, fmt.Sprintf("rank %d", p.rank), fmt.Sprintf("rank %d on host %s", p.rank, s.host), 1)
 	}
 	drained := make(chan struct{})
 	go func() { p.ioDone.Wait(); close(drained) }()
@@ -549,72 +597,133 @@ func (j *job) stdinForRank0() (*os.File, func()) {
 	return pr, func() { pr.Close() }
 }
 
-// start launches rank p with stdin in.
+// start launches rank p with stdin in, through its slot's launcher
+// (launch.go).
 func (j *job) start(p *rankProc, in *os.File) error {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	s := &j.slots[p.rank]
+	argv, err := j.command(p)
 	if err != nil {
-		return fmt.Errorf("socketpair: %w", err)
+		return err
 	}
-	mine := os.NewFile(uintptr(fds[0]), "pmi")
-	theirs := os.NewFile(uintptr(fds[1]), "pmi-rank")
-	defer theirs.Close()
-	conn, err := net.FileConn(mine)
-	mine.Close()
-	if err != nil {
-		return fmt.Errorf("pmi socket: %w", err)
+	var conn net.Conn // mpirun's end of the PMI socket (fd mode)
+	var theirs *os.File
+	if !s.remote() || j.emu != nil {
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("socketpair: %w", err)
+		}
+		mine := os.NewFile(uintptr(fds[0]), "pmi")
+		theirs = os.NewFile(uintptr(fds[1]), "pmi-rank")
+		defer theirs.Close()
+		conn, err = net.FileConn(mine)
+		mine.Close()
+		if err != nil {
+			return fmt.Errorf("pmi socket: %w", err)
+		}
+	}
+	var closers []*os.File // closed if the start fails
+	undo := func() {
+		if conn != nil {
+			conn.Close()
+		}
+		for _, f := range closers {
+			f.Close()
+		}
+	}
+	if s.launcher.Kind == grid.SSH && j.emu == nil {
+		// The secret, then the lifeline (remoteScript).
+		r, w, err := os.Pipe()
+		if err != nil {
+			undo()
+			return err
+		}
+		defer r.Close()
+		in = r
+		closers = append(closers, w)
+		p.stdinW = w
 	}
 	out, errw := os.Stdout, os.Stderr
 	var readers []*os.File
 	if j.opts.tagOutput {
 		var outR, errR *os.File
 		if outR, out, err = os.Pipe(); err != nil {
-			conn.Close()
+			undo()
 			return err
 		}
+		closers = append(closers, outR)
 		if errR, errw, err = os.Pipe(); err != nil {
-			conn.Close()
-			outR.Close()
 			out.Close()
+			undo()
 			return err
 		}
+		closers = append(closers, errR)
 		defer out.Close()
 		defer errw.Close()
 		readers = []*os.File{outR, errR}
 	}
-	a := &j.opts.apps[p.app]
-	attr := &syscall.ProcAttr{
-		Dir:   j.wdirOf(p.app),
-		Env:   j.env(p.rank, p.app),
-		Files: []uintptr{in.Fd(), out.Fd(), errw.Fd(), theirs.Fd()},
-		Sys: &syscall.SysProcAttr{
-			Setpgid:   true,
-			Pdeathsig: syscall.SIGKILL,
-		},
+	files := []*os.File{in, out, errw}
+	if theirs != nil {
+		files = append(files, theirs)
 	}
+	env := j.rankEnv(p.rank, p.app)
 	cpu := -1
-	if j.cpus != nil {
+	if j.cpus != nil && !s.remote() {
 		cpu = j.cpus[p.rank]
 	}
-	pid, err := forkExec(cpu, a.argv, attr)
-	if err != nil {
-		conn.Close()
-		for _, r := range readers {
-			r.Close()
+	var pid int
+	if j.emu != nil {
+		pid, err = j.startEmulated(p, argv, env, files)
+	} else {
+		fds := make([]uintptr, len(files))
+		for i, f := range files {
+			fds[i] = f.Fd()
 		}
+		attr := &syscall.ProcAttr{
+			Dir:   j.wdirOf(p.app),
+			Env:   env,
+			Files: fds,
+			Sys: &syscall.SysProcAttr{
+				Setpgid:   true,
+				Pdeathsig: syscall.SIGKILL,
+			},
+		}
+		pid, err = forkExec(cpu, argv, attr)
+	}
+	if err != nil {
+		undo()
+		p.stdinW = nil
 		return err
 	}
 	p.pid = pid
-	j.vlogf("rank %d: pid %d (cpu %d, -1: unbound): %s", p.rank, pid, cpu, strings.Join(a.argv, " "))
-	go func() {
-		j.srv.Serve(p.rank, conn)
-		close(p.pmiDone)
-	}()
+	j.vlogf("rank %d on %s: pid %d (cpu %d, -1: unbound): %s", p.rank, s.host, pid, cpu, strings.Join(argv, " "))
+	if p.stdinW != nil {
+		// A pipe holds far more than one line: this does not block.
+		if _, err := io.WriteString(p.stdinW, j.secret+"\n"); err != nil {
+			j.vlogf("rank %d: writing the secret to its launcher: %v", p.rank, err)
+		}
+	}
+	if conn != nil {
+		go func() {
+			j.srv.Serve(p.rank, conn)
+			p.pmiClosed()
+		}()
+	}
 	if len(readers) == 2 {
 		p.ioDone.Add(2)
 		go j.forward(p, readers[0], false)
 		go j.forward(p, readers[1], true)
 	}
 	return nil
+}
+
+// closeStdins closes the lifelines of ssh-started ranks: their remote
+// shells kill them (after a failure, and at the end as a safety net).
+func (j *job) closeStdins() {
+	for _, p := range j.procs {
+		if p != nil && p.stdinW != nil {
+			p.stdinW.Close()
+		}
+	}
 }
 
 // forward copies the lines of one rank's stdout or stderr pipe to

@@ -379,7 +379,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-n", "2"}, "no program"},
 		{[]string{"-n", "x", "true"}, "bad process count"},
 		{[]string{"--bogus", "true"}, "unknown option"},
-		{[]string{"-H", "some-other-host.example", "true"}, "only placement on this host"},
+
 		{[]string{"-n", "1", "/nonexistent/prog"}, "not an executable"},
 		{[]string{"-n", "1", "no-such-command-xyz"}, "command not found"},
 		{[]string{"--timeout", "-3", "true"}, "bad timeout"},

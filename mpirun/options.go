@@ -28,6 +28,9 @@ type options struct {
 	timeout   time.Duration
 	wdir      string
 	hosts     []hostSpec // from -H/--host and --hostfile, recorded
+	grid      string     // --grid FILE
+	showTopo  bool       // --show-topology: print the placement, run nothing
+	emulate   bool       // --emulate: run on emulated grid hosts
 	verbose   bool
 	help      bool
 	version   bool
@@ -42,7 +45,8 @@ type hostSpec struct {
 
 const usage = `usage: %[1]s [options] program [args...] [: [options] program [args...]]...
 
-Starts the processes of an MPI job on this host and serves them PMI-1.
+Starts the processes of an MPI job, on this host or as a grid file or host
+list places them, and serves them PMI-1.
 
 options:
   -n, -np N              number of processes (default: slots of -H/--hostfile, else 1)
@@ -55,8 +59,17 @@ options:
   --bind-to core|none    bind rank r to the r-th CPU mpirun may use (default
                          when there are at least as many CPUs as processes;
                          also GMPI_BIND), or leave placement to the kernel
-  -H, --host H1[:S],...  hosts (only this host is supported for now)
+  -H, --host H1[:S],...  hosts, each with S slots (default 1); ranks fill
+                         each host's slots in turn; hosts other than this one
+                         are started with ssh (GMPI_SSH names the client)
   --hostfile FILE        file of hosts, "host[:slots]" or "host slots=S" per line
+  --grid FILE            place and start the processes as the grid file says
+                         (sites, machines, hosts, launchers; see examples/)
+  --show-topology        print the placement and the topology colors every
+                         rank will see, and run nothing
+  --emulate              with --grid: run on emulated hosts (network
+                         namespaces and a router adding the grid's wide-area
+                         latency and bandwidth; needs root)
   -v, --verbose          print launch details (also GMPI_MPIRUN_VERBOSE=1)
   --version              print the gmpi version
   -h, --help             print this help
@@ -230,6 +243,16 @@ func parseArgs(args []string) (*options, error) {
 				return nil, err
 			}
 			o.hosts = append(o.hosts, hs...)
+		case "grid":
+			v, err := value(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			o.grid = v
+		case "show-topology":
+			o.showTopo = true
+		case "emulate":
+			o.emulate = true
 		case "v", "verbose":
 			o.verbose = true
 		case "version", "V":
@@ -244,10 +267,18 @@ func parseArgs(args []string) (*options, error) {
 	}
 	if len(cur.argv) > 0 {
 		o.apps = append(o.apps, cur)
+	} else if o.showTopo && len(o.apps) == 0 {
+		// --show-topology runs nothing: a program is optional, -n counts.
+		if cur.n > 0 {
+			o.apps = append(o.apps, cur)
+		}
 	} else if len(o.apps) > 0 || cur.n != 0 || len(cur.env) > 0 {
 		return nil, errors.New("no program given after the options")
 	}
-	if len(o.apps) == 0 {
+	if o.emulate && o.grid == "" {
+		return nil, errors.New("--emulate needs --grid FILE")
+	}
+	if len(o.apps) == 0 && !o.showTopo {
 		return nil, errors.New("no program given (see --help)")
 	}
 	return o, nil

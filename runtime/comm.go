@@ -22,6 +22,9 @@ type Comm struct {
 	// intercommunicator (merge, intercomm collectives), nil otherwise.
 	local *Comm
 	ctx   uint32
+	// collSeq numbers the schedules started on c (the tag space of each
+	// collective call; sched.go).
+	collSeq uint32
 
 	mu         sync.Mutex
 	name       string
@@ -47,14 +50,23 @@ type CollSelector interface {
 	Select(c *Comm) (*CollTable, error)
 }
 
-// CollTable holds one function per collective operation. Buffers are
+// CollTable holds a communicator's collective operations. Buffers are
 // given as C memory (unsafe.Pointer) with count and datatype, as MPI does;
-// InPlace marks MPI_IN_PLACE.
+// IsInPlace marks MPI_IN_PLACE.
+//
+// Every operation has a schedule builder (Sched, required: nonblocking
+// and persistent calls run schedules, collargs.go). A blocking call runs
+// the named function for barrier, bcast, reduce and allreduce when set,
+// else Blocking[op] when set, else the schedule (Comm.CollRun).
 type CollTable struct {
 	Barrier   func(c *Comm) error
 	Bcast     func(c *Comm, buf unsafe.Pointer, count int, dt *Datatype, root int) error
 	Reduce    func(c *Comm, sbuf, rbuf unsafe.Pointer, count int, dt *Datatype, op Handle, root int) error
 	Allreduce func(c *Comm, sbuf, rbuf unsafe.Pointer, count int, dt *Datatype, op Handle) error
+	// Sched builds one call of each operation as a schedule.
+	Sched [NumCollOps]SchedFunc
+	// Blocking overrides the schedule for blocking calls of an operation.
+	Blocking [NumCollOps]BlockingFunc
 	// Neighbor holds the neighborhood collectives (neighbor.go).
 	Neighbor NeighborColl
 }

@@ -326,11 +326,9 @@ func (c *Comm) Dup(info *Info) (*Comm, error) {
 
 // Split is MPI_Comm_split: the members with the same color form a new
 // communicator, ordered by key then by rank in c. It returns nil for
-// color Undefined.
+// color Undefined. Any other negative color is an ordinary color, as
+// MPICH takes it (the MPICH-G2 topology example splits by -1).
 func (c *Comm) Split(color, key int) (*Comm, error) {
-	if color < 0 && color != Undefined {
-		return nil, Errorf(ErrArg, "", "invalid argument color: %d (must be non-negative or MPI_UNDEFINED)", color)
-	}
 	if c.IsInter() {
 		return c.interSplit(color, key)
 	}
@@ -378,9 +376,9 @@ const (
 // SplitType is MPI_Comm_split_type. Shared memory domains are hosts (the
 // host names the launch gave). MPI_COMM_TYPE_HW_GUIDED understands the
 // info key mpi_hw_resource_type with the values mpi_shared_memory (host),
-// gmpi_machine (the machine: for now one per host) and gmpi_site (for now
-// one site holds everything); other values, and MPI_COMM_TYPE_HW_UNGUIDED,
-// give MPI_COMM_NULL (nil). The value must be the same on every process.
+// gmpi_machine (the grid's machine) and gmpi_site (the grid's site); other
+// values, and MPI_COMM_TYPE_HW_UNGUIDED, give MPI_COMM_NULL (nil). The
+// value must be the same on every process.
 func (c *Comm) SplitType(typ, key int, info *Info) (*Comm, error) {
 	if c.IsInter() {
 		return nil, errIntercomm("comm")
@@ -393,10 +391,20 @@ func (c *Comm) SplitType(typ, key int, info *Info) (*Comm, error) {
 	case CommTypeHWGuided:
 		v, _ := info.Get("mpi_hw_resource_type")
 		switch v {
-		case "mpi_shared_memory", "gmpi_machine":
+		case "mpi_shared_memory":
 			color = -2
-		case "gmpi_site":
-			color = 0
+		case "gmpi_machine", "gmpi_site":
+			level := LevelSAN
+			if v == "gmpi_site" {
+				level = LevelLAN
+			}
+			if t := c.w.GridTopology(); t != nil {
+				color = t.Colors[c.group[c.rank]][level]
+			} else if level == LevelSAN {
+				color = -2 // no grid known: a machine per host
+			} else {
+				color = 0
+			}
 		}
 	case CommTypeHWUnguided:
 	default:

@@ -132,6 +132,13 @@ func (w *World) irecv(c *Comm, ctx uint32, buf []byte, src, tag int, onDone func
 // messages, or posts it.
 func (w *World) postRecv(r *Request, c *Comm, ctx uint32, buf []byte, src, tag int, onDone func(*Request)) {
 	r.w, r.Kind, r.comm, r.ctx, r.buf, r.src, r.tag, r.onDone = w, ReqRecv, c, ctx, buf, src, tag, onDone
+	if w.p2px.failures.any.Load() && src != AnySource {
+		if err := w.peerError(c.peerOf(src)); err != nil {
+			r.Err, r.Status.Error = err, ErrOther
+			w.complete(r)
+			return
+		}
+	}
 	m := &w.match
 	m.lock()
 	q := m.queuesLocked(ctx)
@@ -209,7 +216,7 @@ func (w *World) handle(peer int, h *Header, payload []byte) {
 			w.logf("gmpi: data for unknown request %d from %d", h.RecvID, peer)
 			return
 		}
-		if off := h.Offset; off < uint64(len(r.buf)) {
+		if off := h.Offset; off < uint64(len(r.buf)) && !inPlace(r.buf[off:], payload) {
 			copy(r.buf[off:], payload)
 		}
 		r.remaining -= uint64(len(payload))
@@ -267,6 +274,7 @@ func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
 		return
 	}
 	// Rendezvous.
+	r.peer = peer // a lost peer fails the receive (PeerFailed)
 	if h.Flags&FlagRMA != 0 && h.Len > 0 {
 		if rr := w.remote[peer]; rr != nil {
 			w.deliverRMA(rr, r, peer, h, n)

@@ -174,6 +174,7 @@ type p2pExtra struct {
 	bsend    bsendPool
 	messages messageTable
 	cancels  cancelTable
+	failures peerFailures // lost peers (devext.go)
 }
 
 func (w *World) bsend() *bsendPool { return &w.p2px.bsend }

@@ -82,6 +82,9 @@ type Request struct {
 
 	pooled   bool // internal request of a blocking call, recycled (reqPool)
 	reusable bool // from newRequest: ReleaseRequest may recycle it
+
+	gen        *Generalized // generalized requests only (greq.go)
+	completing atomic.Bool  // generalized: MPI_Grequest_complete was called
 }
 
 // Done reports whether the request completed.
@@ -198,6 +201,7 @@ func (w *World) lookup(id uint64, remove bool) *Request {
 
 // Wait blocks until r completes and returns its error.
 func (w *World) Wait(r *Request) error {
+	blockGeneralized(r)
 	w.waitFor(r)
 	return r.Err
 }
@@ -207,6 +211,9 @@ func (w *World) WaitAll(rs []*Request) error {
 	// Waiting on each in turn is waiting on all: progress moves every
 	// request, whichever one we watch. (No closure over rs: callers may
 	// keep the slice on their stack.)
+	for _, r := range rs {
+		blockGeneralized(r)
+	}
 	for _, r := range rs {
 		if r != nil {
 			w.waitFor(r)

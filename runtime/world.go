@@ -15,9 +15,13 @@ type Config struct {
 	Hostname string // the host the launch placed this rank on
 	// Hosts, when it has Size entries, is the host name of every world
 	// rank (what the launch said); otherwise World.ExchangeHosts learns it.
-	Hosts    []string
-	AppNum   int // MPI_APPNUM, -1 when unknown
-	Universe int // MPI_UNIVERSE_SIZE, 0 when unknown
+	Hosts []string
+	// Locations, when it has Size entries, is the grid location of every
+	// world rank (site, machine, host, vendor MPI job); otherwise the
+	// locations are the hosts, in one site and one machine.
+	Locations []Location
+	AppNum    int // MPI_APPNUM, -1 when unknown
+	Universe  int // MPI_UNIVERSE_SIZE, 0 when unknown
 	// LocalRanks is the number of ranks of the job on this host (this one
 	// included); 0 when unknown. When it exceeds the CPUs this process
 	// may run on, waiting yields the CPU after every empty poll
@@ -51,6 +55,8 @@ type World struct {
 	devices []Device // distinct devices, polled by progress
 
 	match matcher // posted and unexpected queues, under match.mu
+
+	sched schedules // running collective schedules (sched.go)
 
 	p2px p2pExtra // buffered sends, matched-probe messages, send cancels (persist.go)
 
@@ -115,10 +121,16 @@ type World struct {
 	errhandlers HandleTable[*Errhandler]
 	infos       HandleTable[*Info]
 	types       HandleTable[*Datatype] // derived datatypes (dtcreate.go)
+	f90         f90Cache               // MPI_Type_create_f90_* (dtf90.go)
+	gpoll       pollers                // generalized requests to poll (greq.go)
+	greqClasses HandleTable[any]       // MPIX_Grequest_class objects (greq.go)
+	sessions    HandleTable[*Session]  // MPI_Session objects (session.go)
 
-	hostsMu sync.Mutex
-	hosts   []string // host name of every world rank, nil until known
-	infoEnv *Info    // MPI_INFO_ENV, built on first use
+	hostsMu  sync.Mutex
+	hosts    []string      // host name of every world rank, nil until known
+	locs     []Location    // grid location of every world rank, nil until known
+	gridTopo *GridTopology // computed from locs on first use
+	infoEnv  *Info         // MPI_INFO_ENV, built on first use
 
 	finalized atomic.Bool
 }
@@ -157,9 +169,17 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	w.keyvals.Init(ObjKeyval)
 	w.errhandlers.Init(ObjErrhandler)
 	w.infos.Init(ObjInfo)
+	w.greqClasses.Init(ObjGreqClass)
+	w.sessions.Init(ObjSession)
 	w.types.Init(ObjDatatype)
 	w.ctx.init()
-	if len(cfg.Hosts) == cfg.Size {
+	if len(cfg.Locations) == cfg.Size {
+		w.locs = cfg.Locations
+		w.hosts = make([]string, cfg.Size)
+		for r, l := range cfg.Locations {
+			w.hosts[r] = l.Host
+		}
+	} else if len(cfg.Hosts) == cfg.Size {
 		w.hosts = cfg.Hosts
 	} else if cfg.Size == 1 {
 		w.hosts = []string{cfg.Hostname}
@@ -181,6 +201,7 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 			return nil, fmt.Errorf("gmpi: no device reaches rank %d", p)
 		}
 	}
+	w.setupDeviceExtras()
 	for _, d := range w.devices {
 		if err := d.Start(w.handle); err != nil {
 			return nil, fmt.Errorf("gmpi: starting device %s: %w", d.Name(), err)
@@ -213,7 +234,7 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	for p := range w.eagerTo {
 		w.eagerTo[p] = cfg.EagerLimit
 		if d := w.routes[p]; d != nil {
-			w.eagerTo[p] = min(cfg.EagerLimit, d.MaxPayload())
+			w.eagerTo[p] = w.eagerLimitOf(d)
 		}
 	}
 	all := make([]int, cfg.Size)
@@ -336,6 +357,12 @@ func (w *World) progress() int {
 	if w.outboxLen.Load() != 0 {
 		n += w.flush()
 	}
+	if w.sched.n.Load() != 0 {
+		n += w.advanceSchedules()
+	}
+	if w.gpoll.n.Load() != 0 {
+		n += w.pollGeneralized()
+	}
 	return n
 }
 
@@ -386,6 +413,13 @@ func (w *World) waitFor(c completer) {
 			if w.yield {
 				osyield()
 			}
+			continue
+		}
+		if w.gpoll.n.Load() != 0 {
+			// A generalized request completes only when its poll hook
+			// runs: no device event would wake us.
+			osyield()
+			i = 0
 			continue
 		}
 		e := w.waker.Arm()

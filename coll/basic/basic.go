@@ -43,6 +43,7 @@ func (module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
 	t.Bcast = Bcast
 	t.Reduce = Reduce
 	t.Allreduce = Allreduce
+	t.Sched = SchedFuncs
 	t.Neighbor = mpirt.NeighborColl{
 		Allgather: NeighborAllgather, Allgatherv: NeighborAllgatherv,
 		Alltoall: NeighborAlltoall, Alltoallv: NeighborAlltoallv, Alltoallw: NeighborAlltoallw,

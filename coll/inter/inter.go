@@ -46,6 +46,7 @@ func (module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
 	t.Bcast = Bcast
 	t.Reduce = Reduce
 	t.Allreduce = Allreduce
+	t.Sched = SchedFuncs
 	return nil
 }
 

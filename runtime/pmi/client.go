@@ -27,6 +27,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+
+	"gmpi/runtime/auth"
 )
 
 // ErrNotFound is wrapped by the error Get returns when the server has no
@@ -78,6 +81,9 @@ type Client struct {
 //   - else PMI_PORT set (host:port): a TCP connection is made and the
 //     "cmd=initack pmiid=<PMI_ID>" handshake tells the server who we are
 //     (PMI_ID defaults to PMI_RANK); the server answers with size and rank.
+//     With GMPI_PMI_AUTH=1 (gmpi's mpirun sets it; hydra's PMI_PORT does
+//     not authenticate) the connection first proves the job secret
+//     GMPI_JOB_SECRET (runtime/auth, context "pmi") before any PMI byte.
 //   - else FromEnv returns (nil, nil): no launcher, the caller is a
 //     singleton.
 //
@@ -123,7 +129,13 @@ func FromEnv() (*Client, error) {
 				return nil, err
 			}
 		}
-		return Dial(addr, id)
+		var secret []byte
+		if os.Getenv("GMPI_PMI_AUTH") == "1" {
+			if secret = []byte(os.Getenv("GMPI_JOB_SECRET")); len(secret) == 0 {
+				return nil, errors.New("pmi: GMPI_PMI_AUTH=1 but GMPI_JOB_SECRET is not set")
+			}
+		}
+		return DialSecret(addr, id, secret)
 	}
 	return nil, nil
 }
@@ -144,10 +156,24 @@ func envInt(name string, def int) (int, error) {
 // of PMI_PORT), identifies itself with "cmd=initack pmiid=<pmiid>", reads
 // the size and rank the server assigns, and then does the init exchange
 // of NewClient.
-func Dial(addr string, pmiid int) (*Client, error) {
+func Dial(addr string, pmiid int) (*Client, error) { return DialSecret(addr, pmiid, nil) }
+
+// authTimeout bounds the authentication of a PMI connection.
+const authTimeout = 30 * time.Second
+
+// DialSecret is Dial with authentication: when secret is not empty the
+// connection proves it (auth.Handshake, context "pmi") before the first
+// PMI byte, and a server that does not know it is refused.
+func DialSecret(addr string, pmiid int, secret []byte) (*Client, error) {
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("pmi: connect to PMI_PORT %s: %w", addr, err)
+	}
+	if len(secret) > 0 {
+		if err := auth.Handshake(conn, secret, true, "pmi", authTimeout); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("pmi: authenticating to PMI_PORT %s: %w", addr, err)
+		}
 	}
 	c := newClient(conn, -1, -1)
 	if err := c.initack(pmiid); err != nil {

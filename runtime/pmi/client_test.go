@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"gmpi/runtime/auth"
 	"gmpi/runtime/pmi"
 	"gmpi/runtime/pmi/server"
 )
@@ -383,4 +384,59 @@ func TestServerUnknownAndPMI2(t *testing.T) {
 		t.Fatalf("PMI-2 reply %q", buf[:n])
 	}
 	waitEvent(t, events, server.EventPMI2)
+}
+
+// TestDialSecret: over PMI_PORT with GMPI_PMI_AUTH=1 the client proves the
+// job secret before any PMI byte; a client with a wrong secret is refused
+// and a server that does not know the secret is not trusted.
+func TestDialSecret(t *testing.T) {
+	srv, err := server.New(server.Config{Size: 1, KVSName: "kvs_auth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	secret := []byte("0123456789abcdef")
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				if auth.Handshake(c, secret, false, "pmi", 5*time.Second) != nil {
+					c.Close()
+					return
+				}
+				srv.Serve(-1, c)
+			}()
+		}
+	}()
+	if _, err := pmi.DialSecret(l.Addr().String(), 0, []byte("wrong")); err == nil || !errors.Is(err, auth.ErrDenied) {
+		t.Errorf("wrong secret: %v", err)
+	}
+	if _, err := pmi.Dial(l.Addr().String(), 0); err == nil {
+		t.Error("a client without the secret got through")
+	}
+	t.Setenv("PMI_PORT", l.Addr().String())
+	t.Setenv("PMI_ID", "0")
+	t.Setenv("GMPI_PMI_AUTH", "1")
+	t.Setenv("GMPI_JOB_SECRET", string(secret))
+	c, err := pmi.FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Rank() != 0 || c.Size() != 1 || c.KVSName() != "kvs_auth" {
+		t.Errorf("rank %d size %d kvs %q", c.Rank(), c.Size(), c.KVSName())
+	}
+	if err := c.Finalize(); err != nil {
+		t.Error(err)
+	}
+	t.Setenv("GMPI_JOB_SECRET", "")
+	if _, err := pmi.FromEnv(); err == nil {
+		t.Error("GMPI_PMI_AUTH=1 without a secret accepted")
+	}
 }

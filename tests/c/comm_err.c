@@ -91,7 +91,19 @@ int main(int argc, char **argv)
                "MPI_Comm_split_type", "info");
 
     /* Split arguments. */
-    EXPECT_ERR(errs, MPI_Comm_split(MPI_COMM_WORLD, -3, 0, &c), MPI_ERR_ARG, "MPI_Comm_split", "color");
+    /* A negative colour other than MPI_UNDEFINED is an ordinary colour, as
+     * in MPICH (the MPICH-G2 topology example splits by -1). */
+    {
+        int sz = -1;
+        c = MPI_COMM_NULL;
+        EXPECT_OK(errs, MPI_Comm_split(MPI_COMM_WORLD, rank % 2 ? -3 : -1, 0, &c));
+        MTEST_CHECK(errs, c != MPI_COMM_NULL, "split by a negative colour gave MPI_COMM_NULL");
+        if (c != MPI_COMM_NULL) {
+            MPI_Comm_size(c, &sz);
+            MTEST_CHECK(errs, sz == (size + (rank % 2 ? 0 : 1)) / 2, "split by a negative colour: size %d", sz);
+            MPI_Comm_free(&c);
+        }
+    }
     EXPECT_ERR(errs, MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &c), MPI_ERR_ARG,
                "MPI_Comm_split_type", "split_type");
     EXPECT_ERR(errs, MPI_Comm_split_type(MPI_COMM_WORLD, -7, 0, MPI_INFO_NULL, &c), MPI_ERR_ARG,
@@ -223,7 +235,8 @@ int main(int argc, char **argv)
         MPI_Comm_create_errhandler(handler, &eh);
         MPI_Comm_set_errhandler(dup, eh);
         MPI_Errhandler_free(&eh);
-        EXPECT_ERR(errs, MPI_Comm_split(dup, -9, 0, &c), MPI_ERR_ARG, "MPI_Comm_split", "color");
+        EXPECT_ERR(errs, MPI_Comm_split_type(dup, 12345, 0, MPI_INFO_NULL, &c), MPI_ERR_ARG, "MPI_Comm_split_type",
+                   "split_type");
     }
 
     /* Everything still works. */

@@ -205,9 +205,9 @@ int main(int argc, char **argv)
         rc = MPI_Comm_dup(MPI_COMM_NULL, &c);
         MPI_Error_class(rc, &cls);
         MTEST_CHECK(errs, cls == MPI_ERR_COMM, "dup of MPI_COMM_NULL: class %d", cls);
-        rc = MPI_Comm_split(dup, -5, 0, &c);
+        rc = MPI_Comm_split_type(dup, -5, 0, MPI_INFO_NULL, &c);
         MPI_Error_class(rc, &cls);
-        MTEST_CHECK(errs, cls == MPI_ERR_ARG, "negative color: class %d", cls);
+        MTEST_CHECK(errs, cls == MPI_ERR_ARG, "negative split_type: class %d", cls);
         rc = MPI_Comm_create(dup, MPI_GROUP_NULL, &c);
         MPI_Error_class(rc, &cls);
         MTEST_CHECK(errs, cls == MPI_ERR_GROUP, "create with MPI_GROUP_NULL: class %d", cls);

@@ -46,7 +46,8 @@ int main(int argc, char **argv)
         MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh);
         MTEST_CHECK(errs, eh == MPI_ERRORS_RETURN, "world handler is %#x", (unsigned)eh);
         EXPECT_OK(errs, MPI_Errhandler_free(&eh));
-        EXPECT_ERR(errs, MPI_Comm_split(MPI_COMM_WORLD, -2, 0, &junk), MPI_ERR_ARG, "MPI_Comm_split", "color");
+        EXPECT_ERR(errs, MPI_Comm_split_type(MPI_COMM_WORLD, -2, 0, MPI_INFO_NULL, &junk), MPI_ERR_ARG,
+                   "MPI_Comm_split_type", "split_type");
     }
 
     /* Bad handles and arguments. */
@@ -89,10 +90,10 @@ int main(int argc, char **argv)
     calls = 0;
     {
         MPI_Comm bad;
-        int rc = MPI_Comm_split(dup, -3, 0, &bad);
+        int rc = MPI_Comm_split_type(dup, -3, 0, MPI_INFO_NULL, &bad);
         MTEST_CHECK(errs, calls == 1 && last_comm == dup && last_code == rc, "handler: calls %d code %d rc %d",
                     calls, last_code, rc);
-        errs += mtest_expect_err(last_code, MPI_ERR_ARG, "MPI_Comm_split", "color", "code given to the handler",
+        errs += mtest_expect_err(last_code, MPI_ERR_ARG, "MPI_Comm_split_type", "split_type", "code given to the handler",
                                  __FILE__, __LINE__);
     }
     {
@@ -108,7 +109,8 @@ int main(int argc, char **argv)
     calls = 0;
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh2);
-    EXPECT_ERR(errs, MPI_Comm_split(dup, -3, 0, &junk), MPI_ERR_ARG, "MPI_Comm_split", "color");
+    EXPECT_ERR(errs, MPI_Comm_split_type(dup, -3, 0, MPI_INFO_NULL, &junk), MPI_ERR_ARG, "MPI_Comm_split_type",
+               "split_type");
     MTEST_CHECK(errs, calls == 0, "world's handler ran for an error on dup");
     /* errors on MPI_COMM_NULL go to world's handler */
     MPI_Comm_split(MPI_COMM_NULL, 0, 0, &junk);

@@ -71,6 +71,8 @@ func run(dir string) error {
 			f.Impl = implGo
 		case cImpl[f.Name]:
 			f.Impl = implC
+		case isColl(f.Name):
+			f.Impl = implColl
 		default:
 			f.Impl = implNone
 		}
@@ -83,6 +85,16 @@ func run(dir string) error {
 			return fmt.Errorf("a capi C file defines P%s, which is not in spec/mpi.txt", name)
 		}
 	}
+	collSrc, err := genColl(funcs)
+	if err != nil {
+		return err
+	}
+	// From here on a generated collective is a Go implementation.
+	for _, f := range funcs {
+		if f.Impl == implColl {
+			f.Impl = implGo
+		}
+	}
 	outputs := []struct {
 		path  string
 		data  []byte
@@ -92,6 +104,7 @@ func run(dir string) error {
 		{filepath.Join(dir, "zz_pmpi.c"), genPMPI(funcs), false},
 		{filepath.Join(dir, "zz_exports.go"), genExports(funcs), true},
 		{filepath.Join(dir, "zz_list.go"), genList(funcs), true},
+		{filepath.Join(dir, "zz_coll.go"), collSrc, true},
 	}
 	for _, o := range outputs {
 		data := o.data
@@ -108,6 +121,11 @@ func run(dir string) error {
 		}
 	}
 	return nil
+}
+
+func isColl(name string) bool {
+	_, _, ok := collFamily(name)
+	return ok
 }
 
 // goImplementations returns the table names declared as top-level funcs in

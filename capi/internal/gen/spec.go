@@ -14,6 +14,7 @@ const (
 	implNone impl = iota // no implementation: the stub raises MPI_ERR_UNSUPPORTED_OPERATION
 	implGo               // a hand-written Go func MPI_X in capi
 	implC                // a hand-written C PMPI_X in a capi/*.c file
+	implColl             // a collective: MPI_X generated into capi/zz_coll.go (coll.go)
 )
 
 // Func is one line of the table.

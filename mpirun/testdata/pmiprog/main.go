@@ -6,14 +6,19 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	"gmpi/runtime/auth"
 	"gmpi/runtime/pmi"
 )
 
@@ -42,6 +47,49 @@ func spawnSleepers() {
 			die("%v", err)
 		}
 		recordPid(cmd.Process.Pid)
+	}
+}
+
+// intrude connects to mpirun's PMI port twice without the job secret -
+// speaking plain PMI (abort, which would end the job if accepted), then
+// the handshake with a wrong secret - and dies unless both are refused.
+func intrude(addr string, r int) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		die("dial %s: %v", addr, err)
+	}
+	c.Write([]byte("cmd=initack pmiid=0\ncmd=init pmi_version=1 pmi_subversion=1\ncmd=abort exitcode=7\n"))
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	got, err := io.ReadAll(c)
+	c.Close()
+	if err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		die("plain PMI intruder: connection not closed: %v", err)
+	}
+	if strings.Contains(string(got), "cmd=") {
+		die("plain PMI intruder got an answer: %q", got)
+	}
+	c, err = net.Dial("tcp", addr)
+	if err != nil {
+		die("dial %s: %v", addr, err)
+	}
+	err = auth.Handshake(c, []byte("not the secret"), true, "pmi", 20*time.Second)
+	c.Close()
+	if err == nil {
+		die("a wrong secret was accepted")
+	}
+	fmt.Printf("rank %d: intruders refused (%d bytes seen; %v)\n", r, len(got), err)
+}
+
+// waitPids waits (100 ms at least, 10 s at most) until n pids are
+// recorded in TEST_PIDDIR, so that a loaded machine does not make a test
+// miss processes that had not started yet.
+func waitPids(n int) {
+	time.Sleep(100 * time.Millisecond)
+	dir := os.Getenv("TEST_PIDDIR")
+	for end := time.Now().Add(10 * time.Second); dir != "" && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if ents, err := os.ReadDir(dir); err == nil && len(ents) >= n {
+			return
+		}
 	}
 }
 
@@ -102,7 +150,7 @@ func main() {
 	case "abort": // RANK CODE MSG: RANK aborts, the others wait forever
 		spawnSleepers()
 		if r == atoi(args[0]) {
-			time.Sleep(100 * time.Millisecond)
+			waitPids(3 * n)
 			c.Abort(atoi(args[1]), args[2])
 			os.Exit(atoi(args[1]))
 		}
@@ -111,7 +159,7 @@ func main() {
 	case "selfkill": // RANK: RANK kills itself with SIGKILL, the others wait
 		spawnSleepers()
 		if r == atoi(args[0]) {
-			time.Sleep(100 * time.Millisecond)
+			waitPids(3 * n)
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
 		c.Barrier()
@@ -142,6 +190,12 @@ func main() {
 		if r == atoi(args[0]) {
 			os.Exit(3)
 		}
+	case "intrude": // ranks with PMI_PORT attack it, then all finalize
+		if addr := os.Getenv("PMI_PORT"); addr != "" {
+			intrude(addr, r)
+		}
+		c.Barrier()
+		fmt.Printf("rank %d done\n", r)
 	case "nofinalize": // init, then exit 0 without finalize
 		c.Barrier()
 		os.Exit(0)

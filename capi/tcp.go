@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+
+	"gmpi/devices/tcp"
+	mpirt "gmpi/runtime"
+	"gmpi/runtime/auth"
+	"gmpi/runtime/pmi"
+)
+
+// The tcp device's part of MPI_Init: the listening socket and its card
+// (published before the host exchange's barrier, so no extra barrier),
+// the job secret, and the device for the peers on other hosts.
+
+// tcpDevice is the process's tcp device, nil when every peer is local.
+var tcpDevice *tcp.Device
+
+// tcpSecretKey is where rank 0 publishes a secret it made up when the
+// launcher gave none (see tcpSecret).
+const tcpSecretKey = "gmpi-tcp-secret"
+
+func tcpCardKey(rank int) string { return fmt.Sprintf("gmpi-tcp-%d", rank) }
+
+// publishTCP opens the listening socket (GMPI_TCP_IF) and puts its card
+// in the KVS; rank 0 also puts a secret when GMPI_JOB_SECRET is unset.
+// The caller's barrier commits both.
+func publishTCP(c *pmi.Client, rank int) (net.Listener, error) {
+	l, card, err := tcp.Listen(os.Getenv("GMPI_TCP_IF"))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Put(tcpCardKey(rank), card); err != nil {
+		l.Close()
+		return nil, err
+	}
+	if rank == 0 && os.Getenv("GMPI_JOB_SECRET") == "" {
+		s, err := auth.NewSecret()
+		if err == nil {
+			err = c.Put(tcpSecretKey, s)
+		}
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// splitPeers chooses the device of every other rank: shm when the launch
+// placed it on this rank's host, tcp otherwise; GMPI_DEVICE=tcp makes
+// every peer a tcp peer (testing the tcp device on one host).
+func splitPeers(hosts []string, rank int) (local, remote []int, err error) {
+	forceTCP := false
+	switch dv := os.Getenv("GMPI_DEVICE"); dv {
+	case "", "auto":
+	case "tcp":
+		forceTCP = true
+	default:
+		return nil, nil, mpirt.Errorf(mpirt.ErrArg, "MPI_Init", "GMPI_DEVICE=%s: want tcp or auto", dv)
+	}
+	for r, h := range hosts {
+		switch {
+		case r == rank:
+		case h != hosts[rank] || forceTCP:
+			remote = append(remote, r)
+		default:
+			local = append(local, r)
+		}
+	}
+	return local, remote, nil
+}
+
+// tcpSecret is the job secret: GMPI_JOB_SECRET (hex), which our mpirun
+// sets; under another launcher (hydra), the one rank 0 published in the
+// KVS. The latter is weaker: any process that can talk to the job's PMI
+// server can read it.
+func tcpSecret(c *pmi.Client) ([]byte, error) {
+	s := os.Getenv("GMPI_JOB_SECRET")
+	if s == "" {
+		var err error
+		if s, err = c.Get(tcpSecretKey); err != nil {
+			return nil, fmt.Errorf("reading the job secret: %v", err)
+		}
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) < 16 {
+		return nil, fmt.Errorf("the job secret (GMPI_JOB_SECRET) is not hex of at least 16 bytes")
+	}
+	return b, nil
+}
+
+// startTCP builds the tcp device for the remote peers, or closes the
+// listener when there are none.
+func startTCP(c *pmi.Client, cfg mpirt.Config, l net.Listener, remote []int, hosts []string, waker mpirt.Waker) (*tcp.Device, error) {
+	if len(remote) == 0 {
+		l.Close()
+		return nil, nil
+	}
+	secret, err := tcpSecret(c)
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	d, err := tcp.New(tcp.Config{Rank: cfg.Rank, Size: cfg.Size, JobID: c.KVSName(), Secret: secret,
+		Listener: l, Peers: remote, Hosts: hosts, Waker: waker, Log: cfg.Log,
+		Card:        func(r int) (string, error) { return c.Get(tcpCardKey(r)) },
+		Unreachable: func(_ int, msg string) { abortJob(1, msg) }})
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	tcpDevice = d
+	return d, nil
+}

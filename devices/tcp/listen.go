@@ -1,0 +1,143 @@
+package tcp
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Listen opens the device's listening socket before the business cards
+// are exchanged and returns it with the card ("ip:port") peers dial.
+// spec is GMPI_TCP_IF: an IP address (bind it), a CIDR (bind this host's
+// address inside it) or an interface name (bind its first address,
+// IPv4 first). Empty: bind every address, and publish the address of the
+// interface that carries the default route (else the first non-loopback
+// address, else 127.0.0.1). Linux routes traffic to a local address
+// through the loopback device, so a one-host job stays on loopback.
+func Listen(spec string) (net.Listener, string, error) {
+	bind, card, err := chooseAddr(spec)
+	if err != nil {
+		return nil, "", err
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(bind, "0"))
+	if err != nil {
+		return nil, "", fmt.Errorf("tcp: listening on %s: %w", bind, err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	return l, net.JoinHostPort(card, port), nil
+}
+
+// chooseAddr returns the address to bind and the one to publish.
+func chooseAddr(spec string) (bind, card string, err error) {
+	if spec == "" {
+		return "", defaultAddr(), nil
+	}
+	if ip := net.ParseIP(spec); ip != nil {
+		return ip.String(), ip.String(), nil
+	}
+	addrs, err := localAddrs()
+	if err != nil {
+		return "", "", err
+	}
+	if _, nw, err := net.ParseCIDR(spec); err == nil {
+		for _, a := range addrs {
+			if nw.Contains(a.ip) {
+				return a.ip.String(), a.ip.String(), nil
+			}
+		}
+		return "", "", fmt.Errorf("tcp: GMPI_TCP_IF=%s: no address of this host is in that network", spec)
+	}
+	var v6 net.IP
+	found := false
+	for _, a := range addrs {
+		if a.ifname != spec {
+			continue
+		}
+		found = true
+		if a.ip.To4() != nil {
+			return a.ip.String(), a.ip.String(), nil
+		}
+		if v6 == nil && !a.ip.IsLinkLocalUnicast() {
+			v6 = a.ip
+		}
+	}
+	if v6 != nil {
+		return v6.String(), v6.String(), nil
+	}
+	if found {
+		return "", "", fmt.Errorf("tcp: GMPI_TCP_IF=%s: the interface has no usable address", spec)
+	}
+	return "", "", fmt.Errorf("tcp: GMPI_TCP_IF=%s is neither an address, a network nor an interface of this host", spec)
+}
+
+type ifAddr struct {
+	ifname string
+	ip     net.IP
+}
+
+func localAddrs() ([]ifAddr, error) {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return nil, fmt.Errorf("tcp: listing interfaces: %w", err)
+	}
+	var out []ifAddr
+	for _, ifc := range ifs {
+		if ifc.Flags&net.FlagUp == 0 {
+			continue
+		}
+		as, err := ifc.Addrs()
+		if err != nil {
+			continue
+		}
+		for _, a := range as {
+			if n, ok := a.(*net.IPNet); ok {
+				out = append(out, ifAddr{ifc.Name, n.IP})
+			}
+		}
+	}
+	return out, nil
+}
+
+// defaultAddr is the address other hosts most likely reach us on.
+func defaultAddr() string {
+	// A UDP "connection" sends nothing; it only asks the kernel which
+	// source address the default route would use.
+	if c, err := net.Dial("udp4", "192.0.2.1:9"); err == nil {
+		ip := c.LocalAddr().(*net.UDPAddr).IP
+		c.Close()
+		if !ip.IsLoopback() && !ip.IsUnspecified() {
+			return ip.String()
+		}
+	}
+	if addrs, err := localAddrs(); err == nil {
+		for _, a := range addrs {
+			if a.ip.To4() != nil && !a.ip.IsLoopback() && !a.ip.IsLinkLocalUnicast() {
+				return a.ip.String()
+			}
+		}
+	}
+	return "127.0.0.1"
+}
+
+// tune sets the options of every connection: no Nagle, big buffers, and
+// keepalive plus TCP_USER_TIMEOUT so that a peer that becomes unreachable
+// is noticed within about timeout, whether or not we are sending.
+func tune(c *net.TCPConn, timeout time.Duration) {
+	c.SetNoDelay(true)
+	c.SetReadBuffer(sockBuf)
+	c.SetWriteBuffer(sockBuf)
+	idle := max(timeout/3, time.Second)
+	c.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true, Idle: idle, Interval: max(idle/4, time.Second), Count: 4})
+	if rc, err := c.SyscallConn(); err == nil {
+		rc.Control(func(fd uintptr) {
+			unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT, int(timeout/time.Millisecond))
+		})
+	}
+}
+
+// sockBuf is the requested socket buffer size (the kernel doubles it
+// and caps it at net.core.[rw]mem_max).
+const sockBuf = 4 << 20

@@ -1,0 +1,603 @@
+// Package tcp is gmpi's inter-host transport: one TCP connection per peer
+// pair, used in both directions, opened on the first Send to the peer.
+//
+// Every connection is authenticated (auth.Handshake with the job secret,
+// context "tcp") before anything else is read; then the dialler states
+// its world rank and job (wire.go) and the acceptor decides whether the
+// connection carries the pair's frames. When both ranks dial at once the
+// connection dialled by the lower world rank wins: an acceptor refuses a
+// connection from a higher rank while its own dial to that rank is under
+// way, and every other duplicate; the loser's dialler then uses the
+// winner. Frames travel only on the winning connection, so none is lost
+// or reordered by the race.
+//
+// A goroutine per connection drains it: it reads each frame (a rendezvous
+// data payload straight into the matched receive buffer, through the
+// runtime's DataSink), queues it in the device's inbox and rings the
+// process Waker. Poll hands the queued frames to the Handler, so the
+// runtime sees frames on its own threads only, Poll costs one atomic load
+// when nothing came (no TCP work on the shared-memory fast path), and
+// two ranks that send large messages to each other never deadlock on full
+// socket buffers. Send writes header and payload with one writev from the
+// caller's buffer.
+//
+// Failures: a connection that ends without the peer's orderly close
+// (kindBye) fails the peer: Poll reports it to the runtime
+// (FailureReporter), whose requests that need the peer fail. A peer that
+// stops answering (keepalive or TCP_USER_TIMEOUT, Config.Timeout) is an
+// unreachable host: Config.Unreachable ends the job.
+//
+// Lifecycle:
+//
+//	Listen (card published) → New (accepting) → Start(h) → Send / Poll → Close
+//	Close: kindBye and shutdown(SHUT_WR) on every connection, wait (bounded)
+//	for every peer's own bye and EOF, close.
+package tcp
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	mpirt "gmpi/runtime"
+	"gmpi/runtime/auth"
+)
+
+// Config describes this rank's place in the job.
+type Config struct {
+	Rank, Size int
+	// JobID names the job; a connection from another job is refused.
+	JobID string
+	// Secret is the job secret every connection proves (raw bytes).
+	Secret []byte
+	// Listener is this rank's socket from Listen; New starts accepting on
+	// it and Close closes it.
+	Listener net.Listener
+	// Peers are the world ranks this device reaches.
+	Peers []int
+	// Card returns the card ("ip:port") of a peer; called on first dial.
+	Card func(peer int) (string, error)
+	// Hosts is the host name of every world rank (for messages).
+	Hosts []string
+	// Waker is the process doorbell, rung when a frame arrives.
+	Waker mpirt.Waker
+	// Timeout bounds dialling and the handshake, and is how long an
+	// unanswered connection lives (keepalive, TCP_USER_TIMEOUT).
+	// 0: GMPI_TCP_TIMEOUT seconds, else DefaultTimeout.
+	Timeout time.Duration
+	// EagerLimit is the device's eager threshold; 0: GMPI_TCP_EAGER_LIMIT,
+	// else the world's.
+	EagerLimit int
+	// Unreachable ends the job when a peer's host stops answering; nil:
+	// the loss is reported like a closed connection.
+	Unreachable func(peer int, msg string)
+	// Log receives diagnostics (refused connections); may be nil.
+	Log func(format string, args ...any)
+}
+
+// DefaultTimeout is Config.Timeout when neither it nor GMPI_TCP_TIMEOUT
+// says otherwise.
+const DefaultTimeout = 30 * time.Second
+
+// maxPayload is the largest frame payload (rendezvous data frames are cut
+// at this size; an eager frame is at most the eager limit).
+const maxPayload = 4 << 20
+
+// Device is one rank's end of the TCP transport. It implements
+// mpirt.Device, mpirt.DataSinkUser, mpirt.FailureReporter and
+// mpirt.EagerLimiter.
+type Device struct {
+	cfg   Config
+	job   uint64
+	peers []*peer // indexed by world rank; nil for ranks not reached here
+
+	handler mpirt.Handler
+	sink    mpirt.DataSink
+	failed  func(peer int, err error)
+
+	// inbox holds frames read by the connection goroutines until Poll
+	// hands them to the Handler; n is len(items), read without the lock.
+	inMu    sync.Mutex
+	inbox   []inFrame
+	spare   []inFrame
+	n       atomic.Int32
+	pollMu  sync.Mutex
+	closing atomic.Bool
+	readers sync.WaitGroup
+
+	hsMu    sync.Mutex
+	pending map[net.Conn]bool // connections still in their handshake
+}
+
+var (
+	_ mpirt.Device          = (*Device)(nil)
+	_ mpirt.DataSinkUser    = (*Device)(nil)
+	_ mpirt.FailureReporter = (*Device)(nil)
+	_ mpirt.EagerLimiter    = (*Device)(nil)
+)
+
+// inFrame is a frame (or, with err set, the loss of a peer) waiting for
+// Poll.
+type inFrame struct {
+	peer    int
+	hdr     mpirt.Header
+	payload []byte
+	pooled  bool // payload came from bufPool
+	err     error
+}
+
+// peer is the state of one pair.
+type peer struct {
+	rank int
+	host string
+
+	mu       sync.Mutex
+	dialling bool
+	conn     atomic.Pointer[conn] // the pair's connection, set once
+	ready    chan struct{}        // closed when conn is set or err is
+	err      error                // the pair is lost (under mu)
+}
+
+// conn is the pair's connection.
+type conn struct {
+	c   *net.TCPConn
+	wmu sync.Mutex
+	hdr [headerSize]byte
+	vec [2][]byte
+	// small frames are copied behind the header and sent with one write.
+	small [headerSize + smallFrame]byte
+	bye   atomic.Bool // the peer announced its orderly close
+	done  chan struct{}
+}
+
+// smallFrame is the largest payload copied next to its header.
+const smallFrame = 1024
+
+// New builds the device and starts accepting connections.
+func New(cfg Config) (*Device, error) {
+	if cfg.Listener == nil || cfg.Card == nil || cfg.Waker == nil || len(cfg.Secret) == 0 {
+		return nil, errors.New("tcp: incomplete Config (Listener, Card, Waker and Secret are required)")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+		if s, err := strconv.ParseFloat(os.Getenv("GMPI_TCP_TIMEOUT"), 64); err == nil && s > 0 {
+			cfg.Timeout = time.Duration(s * float64(time.Second))
+		}
+	}
+	if cfg.EagerLimit <= 0 {
+		cfg.EagerLimit, _ = strconv.Atoi(os.Getenv("GMPI_TCP_EAGER_LIMIT"))
+	}
+	d := &Device{cfg: cfg, job: jobHash(cfg.JobID), peers: make([]*peer, cfg.Size), pending: map[net.Conn]bool{}}
+	for _, r := range cfg.Peers {
+		if r < 0 || r >= cfg.Size || r == cfg.Rank {
+			return nil, fmt.Errorf("tcp: bad peer %d", r)
+		}
+		p := &peer{rank: r, ready: make(chan struct{}), host: "?"}
+		if r < len(cfg.Hosts) {
+			p.host = cfg.Hosts[r]
+		}
+		d.peers[r] = p
+	}
+	go d.accept()
+	return d, nil
+}
+
+func (d *Device) Name() string { return "tcp" }
+
+func (d *Device) logf(format string, args ...any) {
+	if d.cfg.Log != nil {
+		d.cfg.Log(format, args...)
+	}
+}
+
+// Start records the Handler.
+func (d *Device) Start(h mpirt.Handler) error {
+	if h == nil {
+		return errors.New("tcp: nil handler")
+	}
+	d.pollMu.Lock()
+	d.handler = h
+	d.pollMu.Unlock()
+	return nil
+}
+
+// SetDataSink is mpirt.DataSinkUser.
+func (d *Device) SetDataSink(s mpirt.DataSink) { d.sink = s }
+
+// SetFailureHandler is mpirt.FailureReporter.
+func (d *Device) SetFailureHandler(f func(peer int, err error)) { d.failed = f }
+
+// EagerLimit is mpirt.EagerLimiter.
+func (d *Device) EagerLimit() int { return d.cfg.EagerLimit }
+
+// MaxPayload is the largest payload of one frame.
+func (d *Device) MaxPayload() int { return maxPayload }
+
+// Send writes one frame to peer, header and payload in one writev, from
+// the caller's buffer. It opens the pair's connection on first use.
+func (d *Device) Send(rank int, hdr mpirt.Header, payload []byte) error {
+	if uint(rank) >= uint(len(d.peers)) || d.peers[rank] == nil {
+		return fmt.Errorf("tcp: rank %d is not reached by rank %d's tcp device", rank, d.cfg.Rank)
+	}
+	if len(payload) > maxPayload {
+		return fmt.Errorf("tcp: payload of %d bytes exceeds %d", len(payload), maxPayload)
+	}
+	p := d.peers[rank]
+	c := p.conn.Load()
+	if c == nil {
+		var err error
+		if c, err = d.connect(p); err != nil {
+			return err
+		}
+	}
+	if err := c.write(&hdr, payload); err != nil {
+		return d.lostError(p, err)
+	}
+	return nil
+}
+
+func (c *conn) write(h *mpirt.Header, payload []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if len(payload) <= smallFrame {
+		putHeader(c.small[:], h, len(payload))
+		n := copy(c.small[headerSize:], payload)
+		_, err := c.c.Write(c.small[:headerSize+n])
+		return err
+	}
+	putHeader(c.hdr[:], h, len(payload))
+	c.vec[0], c.vec[1] = c.hdr[:], payload
+	bufs := net.Buffers(c.vec[:])
+	_, err := bufs.WriteTo(c.c)
+	c.vec[1] = nil
+	return err
+}
+
+// lostError is the error of a send to a peer whose connection failed.
+func (d *Device) lostError(p *peer, err error) error {
+	p.mu.Lock()
+	if p.err != nil {
+		err = p.err
+	}
+	p.mu.Unlock()
+	return mpirt.Errorf(mpirt.ErrOther, "", "connection to rank %d on host %q: %v", p.rank, p.host, err)
+}
+
+// connect returns the pair's connection, dialling it when nobody has.
+func (d *Device) connect(p *peer) (*conn, error) {
+	p.mu.Lock()
+	if c := p.conn.Load(); c != nil {
+		p.mu.Unlock()
+		return c, nil
+	}
+	if p.err != nil {
+		p.mu.Unlock()
+		return nil, d.lostError(p, p.err)
+	}
+	dial := !p.dialling
+	p.dialling = true
+	p.mu.Unlock()
+	if dial {
+		nc, won, err := d.dial(p)
+		p.mu.Lock()
+		p.dialling = false
+		switch {
+		case err != nil:
+			d.failLocked(p, err)
+		case won:
+			d.installLocked(p, nc)
+		}
+		p.mu.Unlock()
+	}
+	// Lost the race (or another goroutine dials): the winner arrives
+	// through accept.
+	select {
+	case <-p.ready:
+	case <-time.After(d.cfg.Timeout):
+		p.mu.Lock()
+		d.failLocked(p, fmt.Errorf("no connection within %v", d.cfg.Timeout))
+		p.mu.Unlock()
+	}
+	if c := p.conn.Load(); c != nil {
+		return c, nil
+	}
+	return nil, d.lostError(p, errors.New("not connected"))
+}
+
+// dial connects to p, authenticates and introduces this rank. won is
+// false when p refused the connection because the pair has another.
+func (d *Device) dial(p *peer) (nc *net.TCPConn, won bool, err error) {
+	card, err := d.cfg.Card(p.rank)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading its address: %w", err)
+	}
+	dl := net.Dialer{Timeout: d.cfg.Timeout}
+	c, err := dl.Dial("tcp", card)
+	if err != nil {
+		return nil, false, fmt.Errorf("dialling %s: %w", card, err)
+	}
+	nc = c.(*net.TCPConn)
+	tune(nc, d.cfg.Timeout)
+	fail := func(err error) (*net.TCPConn, bool, error) {
+		nc.Close()
+		return nil, false, err
+	}
+	if err := auth.Handshake(nc, d.cfg.Secret, true, "tcp", d.cfg.Timeout); err != nil {
+		return fail(fmt.Errorf("authenticating to %s: %w", card, err))
+	}
+	var hello [helloSize]byte
+	putHello(hello[:], d.cfg.Rank, d.job)
+	nc.SetDeadline(time.Now().Add(d.cfg.Timeout))
+	if _, err := nc.Write(hello[:]); err != nil {
+		return fail(fmt.Errorf("introducing to %s: %w", card, err))
+	}
+	var v [1]byte
+	if _, err := io.ReadFull(nc, v[:]); err != nil {
+		return fail(fmt.Errorf("waiting for %s to accept: %w", card, err))
+	}
+	nc.SetDeadline(time.Time{})
+	if v[0] != verdictYes {
+		nc.Close()
+		return nil, false, nil
+	}
+	return nc, true, nil
+}
+
+// installLocked makes nc the pair's connection and starts its reader.
+// Must hold p.mu.
+func (d *Device) installLocked(p *peer, nc *net.TCPConn) {
+	c := &conn{c: nc, done: make(chan struct{})}
+	p.conn.Store(c)
+	close(p.ready)
+	d.readers.Add(1)
+	go d.read(p, c)
+}
+
+// failLocked records that p is lost. Must hold p.mu.
+func (d *Device) failLocked(p *peer, err error) {
+	if p.err != nil {
+		return
+	}
+	p.err = err
+	if p.conn.Load() == nil {
+		close(p.ready)
+	}
+}
+
+// accept takes connections until the listener closes.
+func (d *Device) accept() {
+	for {
+		c, err := d.cfg.Listener.Accept()
+		if err != nil {
+			if d.closing.Load() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			d.logf("tcp: accept: %v", err)
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		go d.admit(c.(*net.TCPConn))
+	}
+}
+
+// admit authenticates an incoming connection and, if it is a peer's and
+// wins the pair, installs it. Anything else is closed at once.
+func (d *Device) admit(nc *net.TCPConn) {
+	d.hsMu.Lock()
+	if d.closing.Load() {
+		d.hsMu.Unlock()
+		nc.Close()
+		return
+	}
+	d.pending[nc] = true
+	d.hsMu.Unlock()
+	keep := false
+	defer func() {
+		d.hsMu.Lock()
+		delete(d.pending, nc)
+		d.hsMu.Unlock()
+		if !keep {
+			nc.Close()
+		}
+	}()
+	from := nc.RemoteAddr()
+	tune(nc, d.cfg.Timeout)
+	if err := auth.Handshake(nc, d.cfg.Secret, false, "tcp", d.cfg.Timeout); err != nil {
+		d.logf("tcp: refused connection from %v: %v", from, err)
+		return
+	}
+	var hello [helloSize]byte
+	nc.SetDeadline(time.Now().Add(d.cfg.Timeout))
+	if _, err := io.ReadFull(nc, hello[:]); err != nil {
+		d.logf("tcp: refused connection from %v: reading hello: %v", from, err)
+		return
+	}
+	nc.SetDeadline(time.Time{})
+	rank, err := parseHello(hello[:], d.cfg.Size, d.job)
+	if err == nil && (rank == d.cfg.Rank || d.peers[rank] == nil) {
+		err = fmt.Errorf("rank %d is not a tcp peer of rank %d", rank, d.cfg.Rank)
+	}
+	if err != nil {
+		d.logf("tcp: refused connection from %v: %v", from, err)
+		return
+	}
+	p := d.peers[rank]
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conn.Load() != nil || p.err != nil || d.closing.Load() || (p.dialling && rank > d.cfg.Rank) {
+		nc.Write([]byte{verdictNo})
+		return
+	}
+	// The verdict goes out before the connection is published, so no
+	// frame can precede it.
+	if _, err := nc.Write([]byte{verdictYes}); err != nil {
+		return
+	}
+	keep = true
+	d.installLocked(p, nc)
+}
+
+// bufPool recycles eager payload buffers.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// read drains c until it ends, queueing frames for Poll.
+func (d *Device) read(p *peer, c *conn) {
+	defer d.readers.Done()
+	defer close(c.done)
+	br := bufio.NewReaderSize(c.c, 64<<10)
+	var hb [headerSize]byte
+	for {
+		var f inFrame
+		f.peer = p.rank
+		_, err := io.ReadFull(br, hb[:])
+		var n int
+		if err == nil {
+			n, err = parseHeader(hb[:], &f.hdr, maxPayload)
+			if err != nil {
+				err = fmt.Errorf("%w (connection dropped)", err)
+			}
+		}
+		if err == nil && f.hdr.Kind == kindBye {
+			c.bye.Store(true)
+			continue
+		}
+		if err == nil && c.bye.Load() {
+			err = errors.New("frame after the orderly close")
+		}
+		if err == nil && n > 0 {
+			var dst []byte
+			if f.hdr.Kind == mpirt.FrameData && d.sink != nil {
+				dst = d.sink(f.hdr.RecvID, f.hdr.Offset, n)
+			}
+			if dst == nil {
+				bp := bufPool.Get().(*[]byte)
+				if cap(*bp) < n {
+					*bp = make([]byte, n)
+				}
+				dst = (*bp)[:n]
+				f.pooled = true
+			}
+			f.payload = dst
+			_, err = io.ReadFull(br, dst)
+		}
+		if err != nil {
+			d.lost(p, c, err)
+			return
+		}
+		d.push(f)
+	}
+}
+
+// push queues f for Poll and rings the doorbell.
+func (d *Device) push(f inFrame) {
+	d.inMu.Lock()
+	d.inbox = append(d.inbox, f)
+	d.n.Store(int32(len(d.inbox)))
+	d.inMu.Unlock()
+	d.cfg.Waker.Ring()
+}
+
+// lost handles the end of c's reading: quiet after an orderly close or
+// during Close, else the peer is lost.
+func (d *Device) lost(p *peer, c *conn, err error) {
+	if d.closing.Load() || (c.bye.Load() && errors.Is(err, io.EOF)) {
+		return
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		err = errors.New("the connection closed (the process ended or closed it)")
+	}
+	unreachable := errors.Is(err, syscall.ETIMEDOUT) || errors.Is(err, os.ErrDeadlineExceeded)
+	p.mu.Lock()
+	d.failLocked(p, err)
+	p.mu.Unlock()
+	c.c.Close()
+	if unreachable && d.cfg.Unreachable != nil {
+		d.cfg.Unreachable(p.rank, fmt.Sprintf("gmpi: rank %d lost host %q (rank %d): no answer within %v (%v)",
+			d.cfg.Rank, p.host, p.rank, d.cfg.Timeout, err))
+	}
+	d.push(inFrame{peer: p.rank, err: err})
+}
+
+// Poll hands the frames the connection goroutines queued to the Handler.
+func (d *Device) Poll() int {
+	if d.n.Load() == 0 || !d.pollMu.TryLock() {
+		return 0
+	}
+	defer d.pollMu.Unlock()
+	if d.handler == nil || d.closing.Load() {
+		return 0
+	}
+	d.inMu.Lock()
+	in := d.inbox
+	d.inbox = d.spare[:0]
+	d.n.Store(0)
+	d.inMu.Unlock()
+	for i := range in {
+		f := &in[i]
+		if f.err != nil {
+			if d.failed != nil {
+				d.failed(f.peer, f.err)
+			}
+		} else {
+			d.handler(f.peer, &f.hdr, f.payload)
+		}
+		if f.pooled && cap(f.payload) <= 1<<20 {
+			b := f.payload[:0]
+			bufPool.Put(&b)
+		}
+		*f = inFrame{}
+	}
+	d.spare = in[:0]
+	return len(in)
+}
+
+// Close ends every connection in order: bye and shutdown of our side,
+// then (at most Timeout) the peer's bye and end of stream, then close.
+func (d *Device) Close() error {
+	if d.closing.Swap(true) {
+		return nil
+	}
+	d.cfg.Listener.Close()
+	d.hsMu.Lock()
+	for nc := range d.pending {
+		nc.Close()
+	}
+	d.hsMu.Unlock()
+	var conns []*conn
+	for _, p := range d.peers {
+		if p == nil {
+			continue
+		}
+		p.mu.Lock()
+		c := p.conn.Load()
+		p.mu.Unlock()
+		if c == nil {
+			continue
+		}
+		conns = append(conns, c)
+		c.wmu.Lock()
+		var b [headerSize]byte
+		putHeader(b[:], &mpirt.Header{Kind: kindBye}, 0)
+		c.c.Write(b[:])
+		c.c.CloseWrite()
+		c.wmu.Unlock()
+	}
+	deadline := time.After(d.cfg.Timeout)
+	for _, c := range conns {
+		select {
+		case <-c.done:
+		case <-deadline:
+		}
+		c.c.Close()
+	}
+	d.readers.Wait()
+	return nil
+}

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"gmpi/mpirun/grid"
+	mpirt "gmpi/runtime"
+)
+
+// slot is where one rank runs and how it is started.
+type slot struct {
+	host                string // host name the launch gives (GMPI_HOSTNAME)
+	site, machine, vmpi string // grid location ("" without a grid file)
+	listen              string // GMPI_TCP_IF from the grid file ("" none)
+	launcher            grid.Launcher
+	localRank           int // rank among the job's processes on host
+	localSize           int
+}
+
+// remote says whether the slot's process runs somewhere mpirun cannot
+// hand it a file descriptor.
+func (s *slot) remote() bool { return s.launcher.PMI == "tcp" }
+
+// location is the slot's place in the grid, as the rank will publish it.
+func (s *slot) location() mpirt.Location {
+	return mpirt.Location{Site: s.site, Machine: s.machine, Host: s.host, VMPI: s.vmpi}
+}
+
+// sshLauncher is the launcher of -H/--hostfile hosts other than this one.
+func sshLauncher() grid.Launcher {
+	prog := os.Getenv("GMPI_SSH")
+	if prog == "" {
+		prog = "ssh"
+	}
+	return grid.Launcher{Kind: grid.SSH, Program: prog, PMI: "tcp"}
+}
+
+// place decides every rank's slot: from the grid file, else from
+// -H/--hostfile (hosts filled with their slots in turn, wrapping around
+// as hydra does; hosts other than this one are started with ssh), else
+// all on this host. It also fills in the apps' default process counts.
+func (j *job) place() error {
+	if j.opts.grid != "" {
+		return j.placeGrid()
+	}
+	slots := 0
+	for _, h := range j.opts.hosts {
+		slots += max(h.slots, 1)
+	}
+	for i := range j.opts.apps {
+		a := &j.opts.apps[i]
+		if a.n == 0 {
+			if len(j.opts.apps) == 1 && slots > 0 {
+				a.n = slots
+			} else {
+				a.n = 1
+			}
+		}
+		j.size += a.n
+	}
+	if len(j.opts.apps) == 0 { // --show-topology without a program
+		j.size = max(slots, 1)
+	}
+	local := grid.Launcher{Kind: grid.Local, PMI: "fd"}
+	j.slots = make([]slot, 0, j.size)
+	if len(j.opts.hosts) == 0 {
+		for len(j.slots) < j.size {
+			j.slots = append(j.slots, slot{host: j.host, launcher: local})
+		}
+	}
+	for len(j.slots) < j.size {
+		for _, h := range j.opts.hosts {
+			s := slot{host: h.name, launcher: local}
+			if isLocalHost(h.name, j.host) {
+				s.host = j.host
+			} else {
+				s.launcher = sshLauncher()
+			}
+			for k := 0; k < max(h.slots, 1) && len(j.slots) < j.size; k++ {
+				j.slots = append(j.slots, s)
+			}
+		}
+	}
+	j.localRanks()
+	return nil
+}
+
+// placeGrid places the ranks as the grid file says.
+func (j *job) placeGrid() error {
+	g, err := grid.ReadFile(j.opts.grid)
+	if err != nil {
+		return err
+	}
+	j.grid = g
+	if len(j.opts.hosts) > 0 {
+		return fmt.Errorf("--grid and -H/--hostfile exclude each other")
+	}
+	ranks := g.Ranks()
+	given := 0
+	for i := range j.opts.apps {
+		a := &j.opts.apps[i]
+		if a.n == 0 {
+			if len(j.opts.apps) > 1 {
+				return fmt.Errorf("with --grid and several programs, give each program's -n (the grid places %d processes)", len(ranks))
+			}
+			a.n = len(ranks)
+		}
+		given += a.n
+	}
+	if len(j.opts.apps) > 0 && given != len(ranks) {
+		return fmt.Errorf("-n asks for %d processes but grid file %s places %d", given, j.opts.grid, len(ranks))
+	}
+	j.size = len(ranks)
+	for _, r := range ranks {
+		h := r.Host
+		m := h.Machine
+		s := slot{host: h.Name, site: m.Site.Name, machine: m.Name, listen: h.Listen, launcher: m.Launcher}
+		if m.VMPI != nil {
+			s.vmpi = m.Name
+		}
+		j.slots = append(j.slots, s)
+	}
+	j.localRanks()
+	return nil
+}
+
+// localRanks numbers the ranks of each host.
+func (j *job) localRanks() {
+	count := map[string]int{}
+	for i := range j.slots {
+		s := &j.slots[i]
+		s.localRank = count[s.host]
+		count[s.host]++
+	}
+	for i := range j.slots {
+		j.slots[i].localSize = count[j.slots[i].host]
+	}
+}
+
+// hostNames lists the distinct hosts of the job in rank order.
+func (j *job) hostNames() []string {
+	seen := map[string]bool{}
+	var hs []string
+	for _, s := range j.slots {
+		if !seen[s.host] {
+			seen[s.host] = true
+			hs = append(hs, s.host)
+		}
+	}
+	return hs
+}
+
+// processMapping is PMI_process_mapping in MPICH's vector form: one
+// (node, 1, ranks) block per run of consecutive ranks on one host, nodes
+// numbered in order of first appearance, adjacent blocks of equal size on
+// consecutive nodes merged.
+func (j *job) processMapping() string {
+	node := map[string]int{}
+	type block struct{ start, n, ppn int }
+	var bs []block
+	for i := 0; i < len(j.slots); {
+		h := j.slots[i].host
+		if _, ok := node[h]; !ok {
+			node[h] = len(node)
+		}
+		k := i
+		for k < len(j.slots) && j.slots[k].host == h {
+			k++
+		}
+		b := block{node[h], 1, k - i}
+		if l := len(bs) - 1; l >= 0 && bs[l].ppn == b.ppn && bs[l].start+bs[l].n == b.start {
+			bs[l].n++
+		} else {
+			bs = append(bs, b)
+		}
+		i = k
+	}
+	parts := make([]string, len(bs))
+	for i, b := range bs {
+		parts[i] = fmt.Sprintf("(%d,%d,%d)", b.start, b.n, b.ppn)
+	}
+	return "(vector," + strings.Join(parts, ",") + ")"
+}
+
+// showTopology prints the placement and the topology attributes every
+// rank will see, without running anything.
+func (j *job) showTopology() {
+	var b strings.Builder
+	locs := make([]mpirt.Location, len(j.slots))
+	for r := range j.slots {
+		locs[r] = j.slots[r].location()
+	}
+	topo := mpirt.NewGridTopology(locs)
+	ranksOf := map[string][]int{}
+	for r, s := range j.slots {
+		ranksOf[s.host] = append(ranksOf[s.host], r)
+	}
+	if g := j.grid; g != nil {
+		nm := 0
+		for _, s := range g.Sites {
+			nm += len(s.Machines)
+		}
+		fmt.Fprintf(&b, "grid %s: %d site(s), %d machine(s), %d host(s), %d rank(s)\n", g.Path, len(g.Sites), nm, len(g.Hosts()), j.size)
+		for _, s := range g.Sites {
+			fmt.Fprintf(&b, "site %s (color %d at level 1)\n", s.Name, topo.Colors[firstRankOfSite(j, s.Name)][1])
+			for _, m := range s.Machines {
+				what := "launcher " + launcherName(m.Launcher)
+				if m.VMPI != nil {
+					what += ", vendor MPI " + m.VMPI.Lib
+				}
+				fmt.Fprintf(&b, "  machine %s (%s)\n", m.Name, what)
+				for _, h := range m.Hosts {
+					fmt.Fprintf(&b, "    host %s: rank(s) %s", h.Name, rankList(ranksOf[h.Name]))
+					if h.Listen != "" {
+						fmt.Fprintf(&b, ", listen %s", h.Listen)
+					}
+					b.WriteString("\n")
+				}
+			}
+		}
+		if len(g.Sites) > 1 {
+			b.WriteString("wide-area links (one way, each direction):\n")
+			for i, a := range g.Sites {
+				for _, c := range g.Sites[i+1:] {
+					l := g.LinkBetween(a.Name, c.Name)
+					fmt.Fprintf(&b, "  %s <-> %s: latency %v, bandwidth %s\n", a.Name, c.Name, l.Latency, grid.FormatBandwidth(l.Bandwidth))
+				}
+			}
+		}
+	} else {
+		hs := j.hostNames()
+		fmt.Fprintf(&b, "no grid file: 1 site, 1 machine, %d host(s), %d rank(s)\n", len(hs), j.size)
+		for _, h := range hs {
+			fmt.Fprintf(&b, "  host %s: rank(s) %s\n", h, rankList(ranksOf[h]))
+		}
+	}
+	b.WriteString("topology attributes (MPICHX_TOPOLOGY_DEPTHS, MPICHX_TOPOLOGY_COLORS) of MPI_COMM_WORLD;\n")
+	b.WriteString("color levels: 0 wide area, 1 site, 2 machine, 3 vendor MPI job\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "rank\thost\tsite\tmachine\tdepth\tcolors")
+	for r, s := range j.slots {
+		cs := make([]string, len(topo.Colors[r]))
+		for i, c := range topo.Colors[r] {
+			cs[i] = strconv.Itoa(c)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", r, s.host, orDash(s.site), orDash(s.machine), topo.Depth[r], strings.Join(cs, " "))
+	}
+	tw.Flush()
+	os.Stdout.WriteString(b.String())
+}
+
+func firstRankOfSite(j *job, site string) int {
+	for r, s := range j.slots {
+		if s.site == site {
+			return r
+		}
+	}
+	return 0
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func launcherName(l grid.Launcher) string {
+	switch l.Kind {
+	case grid.Template:
+		return fmt.Sprintf("%q", strings.Join(l.Command, " "))
+	case grid.SSH:
+		return "ssh"
+	}
+	return "local"
+}
+
+// rankList writes ranks compactly: "0-3,7".
+func rankList(rs []int) string {
+	sort.Ints(rs)
+	var parts []string
+	for i := 0; i < len(rs); {
+		k := i
+		for k+1 < len(rs) && rs[k+1] == rs[k]+1 {
+			k++
+		}
+		if k > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", rs[i], rs[k]))
+		} else {
+			parts = append(parts, strconv.Itoa(rs[i]))
+		}
+		i = k + 1
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,191 @@
+package mpirt
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Optional abilities of devices whose frames arrive on their own
+// goroutines (tcp). Each is found by type assertion in NewWorld.
+
+// DataSinkUser is a device that reads rendezvous data straight into the
+// receive buffer. NewWorld hands it the runtime's sink before Start.
+type DataSinkUser interface {
+	SetDataSink(DataSink)
+}
+
+// DataSink returns where the n payload bytes of a FrameData frame with
+// the given RecvID and Offset belong: a slice of the matched receive's
+// buffer, or nil when the request is unknown or the bytes fall outside
+// it (truncation; the device then reads them into memory of its own).
+// It is safe from any goroutine. The device may fill the slice before it
+// hands the frame to the Handler, with the slice as payload; the Handler
+// then only counts the bytes.
+type DataSink func(recvID, offset uint64, n int) []byte
+
+// FailureReporter is a device that can lose a peer (a connection closed
+// mid-message, a dead process). NewWorld hands it the runtime's entry
+// point before Start; the device calls it from Poll, under the Handler's
+// rules, once per lost peer.
+type FailureReporter interface {
+	SetFailureHandler(func(peer int, err error))
+}
+
+// EagerLimiter is a device with its own eager/rendezvous threshold
+// (bytes); 0 means the world's.
+type EagerLimiter interface {
+	EagerLimit() int
+}
+
+// setupDeviceExtras connects the optional abilities of w's devices.
+func (w *World) setupDeviceExtras() {
+	for _, d := range w.devices {
+		if s, ok := d.(DataSinkUser); ok {
+			s.SetDataSink(w.dataSink)
+		}
+		if f, ok := d.(FailureReporter); ok {
+			f.SetFailureHandler(w.PeerFailed)
+		}
+	}
+}
+
+// eagerLimitOf is the eager threshold towards a peer reached by d.
+func (w *World) eagerLimitOf(d Device) int {
+	limit := w.cfg.EagerLimit
+	if e, ok := d.(EagerLimiter); ok && e.EagerLimit() > 0 {
+		limit = e.EagerLimit()
+	}
+	return min(limit, d.MaxPayload())
+}
+
+func (w *World) dataSink(recvID, offset uint64, n int) []byte {
+	r := w.lookup(recvID, false)
+	if r == nil || n < 0 || offset > uint64(len(r.buf)) || uint64(n) > uint64(len(r.buf))-offset {
+		return nil
+	}
+	return r.buf[offset : offset+uint64(n)]
+}
+
+// inPlace reports whether payload already is dst (a DataSink slice).
+func inPlace(dst, payload []byte) bool {
+	return len(dst) > 0 && len(payload) > 0 && unsafe.SliceData(dst) == unsafe.SliceData(payload)
+}
+
+// peerFailures records lost peers (PeerFailed).
+type peerFailures struct {
+	any  atomic.Bool // some peer was lost: postRecv checks
+	mu   sync.Mutex
+	errs map[int]error
+}
+
+// PeerFailed is the entry point for a device that lost world rank peer:
+// every request that needs the peer fails with MPI_ERR_OTHER and a
+// message naming the rank and its host (a send waiting for its reply, a
+// rendezvous receive waiting for data, a receive posted for that
+// sender), and so does every later receive posted for it. Receives from
+// MPI_ANY_SOURCE stay posted: another sender may still match them. Call
+// it under the Handler's rules (from Poll).
+func (w *World) PeerFailed(peer int, cause error) {
+	if peer < 0 || peer >= w.cfg.Size || peer == w.cfg.Rank {
+		return
+	}
+	f := &w.p2px.failures
+	f.mu.Lock()
+	if f.errs == nil {
+		f.errs = make(map[int]error)
+	}
+	if f.errs[peer] != nil {
+		f.mu.Unlock()
+		return
+	}
+	host := "?"
+	if hosts := w.knownHosts(); peer < len(hosts) {
+		host = hosts[peer]
+	}
+	var me *Error
+	if errors.As(cause, &me) {
+		cause = errors.New(me.Msg)
+	}
+	err := Errorf(ErrOther, "", "lost rank %d on host %q: %v", peer, host, cause)
+	f.errs[peer] = err
+	f.any.Store(true)
+	f.mu.Unlock()
+	w.logf("gmpi: %v", err)
+
+	var failed []*Request
+	w.pendingMu.Lock()
+	for id, r := range w.pending {
+		if r.peer == peer && (r.Kind == ReqSend || r.remaining > 0) {
+			delete(w.pending, id)
+			failed = append(failed, r)
+		}
+	}
+	w.pendingMu.Unlock()
+	m := &w.match
+	m.lock()
+	for _, q := range m.queues {
+		if q != nil {
+			failed = q.takePostedFromLocked(peer, failed)
+		}
+	}
+	for _, q := range m.part {
+		failed = q.takePostedFromLocked(peer, failed)
+	}
+	m.unlock()
+	for _, r := range failed {
+		r.Err = err
+		r.Status.Error = ErrOther
+		w.complete(r)
+	}
+}
+
+// peerError is the error of a lost peer, nil while it is alive.
+func (w *World) peerError(peer int) error {
+	f := &w.p2px.failures
+	if !f.any.Load() {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.errs[peer]; err != nil {
+		return err
+	}
+	return nil
+}
+
+// knownHosts is the host of every world rank, nil when not known.
+func (w *World) knownHosts() []string {
+	w.hostsMu.Lock()
+	defer w.hostsMu.Unlock()
+	return w.hosts
+}
+
+// takePostedFromLocked removes the posted receives whose source is world
+// rank peer (no wildcard) and appends them to out. Must hold m.mu.
+func (q *ctxQueues) takePostedFromLocked(peer int, out []*Request) []*Request {
+	if q.nPosted == 0 {
+		return out
+	}
+	from := func(r *Request) bool { return r.src != AnySource && r.comm != nil && r.comm.peerOf(r.src) == peer }
+	if e := q.express; e != nil && from(e) {
+		q.dropExpress(e)
+		out = append(out, e)
+	}
+	var mine []*Request
+	for i, used := range q.posted.used {
+		if !used {
+			continue
+		}
+		for r := q.posted.vals[i].head; r != nil; r = r.qlink.next {
+			if from(r) {
+				mine = append(mine, r)
+			}
+		}
+	}
+	for _, r := range mine {
+		q.removePostedLocked(r)
+	}
+	return append(out, mine...)
+}

@@ -1,0 +1,374 @@
+package mpirt
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// A Schedule is one collective call as data: rounds of steps (sends,
+// receives, local computations). Starting it runs the first round; a
+// round ends when all its sends and receives are done, and then the next
+// one starts. The progress engine (World.progress) advances running
+// schedules, so a nonblocking collective moves inside any MPI call that
+// polls. A schedule can be started again once it completed (persistent
+// collectives build it once): every step reads user memory when it runs.
+//
+// Every schedule owns one tag on its communicators' collective contexts,
+// taken from a per-communicator sequence when it is built. All processes
+// build the collectives of a communicator in the same order, so the
+// same call has the same tag everywhere, and outstanding calls never
+// match each other's messages. Within a call, messages between two
+// processes pair up by MPI's non-overtaking rule.
+//
+// Steps within a round run in the order they were added: a local step
+// runs when the round starts (before the later steps are posted), so a
+// round "compute then send" is one round.
+type Schedule struct {
+	c      *Comm
+	tag    int
+	rounds [][]step
+	open   bool // the last round accepts steps
+
+	// running state
+	cur     int
+	pending atomic.Int32 // unfinished steps of the current round, +1 while posting
+	req     *Request
+	errMu   sync.Mutex
+	err     error
+	hook    func(*Request) // childDone, bound once
+	running bool
+}
+
+type stepKind uint8
+
+const (
+	stepSend stepKind = iota
+	stepRecv
+	stepSendTyped
+	stepRecvTyped
+	stepLocal
+)
+
+type step struct {
+	kind  stepKind
+	c     *Comm // whose collective context carries the message
+	peer  int
+	buf   []byte
+	p     unsafe.Pointer
+	count int
+	dt    *Datatype
+	fn    func() error
+}
+
+// schedTagBase is above every fixed tag the collective components use.
+const schedTagBase = 1 << 22
+
+// NewSchedule starts building a schedule for one collective call on c.
+func (c *Comm) NewSchedule() *Schedule {
+	seq := atomic.AddUint32(&c.collSeq, 1)
+	s := &Schedule{c: c, tag: schedTagBase + int(seq&(1<<20-1))}
+	s.hook = s.childDone
+	return s
+}
+
+// Comm is the communicator the schedule was built for.
+func (s *Schedule) Comm() *Comm { return s.c }
+
+func (s *Schedule) add(st step) {
+	if !s.open {
+		s.rounds = append(s.rounds, nil)
+		s.open = true
+	}
+	i := len(s.rounds) - 1
+	s.rounds[i] = append(s.rounds[i], st)
+}
+
+// Round closes the current round: steps added after it start only when
+// every send and receive added before it completed. Empty rounds are not
+// created.
+func (s *Schedule) Round() { s.open = false }
+
+// Send adds a send of buf (contiguous bytes, read when the step runs) to
+// rank peer of c (a remote rank on an intercommunicator), on c's
+// collective context. MPI_PROC_NULL adds nothing.
+func (s *Schedule) Send(c *Comm, buf []byte, peer int) {
+	if peer != ProcNull {
+		s.add(step{kind: stepSend, c: c, peer: peer, buf: buf})
+	}
+}
+
+// Recv adds a receive of up to len(buf) bytes into buf from rank peer of c.
+func (s *Schedule) Recv(c *Comm, buf []byte, peer int) {
+	if peer != ProcNull {
+		s.add(step{kind: stepRecv, c: c, peer: peer, buf: buf})
+	}
+}
+
+// SendTyped adds a send of count elements of dt at p (packed when the
+// step runs if dt is not contiguous).
+func (s *Schedule) SendTyped(c *Comm, p unsafe.Pointer, count int, dt *Datatype, peer int) {
+	if peer != ProcNull {
+		s.add(step{kind: stepSendTyped, c: c, peer: peer, p: p, count: count, dt: dt})
+	}
+}
+
+// RecvTyped adds a receive of up to count elements of dt into p.
+func (s *Schedule) RecvTyped(c *Comm, p unsafe.Pointer, count int, dt *Datatype, peer int) {
+	if peer != ProcNull {
+		s.add(step{kind: stepRecvTyped, c: c, peer: peer, p: p, count: count, dt: dt})
+	}
+}
+
+// Local adds a local computation (a reduction, a copy).
+func (s *Schedule) Local(fn func() error) { s.add(step{kind: stepLocal, fn: fn}) }
+
+// Start runs the schedule once and returns the request that completes
+// when its last round has (an active schedule cannot be started again).
+func (s *Schedule) Start() (*Request, error) {
+	if s.running {
+		return nil, Errorf(ErrRequest, "", "invalid request: the collective is still active")
+	}
+	s.open = false
+	s.cur, s.err, s.running = 0, nil, true
+	s.req = &Request{w: s.c.w, Kind: ReqColl, comm: s.c}
+	s.req.Status = Status{Source: AnySource, Tag: AnyTag}
+	r := s.req
+	if !s.run() {
+		s.c.w.addSchedule(s)
+	}
+	return r, nil
+}
+
+func (s *Schedule) childDone(r *Request) {
+	if r.Err != nil {
+		s.fail(r.Err)
+	}
+	if s.pending.Add(-1) == 0 {
+		s.c.w.waker.Ring()
+	}
+}
+
+func (s *Schedule) fail(err error) {
+	s.errMu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.errMu.Unlock()
+}
+
+func (s *Schedule) failed() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.err
+}
+
+// run starts rounds while the current one is complete; it reports
+// whether the schedule finished (and completed its request).
+func (s *Schedule) run() bool {
+	w := s.c.w
+	for s.pending.Load() == 0 {
+		if err := s.failed(); err != nil || s.cur == len(s.rounds) {
+			s.finish(err)
+			return true
+		}
+		round := s.rounds[s.cur]
+		s.cur++
+		s.pending.Store(1)
+		for i := range round {
+			st := &round[i]
+			switch st.kind {
+			case stepLocal:
+				if err := st.fn(); err != nil {
+					s.fail(err)
+				}
+			case stepSend, stepSendTyped:
+				buf := st.buf
+				if st.kind == stepSendTyped {
+					buf = sendView(st.p, st.count, st.dt)
+				}
+				s.pending.Add(1)
+				if _, err := w.isend(st.c, st.c.CollContext(), buf, st.peer, s.tag, ModeStandard, s.hook); err != nil {
+					s.pending.Add(-1)
+					s.fail(err)
+				}
+			case stepRecv:
+				s.pending.Add(1)
+				w.irecv(st.c, st.c.CollContext(), st.buf, st.peer, s.tag, s.hook)
+			case stepRecvTyped:
+				data, unpack := recvView(st.p, st.count, st.dt)
+				hook := s.hook
+				if unpack != nil {
+					hook = func(r *Request) {
+						unpack(r)
+						s.childDone(r)
+					}
+				}
+				s.pending.Add(1)
+				w.irecv(st.c, st.c.CollContext(), data, st.peer, s.tag, hook)
+			}
+		}
+		s.pending.Add(-1)
+	}
+	return false
+}
+
+func (s *Schedule) finish(err error) {
+	r := s.req
+	s.req, s.running = nil, false
+	if err != nil {
+		r.Err = err
+		r.Status.Error = ErrorClassOf(err)
+	}
+	s.c.w.complete(r)
+}
+
+// schedules are the running schedules of a World, advanced by progress.
+type schedules struct {
+	mu        sync.Mutex
+	list      []*Schedule
+	n         atomic.Int32 // len(list), read without the lock
+	advancing atomic.Bool
+}
+
+func (w *World) addSchedule(s *Schedule) {
+	w.sched.mu.Lock()
+	w.sched.list = append(w.sched.list, s)
+	w.sched.n.Store(int32(len(w.sched.list)))
+	w.sched.mu.Unlock()
+	w.waker.Ring()
+}
+
+// advanceSchedules moves every running schedule whose round completed
+// to its next round; it returns how many moved. A call nested in a step
+// (a send that polls while it waits for room) returns at once.
+func (w *World) advanceSchedules() int {
+	q := &w.sched
+	if !q.advancing.CompareAndSwap(false, true) {
+		return 0
+	}
+	defer q.advancing.Store(false)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n, keep := 0, q.list[:0]
+	for _, s := range q.list {
+		if s.pending.Load() != 0 {
+			keep = append(keep, s)
+			continue
+		}
+		n++
+		if !s.run() {
+			keep = append(keep, s)
+		}
+	}
+	clear(q.list[len(keep):])
+	q.list = keep
+	q.n.Store(int32(len(keep)))
+	return n
+}
+
+// RunningSchedules is the number of collective schedules in flight.
+func (w *World) RunningSchedules() int { return int(w.sched.n.Load()) }
+
+// Layout helpers: reductions work on a buffer in memory layout (CollView):
+// count elements of dt starting at the first data byte, gaps included.
+
+// LayoutSpan is the number of bytes count elements of dt span in memory
+// layout ((count-1)*Extent() + TrueExtent(); 0 for no data).
+func LayoutSpan(count int, dt *Datatype) int {
+	if count <= 0 || dt.Size() == 0 {
+		return 0
+	}
+	return (count-1)*dt.Extent() + dt.TrueExtent()
+}
+
+// LoadLayout copies the data of count elements of dt at p into buf (of
+// LayoutSpan bytes) at the same offsets, relative to the first data byte.
+func LoadLayout(buf []byte, p unsafe.Pointer, count int, dt *Datatype) {
+	if len(buf) == 0 {
+		return
+	}
+	if dt.IsContiguous() {
+		copy(buf, unsafe.Slice((*byte)(unsafe.Add(p, dt.TrueLB())), count*dt.Size()))
+		return
+	}
+	base := -dt.TrueLB()
+	dt.eachBlock(0, count, func(off, n int) {
+		copy(buf[off+base:off+base+n], unsafe.Slice((*byte)(unsafe.Add(p, off)), n))
+	})
+}
+
+// StoreLayout is the inverse of LoadLayout: it copies the data blocks of
+// buf into count elements of dt at p, never touching the gaps.
+func StoreLayout(p unsafe.Pointer, count int, dt *Datatype, buf []byte) {
+	if len(buf) == 0 {
+		return
+	}
+	if dt.IsContiguous() {
+		copy(unsafe.Slice((*byte)(unsafe.Add(p, dt.TrueLB())), count*dt.Size()), buf)
+		return
+	}
+	base := -dt.TrueLB()
+	dt.eachBlock(0, count, func(off, n int) {
+		copy(unsafe.Slice((*byte)(unsafe.Add(p, off)), n), buf[off+base:off+base+n])
+	})
+}
+
+// CopyTyped copies count elements of sdt at src to dst as rcount elements
+// of rdt (same type signature; a local collective step). It packs
+// through a temporary unless both types are contiguous.
+func CopyTyped(dst unsafe.Pointer, rcount int, rdt *Datatype, src unsafe.Pointer, scount int, sdt *Datatype) {
+	data := sendView(src, scount, sdt)
+	if len(data) == 0 {
+		return
+	}
+	if n := rcount * rdt.Size(); len(data) > n {
+		data = data[:n]
+	}
+	if rdt.IsContiguous() {
+		copy(unsafe.Slice((*byte)(unsafe.Add(dst, rdt.TrueLB())), len(data)), data)
+		return
+	}
+	rdt.Unpack(dst, data, rcount)
+}
+
+// Packed is count elements of dt at p as contiguous bytes for a
+// schedule: the user memory itself when dt is contiguous, else a buffer
+// that Load fills from (Store copies back to) the user memory.
+type Packed struct {
+	Data  []byte
+	p     unsafe.Pointer
+	count int
+	dt    *Datatype
+}
+
+// NewPacked returns the packed view of count elements of dt at p.
+func NewPacked(p unsafe.Pointer, count int, dt *Datatype) *Packed {
+	k := &Packed{p: p, count: count, dt: dt}
+	n := count * dt.Size()
+	switch {
+	case n == 0:
+	case dt.IsContiguous():
+		k.Data = unsafe.Slice((*byte)(unsafe.Add(p, dt.TrueLB())), n)
+		k.dt = nil
+	default:
+		k.Data = make([]byte, n)
+	}
+	return k
+}
+
+// Load packs the user data into Data (nothing to do when contiguous).
+func (k *Packed) Load() error {
+	if k.dt != nil && len(k.Data) > 0 {
+		k.dt.Pack(k.Data, k.p, k.count)
+	}
+	return nil
+}
+
+// Store unpacks Data into the user memory.
+func (k *Packed) Store() error {
+	if k.dt != nil && len(k.Data) > 0 {
+		k.dt.Unpack(k.p, k.Data, k.count)
+	}
+	return nil
+}
