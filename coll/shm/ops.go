@@ -266,3 +266,108 @@ func (m *module) fold(a *redArgs, acc []byte, k, so int, slot func(int) []byte) 
 		_ = mpirt.ReduceLocal(a.op, a.dt, slot(r)[so:so+len(acc)], acc, k)
 	}
 }
+
+// gatherOp is Allgather (all true) and Gather: in rounds of at most
+// roundBytes of each rank's block, every rank copies its part into its
+// slots, and every rank (Allgather) or the root (Gather) copies every
+// rank's part out. Non-contiguous blocks are packed and unpacked (the
+// ranks may use different datatypes with the same type signature, so
+// the choice of path never depends on them).
+func (m *module) gatherOp(op mpirt.CollOp, all bool) mpirt.BlockingFunc {
+	return func(c *mpirt.Comm, a *mpirt.CollArgs) error {
+		inPlace := mpirt.IsInPlace(a.Sbuf)
+		wantOut := all || m.me == a.Root
+		var blk int
+		if wantOut {
+			blk = a.Rcount * a.Rdt.Size()
+		} else {
+			blk = a.Scount * a.Sdt.Size()
+		}
+		if blk <= 0 {
+			return nil
+		}
+		if !m.ready() {
+			return m.fallback(op, c, a)
+		}
+		rdt := a.Rdt
+		at := func(r int) unsafe.Pointer { return unsafe.Add(a.Rbuf, r*a.Rcount*rdt.Extent()) }
+		// src: this rank's block as bytes.
+		var src []byte
+		switch {
+		case inPlace && rdt.IsContiguous():
+			src = unsafe.Slice((*byte)(unsafe.Add(at(m.me), rdt.TrueLB())), blk)
+		case inPlace:
+			src = make([]byte, blk)
+			rdt.Pack(src, at(m.me), a.Rcount)
+		case a.Sdt.IsContiguous():
+			src = unsafe.Slice((*byte)(unsafe.Add(a.Sbuf, a.Sdt.TrueLB())), blk)
+		default:
+			src = make([]byte, blk)
+			a.Sdt.Pack(src, a.Sbuf, a.Scount)
+		}
+		// dst(r): where rank r's block goes (a staging buffer for a
+		// non-contiguous receive type, unpacked at the end).
+		var stage []byte
+		if wantOut && !rdt.IsContiguous() {
+			stage = make([]byte, m.n*blk)
+		}
+		dst := func(r int) []byte {
+			if stage != nil {
+				return stage[r*blk : (r+1)*blk]
+			}
+			return unsafe.Slice((*byte)(unsafe.Add(at(r), rdt.TrueLB())), blk)
+		}
+		seg := m.seg
+		for off := 0; off < blk; off += roundBytes {
+			n := min(roundBytes, blk-off)
+			s1, end := m.step+1, m.step+2
+			m.step = end
+			g := m.ringFor(n)
+			first, free := g.alloc(n, end)
+			m.waitAll(free)
+			copy(seg.slots(m.me, g, first, n), src[off:off+n])
+			if !wantOut {
+				m.publish(end)
+				continue
+			}
+			m.publish(s1)
+			for r := range m.n {
+				if r == m.me {
+					if !inPlace || stage != nil {
+						copy(dst(r)[off:off+n], src[off:off+n])
+					}
+					continue
+				}
+				m.waitRank(r, s1)
+				copy(dst(r)[off:off+n], seg.slots(r, g, first, n))
+			}
+			m.publish(end)
+		}
+		if stage != nil {
+			for r := range m.n {
+				rdt.Unpack(at(r), dst(r), a.Rcount)
+			}
+		}
+		return nil
+	}
+}
+
+// fallback runs op with the entries this module replaced.
+func (m *module) fallback(op mpirt.CollOp, c *mpirt.Comm, a *mpirt.CollArgs) error {
+	if f := m.prev.Blocking[op]; f != nil {
+		return f(c, a)
+	}
+	f := m.prev.Sched[op]
+	if f == nil {
+		return mpirt.Errorf(mpirt.ErrUnsupportedOperation, "", "no collective component provides %s on this communicator", op)
+	}
+	s, err := f(c, a)
+	if err != nil {
+		return err
+	}
+	r, err := s.Start()
+	if err != nil {
+		return err
+	}
+	return c.World().Wait(r)
+}

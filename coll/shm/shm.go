@@ -127,6 +127,8 @@ func (m *module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
 	t.Bcast = m.bcast
 	t.Reduce = m.reduce
 	t.Allreduce = m.allreduce
+	t.Blocking[mpirt.CollAllgather] = m.gatherOp(mpirt.CollAllgather, true)
+	t.Blocking[mpirt.CollGather] = m.gatherOp(mpirt.CollGather, false)
 	c.OnFree(m.release)
 	return nil
 }
