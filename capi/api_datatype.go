@@ -470,6 +470,8 @@ func MPI_Type_dup(oldtype int32, newtype *int32) int32 {
 	}
 	d, err := world.DupDatatype(old)
 	if err != nil {
+		// As in MPICH: a copy callback that fails leaves no duplicate.
+		*newtype = int32(mpirt.HandleDatatypeNull)
 		return fail(fn, nil, err)
 	}
 	*newtype = int32(d.Handle)

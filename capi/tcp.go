@@ -105,8 +105,14 @@ func startTCP(c *pmi.Client, cfg mpirt.Config, l net.Listener, remote []int, hos
 		l.Close()
 		return nil, err
 	}
+	// The waiting thread reads the sockets itself when no shared-memory
+	// peer shares its polling loop (GMPI_TCP_POLL=1/0 forces the choice).
+	poll := len(remote) == cfg.Size-1
+	if v := os.Getenv("GMPI_TCP_POLL"); v != "" {
+		poll = v == "1"
+	}
 	d, err := tcp.New(tcp.Config{Rank: cfg.Rank, Size: cfg.Size, JobID: c.KVSName(), Secret: secret,
-		Listener: l, Peers: remote, Hosts: hosts, Waker: waker, Log: cfg.Log,
+		Listener: l, Peers: remote, Hosts: hosts, Waker: waker, Log: cfg.Log, PollSockets: poll,
 		Card:        func(r int) (string, error) { return c.Get(tcpCardKey(r)) },
 		Unreachable: func(_ int, msg string) { abortJob(1, msg) }})
 	if err != nil {

@@ -248,3 +248,46 @@ func netnsNames() map[string]bool {
 	}
 	return names
 }
+
+// TestGridTemplate: a command-template launcher with {host} and {cmd},
+// PMI over the inherited socket (default) and over authenticated TCP.
+func TestGridTemplate(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "tmpl.toml")
+	os.WriteFile(p, []byte(`[[site]]
+name = "s"
+  [[site.machine]]
+  name = "fd"
+  launcher = "env TEMPLATE_HOST={host} {cmd}"
+  hosts = ["t0", "t1"]
+  [[site.machine]]
+  name = "tcp"
+  launcher = "env TEMPLATE_HOST=via-tcp-{host} {cmd}"
+  pmi = "tcp"
+  hosts = ["t2"]
+`), 0o644)
+	r := mpirun(t, "", nil, "--grid", p, "/bin/sh", "-c", `echo "$PMI_RANK $TEMPLATE_HOST ${PMI_FD:-port}"`)
+	if r.code != 0 {
+		t.Fatalf("code %d stderr %q", r.code, r.stderr)
+	}
+	for _, want := range []string{"0 t0 3\n", "1 t1 3\n", "2 via-tcp-t2 port\n"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("missing %q in %q", want, r.stdout)
+		}
+	}
+	r = mpirun(t, "", nil, "--grid", p, pmiprogBin, "kvs")
+	if r.code != 0 || strings.Count(r.stdout, " of 3 ok") != 3 {
+		t.Errorf("kvs: code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestStartupTimeout: ranks that never check in while the others wait in
+// the startup barrier end the job, naming their host.
+func TestStartupTimeout(t *testing.T) {
+	t.Parallel()
+	r := mpirun(t, "", []string{"GMPI_STARTUP_TIMEOUT=2"}, "--grid", "../examples/grid-2x2.toml",
+		"-n", "3", pmiprogBin, "hang", ":", "-n", "1", "/bin/sleep", "60")
+	if r.code != 1 || !strings.Contains(r.stderr, "startup: rank(s) 3 on host(s) s1h1 did not check in within 2s") {
+		t.Errorf("code %d stderr %q", r.code, r.stderr)
+	}
+}

@@ -1,6 +1,9 @@
 package mpirt
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Keyval is an attribute key (MPI_Comm_create_keyval and its datatype and
 // window twins). Its callbacks are supplied by capi, which wraps the C
@@ -19,14 +22,30 @@ type Keyval struct {
 	Delete func(obj Handle, val uintptr) error
 
 	handle Handle
+	table  *HandleTable[*Keyval]
+	// refs counts the user's handle (until freed) and every attribute set
+	// with the key; the handle stays valid until it drops to zero.
+	refs  atomic.Int32
+	freed atomic.Bool
 }
 
 // Handle is the key's MPI handle (the value the user was given; still
 // passed to callbacks after the key was freed).
 func (k *Keyval) Handle() Handle { return k.handle }
 
+func (k *Keyval) hold() { k.refs.Add(1) }
+
+// release drops one reference; the last one retires the handle.
+func (k *Keyval) release() {
+	if k.refs.Add(-1) == 0 && k.table != nil {
+		k.table.Remove(k.handle)
+	}
+}
+
 // NewKeyval registers k and returns its handle.
 func (w *World) NewKeyval(k *Keyval) Handle {
+	k.table = &w.keyvals
+	k.refs.Store(1)
 	k.handle = w.keyvals.Add(k)
 	return k.handle
 }
@@ -40,9 +59,20 @@ func (w *World) Keyval(h Handle) *Keyval {
 	return k
 }
 
-// FreeKeyval releases the handle of a key. Attributes already set with it
-// stay until deleted (their callbacks still run).
-func (w *World) FreeKeyval(h Handle) bool { return w.keyvals.Remove(h) }
+// FreeKeyval is MPI_*_free_keyval: the user gives up the key. Attributes
+// already set with it stay until deleted, their callbacks still run, and
+// until the last of them is gone the handle stays valid (as in MPICH:
+// usable on those objects, and freeing it again does nothing).
+func (w *World) FreeKeyval(h Handle) bool {
+	k, ok := w.keyvals.Get(h)
+	if !ok {
+		return false
+	}
+	if k.freed.CompareAndSwap(false, true) {
+		k.release()
+	}
+	return true
+}
 
 // KeyvalCount is the number of live keys (leak checks).
 func (w *World) KeyvalCount() int { return w.keyvals.Len() }
@@ -87,6 +117,7 @@ func (a *Attrs) Set(obj Handle, k *Keyval, val uintptr) error {
 	a.mu.Lock()
 	i := a.findLocked(k)
 	if i < 0 {
+		k.hold()
 		a.list = append(a.list, attrEntry{k, val})
 		a.mu.Unlock()
 		return nil
@@ -102,6 +133,7 @@ func (a *Attrs) Set(obj Handle, k *Keyval, val uintptr) error {
 	if i := a.findLocked(k); i >= 0 {
 		a.list[i].val = val
 	} else {
+		k.hold()
 		a.list = append(a.list, attrEntry{k, val})
 	}
 	a.mu.Unlock()
@@ -126,10 +158,14 @@ func (a *Attrs) Delete(obj Handle, k *Keyval) error {
 		}
 	}
 	a.mu.Lock()
-	if i := a.findLocked(k); i >= 0 {
+	i = a.findLocked(k)
+	if i >= 0 {
 		a.list = append(a.list[:i], a.list[i+1:]...)
 	}
 	a.mu.Unlock()
+	if i >= 0 {
+		k.release()
+	}
 	return nil
 }
 
@@ -150,6 +186,7 @@ func (a *Attrs) CopyTo(obj Handle, dst *Attrs) error {
 			return err
 		}
 		if keep {
+			e.kv.hold()
 			dst.mu.Lock()
 			dst.list = append(dst.list, attrEntry{e.kv, nv})
 			dst.mu.Unlock()

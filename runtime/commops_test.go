@@ -291,3 +291,33 @@ func TestAttrsCallbacks(t *testing.T) {
 		}
 	})
 }
+
+// TestKeyvalFreedWhileAttached: a freed key keeps its handle while an
+// attribute uses it (freeing again is harmless) and loses it with the last.
+func TestKeyvalFreedWhileAttached(t *testing.T) {
+	job(t, 1, 256, 512, func(t *testing.T, w *mpirt.World) {
+		c := w.CommWorld()
+		deletes := 0
+		k := &mpirt.Keyval{Kind: mpirt.ObjComm,
+			Copy:   func(obj mpirt.Handle, v uintptr) (uintptr, bool, error) { return v, true, nil },
+			Delete: func(obj mpirt.Handle, v uintptr) error { deletes++; return nil }}
+		h := w.NewKeyval(k)
+		d, _ := c.Dup(nil)
+		d.Attrs.Set(d.Handle(), k, 1)
+		if !w.FreeKeyval(h) || !w.FreeKeyval(h) || w.Keyval(h) != k {
+			t.Fatalf("freed key with an attribute lost its handle")
+		}
+		d2, err := d.Dup(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Free()
+		if w.Keyval(h) != k {
+			t.Fatalf("key lost its handle while the duplicate still uses it")
+		}
+		d2.Free()
+		if w.Keyval(h) != nil || deletes != 2 {
+			t.Errorf("after the last attribute: handle live %v, %d deletes", w.Keyval(h) != nil, deletes)
+		}
+	})
+}

@@ -6,9 +6,11 @@ import (
 	"sync"
 )
 
-// MPI error classes, with MPICH's numbers. Error codes handed to the user
-// are either a class (codes 0..ErrLastCode) or a code made by
-// RegisterErrorCode, which carries its own message.
+// MPI error classes, with MPICH's numbers. Error codes the library hands
+// to the user are at most ErrLastCode: a class, or a code made by
+// RegisterErrorCode, which carries its own message. Classes and codes the
+// user adds (AddErrorClass, AddErrorCode) are numbered as MPICH numbers
+// them, those of user classes above ErrLastCode.
 const (
 	Success                 = 0          // MPI_SUCCESS
 	ErrBuffer               = 1          // MPI_ERR_BUFFER
@@ -99,11 +101,11 @@ const (
 
 // Layout of codes made by RegisterErrorCode (see there).
 const (
-	errCodeDynamic      = 0x40000000
+	errCodeDynamic      = 0x20000000
 	errCodeClassMask    = 0x7f
 	errCodeSeqShift     = 7
 	errCodeClassInTable = 0x7f // class field value: the class is only in the table
-	errCodeSeqMask      = (1<<30 - 1) >> errCodeSeqShift
+	errCodeSeqMask      = (errCodeDynamic - 1) >> errCodeSeqShift
 	errCodeTableSize    = 4096
 )
 
@@ -281,8 +283,9 @@ func classString(class int) string {
 
 // Registered error codes. A code made by RegisterErrorCode is
 //
-//	bit 30      set (so every such code is above MPI_ERR_LASTCODE)
-//	bits 29-7   a sequence number
+//	bit 29      set (below it lie the codes the user adds to predefined
+//	            classes; every such code is at most MPI_ERR_LASTCODE)
+//	bits 28-7   a sequence number
 //	bits 6-0    the class, or 0x7f when the class does not fit
 //
 // and its message sits in a ring of errCodeTableSize entries, slot =
@@ -337,7 +340,7 @@ func lookupErrorCode(code int) (errCodeEntry, bool) {
 // isRegisteredCode reports whether code has the shape of a
 // RegisterErrorCode result.
 func isRegisteredCode(code int) bool {
-	return code > ErrLastCode && code <= 1<<31-1 && code&errCodeDynamic != 0 && code>>errCodeSeqShift&errCodeSeqMask != 0
+	return code > 0 && code <= ErrLastCode && code&errCodeDynamic != 0 && code>>errCodeSeqShift&errCodeSeqMask != 0
 }
 
 // ErrorClass returns the class of an error code: the code itself for a
@@ -384,11 +387,23 @@ func ErrorString(code int) string {
 }
 
 // User-defined error classes and codes (MPI_Add_error_class,
-// MPI_Add_error_code, MPI_Add_error_string). Classes and codes share one
-// numbering that starts above every predefined class and MPIX code and
-// stays far below MPI_ERR_LASTCODE; MPI_LASTUSEDCODE is the highest value
-// handed out.
-const userErrorBase = 1024
+// MPI_Add_error_code, MPI_Add_error_string), numbered as MPICH does:
+//
+//	class k (k = 1, 2, ...)                  userClassBit | k
+//	code j (j = 1, 2, ... over all codes)
+//	  of user class userClassBit|k           userClassBit | j<<8 | k
+//	  of predefined class c                  j<<8 | c
+//
+// so user classes and their codes are above MPI_ERR_LASTCODE, and codes
+// of predefined classes lie below the codes RegisterErrorCode makes.
+// MPI_LASTUSEDCODE is, as the standard says and MPICH does, the largest
+// error class: the last user class, MPI_ERR_LASTCODE before any.
+const (
+	userClassBit  = 0x40000000
+	userCodeShift = 8
+	userClassMax  = 1<<userCodeShift - 1
+	userCodeMax   = errCodeDynamic>>userCodeShift - 1
+)
 
 type userErr struct {
 	class int // the code's class; the value itself for a class
@@ -396,33 +411,32 @@ type userErr struct {
 }
 
 var userErrs struct {
-	mu   sync.Mutex
-	next int
-	m    map[int]*userErr
+	mu       sync.Mutex
+	classes  int // classes added
+	codes    int // codes added
+	lastUsed int // the last user class, 0 before any
+	m        map[int]*userErr
 }
 
 // AddErrorClass returns a new error class.
 func AddErrorClass() (int, error) {
 	userErrs.mu.Lock()
 	defer userErrs.mu.Unlock()
-	return addUserErrLocked(-1)
+	if userErrs.classes >= userClassMax {
+		return 0, Errorf(ErrOther, "", "no more error classes: all %d user classes are in use", userClassMax)
+	}
+	userErrs.classes++
+	v := userClassBit | userErrs.classes
+	addUserErrLocked(v, v)
+	userErrs.lastUsed = v
+	return v, nil
 }
 
-func addUserErrLocked(class int) (int, error) {
+func addUserErrLocked(v, class int) {
 	if userErrs.m == nil {
 		userErrs.m = map[int]*userErr{}
-		userErrs.next = userErrorBase
-	}
-	if userErrs.next >= ErrLastCode {
-		return 0, Errorf(ErrOther, "", "no more error codes")
-	}
-	v := userErrs.next
-	userErrs.next++
-	if class < 0 {
-		class = v
 	}
 	userErrs.m[v] = &userErr{class: class}
-	return v, nil
 }
 
 // AddErrorCode returns a new error code of class (a predefined class or
@@ -430,12 +444,21 @@ func addUserErrLocked(class int) (int, error) {
 func AddErrorCode(class int) (int, error) {
 	userErrs.mu.Lock()
 	defer userErrs.mu.Unlock()
-	if _, ok := errorClasses[class]; !ok || class > ErrLastClass {
+	user := class&userClassBit != 0
+	if user {
 		if e, ok := userErrs.m[class]; !ok || e.class != class {
 			return 0, Errorf(ErrArg, "", "invalid argument errorclass: %d is not an error class", class)
 		}
+	} else if _, ok := errorClasses[class]; !ok || class == Success {
+		return 0, Errorf(ErrArg, "", "invalid argument errorclass: %d is not an error class", class)
 	}
-	return addUserErrLocked(class)
+	if userErrs.codes >= userCodeMax {
+		return 0, Errorf(ErrOther, "", "no more error codes: all %d user codes are in use", userCodeMax)
+	}
+	userErrs.codes++
+	v := userErrs.codes<<userCodeShift | class
+	addUserErrLocked(v, class)
+	return v, nil
 }
 
 // AddErrorString sets the string of a user-defined class or code.
@@ -454,10 +477,7 @@ func AddErrorString(code int, s string) error {
 func LastUsedCode() int {
 	userErrs.mu.Lock()
 	defer userErrs.mu.Unlock()
-	if userErrs.m == nil {
-		return ErrXNoreq
-	}
-	return userErrs.next - 1
+	return max(userErrs.lastUsed, ErrLastCode)
 }
 
 func userErrorClass(code int) (int, bool) {
@@ -469,11 +489,18 @@ func userErrorClass(code int) (int, bool) {
 	return 0, false
 }
 
+// userErrorString is the string of a user class or code: the one the
+// user set, else empty, except that a code of a predefined class without
+// one reads as its class (as in MPICH).
 func userErrorString(code int) (string, bool) {
 	userErrs.mu.Lock()
-	defer userErrs.mu.Unlock()
-	if e, ok := userErrs.m[code]; ok {
-		return e.msg, true
+	e, ok := userErrs.m[code]
+	userErrs.mu.Unlock()
+	switch {
+	case !ok:
+		return "", false
+	case e.msg == "" && e.class != code && e.class&userClassBit == 0:
+		return classString(e.class), true
 	}
-	return "", false
+	return e.msg, true
 }

@@ -57,8 +57,8 @@ func TestErrorClassesAndStrings(t *testing.T) {
 func TestRegisterErrorCode(t *testing.T) {
 	e := Errorf(ErrRank, "MPI_Send", "invalid rank argument dest: 9 (communicator size 4)")
 	code := RegisterErrorCode(e)
-	if code <= ErrLastCode {
-		t.Fatalf("code %#x not above MPI_ERR_LASTCODE", code)
+	if code <= ErrLastClass || code > ErrLastCode {
+		t.Fatalf("code %#x not between the classes and MPI_ERR_LASTCODE", code)
 	}
 	if cl, ok := ErrorClass(code); !ok || cl != ErrRank {
 		t.Fatalf("ErrorClass(code) = %d, %v", cl, ok)
@@ -138,4 +138,35 @@ func readMPICHHeader(t *testing.T) string {
 		t.Skipf("MPICH header not installed (apt-get install libmpich-dev): %v", err)
 	}
 	return string(b)
+}
+
+// TestUserErrorNumbering: user classes and codes are numbered as MPICH
+// numbers them, and MPI_LASTUSEDCODE is the last class.
+func TestUserErrorNumbering(t *testing.T) {
+	if LastUsedCode() < ErrLastCode {
+		t.Fatalf("MPI_LASTUSEDCODE %#x below MPI_ERR_LASTCODE", LastUsedCode())
+	}
+	cls, err := AddErrorClass()
+	if err != nil || cls&^0xff != userClassBit || cls <= ErrLastCode {
+		t.Fatalf("AddErrorClass = %#x, %v", cls, err)
+	}
+	c1, _ := AddErrorCode(cls)
+	c2, _ := AddErrorCode(ErrArg)
+	if c1&0xff != cls&0xff || c1&userClassBit == 0 || c2&0xff != ErrArg || c2 > ErrLastCode || c2>>8 != c1>>8&0x3fffff+1 {
+		t.Errorf("codes %#x (class %#x), %#x (MPI_ERR_ARG)", c1, cls, c2)
+	}
+	for code, want := range map[int]int{cls: cls, c1: cls, c2: ErrArg} {
+		if got, ok := ErrorClass(code); !ok || got != want {
+			t.Errorf("ErrorClass(%#x) = %#x, %v; want %#x", code, got, ok, want)
+		}
+	}
+	if LastUsedCode() != cls {
+		t.Errorf("MPI_LASTUSEDCODE %#x, want the last class %#x", LastUsedCode(), cls)
+	}
+	if _, err := AddErrorCode(c1); ErrorClassOf(err) != ErrArg {
+		t.Errorf("AddErrorCode(a code): %v", err)
+	}
+	if s := ErrorString(c2); s != ErrorString(ErrArg) {
+		t.Errorf("string of a code of MPI_ERR_ARG without one: %q", s)
+	}
 }

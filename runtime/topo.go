@@ -2,6 +2,7 @@ package mpirt
 
 import (
 	"encoding/binary"
+	"math"
 	"sort"
 )
 
@@ -46,8 +47,12 @@ func (c *Comm) TopoKind() int {
 }
 
 // DimsCreate is MPI_Dims_create: it fills the zero entries of dims so that
-// the product of all entries is nnodes, the filled entries as close to
-// each other as possible and in non-increasing order.
+// the product of all entries is nnodes. The filled entries are the most
+// balanced factorisation, in non-increasing order, that MPICH gives: the
+// smallest difference between the largest and the smallest entry, and
+// among those the one whose entries, smallest first, are lexicographically
+// largest (360 in three dimensions gives 10x6x6, not 9x8x5). As in MPICH,
+// entries that are all fixed need only divide nnodes.
 func DimsCreate(nnodes int, dims []int) error {
 	if nnodes <= 0 {
 		return Errorf(ErrArg, "", "invalid argument nnodes: %d (must be positive)", nnodes)
@@ -61,44 +66,18 @@ func DimsCreate(nnodes int, dims []int) error {
 			free++
 		default:
 			prod *= d
+			if prod > nnodes {
+				return Errorf(ErrDims, "", "invalid dimension argument dims: the product of the fixed entries exceeds nnodes %d", nnodes)
+			}
 		}
 	}
 	if nnodes%prod != 0 {
 		return Errorf(ErrDims, "", "invalid dimension argument dims: product of the fixed entries %d does not divide nnodes %d", prod, nnodes)
 	}
-	m := nnodes / prod
 	if free == 0 {
-		if m != 1 {
-			return Errorf(ErrDims, "", "invalid dimension argument dims: product %d differs from nnodes %d", prod, nnodes)
-		}
 		return nil
 	}
-	// Prime factors, largest first, each given to the smallest entry.
-	var factors []int
-	for p := 2; p*p <= m; p++ {
-		for m%p == 0 {
-			factors = append(factors, p)
-			m /= p
-		}
-	}
-	if m > 1 {
-		factors = append(factors, m)
-	}
-	sort.Sort(sort.Reverse(sort.IntSlice(factors)))
-	out := make([]int, free)
-	for i := range out {
-		out[i] = 1
-	}
-	for _, f := range factors {
-		min := 0
-		for i := range out {
-			if out[i] < out[min] {
-				min = i
-			}
-		}
-		out[min] *= f
-	}
-	sort.Sort(sort.Reverse(sort.IntSlice(out)))
+	out := balancedFactors(nnodes/prod, free)
 	j := 0
 	for i := range dims {
 		if dims[i] == 0 {
@@ -107,6 +86,100 @@ func DimsCreate(nnodes int, dims []int) error {
 		}
 	}
 	return nil
+}
+
+// balancedFactors splits m into k factors, largest first, as DimsCreate
+// describes. It searches the factorisations smallest factor first, each
+// factor at least the previous one and trying larger ones first, so the
+// first factorisation found with a given spread is the preferred one of
+// that spread; a branch is cut when even its best completion cannot
+// narrow the spread.
+func balancedFactors(m, k int) []int {
+	if k == 1 {
+		return []int{m}
+	}
+	var divs []int
+	for d := 1; d*d <= m; d++ {
+		if m%d == 0 {
+			divs = append(divs, d)
+			if d*d != m {
+				divs = append(divs, m/d)
+			}
+		}
+	}
+	sort.Ints(divs)
+	cur := make([]int, k)
+	best := make([]int, k)
+	bestSpread := -1
+	var search func(i, r int)
+	search = func(i, r int) {
+		left := k - i
+		if left == 1 {
+			if r < cur[i-1] {
+				return
+			}
+			cur[i] = r
+			if s := r - cur[0]; bestSpread < 0 || s < bestSpread {
+				bestSpread = s
+				copy(best, cur)
+			}
+			return
+		}
+		lo := 1
+		if i > 0 {
+			lo = cur[i-1]
+		}
+		for x := len(divs) - 1; x >= 0; x-- {
+			f := divs[x]
+			if f < lo {
+				break
+			}
+			if r%f != 0 || !fitsPow(f, left, r) {
+				continue
+			}
+			first := f
+			if i > 0 {
+				first = cur[0]
+			}
+			// The largest factor is at least f and the (left-1)th root
+			// of what the others share.
+			if bestSpread >= 0 && max(f, rootCeil(r/f, left-1))-first >= bestSpread {
+				continue
+			}
+			cur[i] = f
+			search(i+1, r/f)
+		}
+	}
+	search(0, m)
+	for i, j := 0, k-1; i < j; i, j = i+1, j-1 {
+		best[i], best[j] = best[j], best[i]
+	}
+	return best
+}
+
+// fitsPow reports whether f**j <= r (f >= 1, r >= 0).
+func fitsPow(f, j, r int) bool {
+	p := 1
+	for ; j > 0; j-- {
+		if p > r/f {
+			return false
+		}
+		p *= f
+	}
+	return true
+}
+
+// rootCeil is the smallest t >= 1 with t**j >= r (j >= 1).
+func rootCeil(r, j int) int {
+	t := int(math.Ceil(math.Pow(float64(r), 1/float64(j))))
+	t = max(t, 1)
+	for t > 1 && !fitsPow(t-1, j, r-1) {
+		t--
+	}
+	for fitsPow(t, j, r-1) {
+		t++
+	}
+	return t
 }
 
 // argWord is how an error message introduces an argument for class:
@@ -292,6 +365,8 @@ func (c *Comm) CartShift(direction, disp int) (src, dst int, err error) {
 
 // CartSub is MPI_Cart_sub: the processes that share the coordinates of
 // the dropped dimensions form a Cartesian communicator over the kept ones.
+// When no dimension is kept only c's rank 0 gets a communicator (of one
+// process, zero-dimensional), the others nil, as MPICH does.
 func (c *Comm) CartSub(remain []bool) (*Comm, error) {
 	t, err := c.cart()
 	if err != nil {
@@ -314,6 +389,11 @@ func (c *Comm) CartSub(remain []bool) (*Comm, error) {
 		} else {
 			color = color*t.Dims[i] + me[i]
 		}
+	}
+	if len(nt.Dims) == 0 {
+		// Nothing kept: as in MPICH, a zero-dimensional grid of one
+		// process, the first of c; the others get nil.
+		return c.splitTopo(1, nt)
 	}
 	nc, err := c.Split(color, key)
 	if err != nil {

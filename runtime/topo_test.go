@@ -19,6 +19,15 @@ func TestDimsCreate(t *testing.T) {
 		{1, []int{0, 0, 0}, []int{1, 1, 1}},
 		{6, []int{2, 3}, []int{2, 3}},
 		{36, []int{0, 0}, []int{6, 6}},
+		// MPICH 4.0's choices: the smallest spread, then the largest
+		// smallest entries.
+		{72, []int{0, 0}, []int{9, 8}},
+		{240, []int{0, 0}, []int{16, 15}},
+		{360, []int{0, 0, 0}, []int{10, 6, 6}},
+		{20, []int{0, 0, 0, 0}, []int{5, 2, 2, 1}},
+		{1000000000, []int{0, 0, 0}, []int{1000, 1000, 1000}},
+		{72, []int{0, 2, 0}, []int{6, 2, 6}},
+		{12, []int{2, 3}, []int{2, 3}}, // all fixed: the product need only divide
 	}
 	for _, c := range cases {
 		d := append([]int(nil), c.in...)
@@ -26,7 +35,7 @@ func TestDimsCreate(t *testing.T) {
 			t.Errorf("DimsCreate(%d, %v) = %v, %v; want %v", c.n, c.in, d, err, c.out)
 		}
 	}
-	for _, d := range [][]int{{0, 4}, {-1}, {2, 2}} {
+	for _, d := range [][]int{{0, 4}, {-1}, {2, 2}, {0, 14}} {
 		if err := mpirt.DimsCreate(7, d); mpirt.ErrorClassOf(err) != mpirt.ErrDims {
 			t.Errorf("DimsCreate(7, %v): %v, want MPI_ERR_DIMS", d, err)
 		}

@@ -35,12 +35,12 @@
 package tcp
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -79,6 +79,12 @@ type Config struct {
 	// Unreachable ends the job when a peer's host stops answering; nil:
 	// the loss is reported like a closed connection.
 	Unreachable func(peer int, msg string)
+	// PollSockets makes Poll read the sockets itself (one non-blocking
+	// read per connection) before it delivers what the goroutines
+	// queued: the waiting thread then sees a frame as soon as it
+	// arrives. Without it Poll does no TCP work (one atomic load), the
+	// right choice when shared-memory peers share the polling loop.
+	PollSockets bool
 	// Log receives diagnostics (refused connections); may be nil.
 	Log func(format string, args ...any)
 }
@@ -115,6 +121,16 @@ type Device struct {
 
 	hsMu    sync.Mutex
 	pending map[net.Conn]bool // connections still in their handshake
+
+	// conns lists the installed connections (copy on write, under connMu)
+	// for pollSockets.
+	connMu sync.Mutex
+	conns  atomic.Pointer[[]peerConn]
+}
+
+type peerConn struct {
+	p *peer
+	c *conn
 }
 
 var (
@@ -155,7 +171,9 @@ type conn struct {
 	// small frames are copied behind the header and sent with one write.
 	small [headerSize + smallFrame]byte
 	bye   atomic.Bool // the peer announced its orderly close
+	lost  atomic.Bool // lost ran
 	done  chan struct{}
+	rx    rx
 }
 
 // smallFrame is the largest payload copied next to its header.
@@ -176,6 +194,7 @@ func New(cfg Config) (*Device, error) {
 		cfg.EagerLimit, _ = strconv.Atoi(os.Getenv("GMPI_TCP_EAGER_LIMIT"))
 	}
 	d := &Device{cfg: cfg, job: jobHash(cfg.JobID), peers: make([]*peer, cfg.Size), pending: map[net.Conn]bool{}}
+	d.conns.Store(new([]peerConn))
 	for _, r := range cfg.Peers {
 		if r < 0 || r >= cfg.Size || r == cfg.Rank {
 			return nil, fmt.Errorf("tcp: bad peer %d", r)
@@ -185,6 +204,13 @@ func New(cfg Config) (*Device, error) {
 			p.host = cfg.Hosts[r]
 		}
 		d.peers[r] = p
+	}
+	// The connection goroutines need a P of their own while a waiter
+	// spins on (or sleeps in a system call holding) another: with one P
+	// (a rank pinned to one CPU), a frame would wait for the scheduler's
+	// monitor, up to 10 ms.
+	if runtime.GOMAXPROCS(0) < 2 {
+		runtime.GOMAXPROCS(2)
 	}
 	go d.accept()
 	return d, nil
@@ -355,6 +381,16 @@ func (d *Device) dial(p *peer) (nc *net.TCPConn, won bool, err error) {
 // Must hold p.mu.
 func (d *Device) installLocked(p *peer, nc *net.TCPConn) {
 	c := &conn{c: nc, done: make(chan struct{})}
+	c.rx.fd = -1
+	if rc, err := nc.SyscallConn(); err == nil {
+		rc.Control(func(fd uintptr) { c.rx.fd = int(fd) })
+	}
+	c.rx.buf = make([]byte, 64<<10)
+	d.connMu.Lock()
+	old := *d.conns.Load()
+	all := append(old[:len(old):len(old)], peerConn{p, c})
+	d.conns.Store(&all)
+	d.connMu.Unlock()
 	p.conn.Store(c)
 	close(p.ready)
 	d.readers.Add(1)
@@ -448,51 +484,175 @@ func (d *Device) admit(nc *net.TCPConn) {
 // bufPool recycles eager payload buffers.
 var bufPool = sync.Pool{New: func() any { return new([]byte) }}
 
-// read drains c until it ends, queueing frames for Poll.
+// rx is the receiving side of a connection: a frame parser fed by
+// non-blocking reads, run under mu by the connection's goroutine and,
+// when Config.PollSockets is set, by Poll.
+type rx struct {
+	mu   sync.Mutex
+	fd   int
+	dead bool   // the connection ended; fd may be closed
+	buf  []byte // staging for headers and small payloads
+	r, w int    // buf[r:w] is read but not parsed
+	hdr  bool   // f.hdr is parsed; its payload is being read
+	f    inFrame
+	got  int // payload bytes of f in place
+}
+
+// errAgain: the socket has nothing more for now.
+var errAgain = errors.New("tcp: would block")
+
+// direct is the payload size from which bytes are read straight into
+// the destination rather than through the staging buffer.
+const direct = 16 << 10
+
+// fill reads more bytes into the staging buffer.
+func (x *rx) fill() error {
+	if x.r > 0 {
+		x.w = copy(x.buf, x.buf[x.r:x.w])
+		x.r = 0
+	}
+	n, err := readFD(x.fd, x.buf[x.w:])
+	x.w += n
+	return err
+}
+
+func readFD(fd int, b []byte) (int, error) {
+	for {
+		n, err := syscall.Read(fd, b)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return 0, errAgain
+		case err != nil:
+			return 0, err
+		case n == 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// drain parses every complete frame the socket holds and queues it; it
+// returns errAgain when the socket is empty, another error when the
+// connection is unusable. Must hold x.mu.
+func (d *Device) drain(p *peer, c *conn) error {
+	x := &c.rx
+	for {
+		if !x.hdr {
+			if x.w-x.r < headerSize {
+				if err := x.fill(); err != nil {
+					return err
+				}
+				continue
+			}
+			x.f = inFrame{peer: p.rank}
+			n, err := parseHeader(x.buf[x.r:x.r+headerSize], &x.f.hdr, maxPayload)
+			if err != nil {
+				return fmt.Errorf("%w (connection dropped)", err)
+			}
+			x.r += headerSize
+			if x.f.hdr.Kind == kindBye {
+				c.bye.Store(true)
+				continue
+			}
+			if c.bye.Load() {
+				return errors.New("frame after the orderly close")
+			}
+			if n > 0 {
+				var dst []byte
+				if x.f.hdr.Kind == mpirt.FrameData && d.sink != nil {
+					dst = d.sink(x.f.hdr.RecvID, x.f.hdr.Offset, n)
+				}
+				if dst == nil {
+					bp := bufPool.Get().(*[]byte)
+					if cap(*bp) < n {
+						*bp = make([]byte, n)
+					}
+					dst = (*bp)[:n]
+					x.f.pooled = true
+				}
+				x.f.payload = dst
+			}
+			x.hdr, x.got = true, 0
+		}
+		dst := x.f.payload
+		k := copy(dst[x.got:], x.buf[x.r:x.w])
+		x.got += k
+		x.r += k
+		for x.got < len(dst) {
+			if len(dst)-x.got < direct {
+				if err := x.fill(); err != nil {
+					return err
+				}
+				k := copy(dst[x.got:], x.buf[x.r:x.w])
+				x.got += k
+				x.r += k
+				continue
+			}
+			n, err := readFD(x.fd, dst[x.got:])
+			if err != nil {
+				return err
+			}
+			x.got += n
+		}
+		x.hdr = false
+		d.push(x.f)
+		x.f = inFrame{}
+	}
+}
+
+// read is the connection's goroutine: it drains c whenever the socket
+// is readable, until the connection ends.
 func (d *Device) read(p *peer, c *conn) {
 	defer d.readers.Done()
 	defer close(c.done)
-	br := bufio.NewReaderSize(c.c, 64<<10)
-	var hb [headerSize]byte
-	for {
-		var f inFrame
-		f.peer = p.rank
-		_, err := io.ReadFull(br, hb[:])
-		var n int
-		if err == nil {
-			n, err = parseHeader(hb[:], &f.hdr, maxPayload)
-			if err != nil {
-				err = fmt.Errorf("%w (connection dropped)", err)
-			}
+	rc, err := c.c.SyscallConn()
+	if err != nil {
+		d.lost(p, c, err)
+		return
+	}
+	var rerr error
+	err = rc.Read(func(uintptr) bool {
+		c.rx.mu.Lock()
+		defer c.rx.mu.Unlock()
+		if c.rx.dead {
+			return true
 		}
-		if err == nil && f.hdr.Kind == kindBye {
-			c.bye.Store(true)
+		rerr = d.drain(p, c)
+		if rerr == errAgain {
+			return false
+		}
+		c.rx.dead = true
+		return true
+	})
+	if rerr == nil || rerr == errAgain {
+		rerr = err
+	}
+	if rerr != nil {
+		d.lost(p, c, rerr)
+	}
+}
+
+// pollSockets drains every connection whose parser is free (Poll, with
+// Config.PollSockets): the waiting thread reads its frames itself
+// instead of waiting for the goroutine to be scheduled.
+func (d *Device) pollSockets() {
+	for _, pc := range *d.conns.Load() {
+		c := pc.c
+		if !c.rx.mu.TryLock() {
 			continue
 		}
-		if err == nil && c.bye.Load() {
-			err = errors.New("frame after the orderly close")
-		}
-		if err == nil && n > 0 {
-			var dst []byte
-			if f.hdr.Kind == mpirt.FrameData && d.sink != nil {
-				dst = d.sink(f.hdr.RecvID, f.hdr.Offset, n)
+		var err error
+		if !c.rx.dead {
+			if err = d.drain(pc.p, c); err != errAgain {
+				c.rx.dead = true
 			}
-			if dst == nil {
-				bp := bufPool.Get().(*[]byte)
-				if cap(*bp) < n {
-					*bp = make([]byte, n)
-				}
-				dst = (*bp)[:n]
-				f.pooled = true
-			}
-			f.payload = dst
-			_, err = io.ReadFull(br, dst)
 		}
-		if err != nil {
-			d.lost(p, c, err)
-			return
+		c.rx.mu.Unlock()
+		if err != nil && err != errAgain {
+			d.lost(pc.p, c, err)
 		}
-		d.push(f)
 	}
 }
 
@@ -508,6 +668,9 @@ func (d *Device) push(f inFrame) {
 // lost handles the end of c's reading: quiet after an orderly close or
 // during Close, else the peer is lost.
 func (d *Device) lost(p *peer, c *conn, err error) {
+	if !c.lost.CompareAndSwap(false, true) {
+		return
+	}
 	if d.closing.Load() || (c.bye.Load() && errors.Is(err, io.EOF)) {
 		return
 	}
@@ -528,6 +691,9 @@ func (d *Device) lost(p *peer, c *conn, err error) {
 
 // Poll hands the frames the connection goroutines queued to the Handler.
 func (d *Device) Poll() int {
+	if d.cfg.PollSockets && !d.closing.Load() {
+		d.pollSockets()
+	}
 	if d.n.Load() == 0 || !d.pollMu.TryLock() {
 		return 0
 	}

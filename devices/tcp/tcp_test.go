@@ -49,7 +49,7 @@ func (l *logBuf) count() int {
 
 // newJob builds n worlds in this process, each with a tcp device over
 // loopback, eager limit eager (0: default).
-func newJob(t *testing.T, n, eager int) []*rank {
+func newJob(t *testing.T, n, eager int, poll ...bool) []*rank {
 	t.Helper()
 	ranks := make([]*rank, n)
 	for i := range ranks {
@@ -61,7 +61,7 @@ func newJob(t *testing.T, n, eager int) []*rank {
 		ranks[i].dev, err = tcp.New(tcp.Config{Rank: i, Size: n, JobID: "test", Secret: secret, Listener: l,
 			Peers: others(i, n), Card: func(p int) (string, error) { return ranks[p].card, nil },
 			Hosts: hosts(n), Waker: mpirt.NewLocalWaker(), EagerLimit: eager, Timeout: 5 * time.Second,
-			Log: ranks[i].logs.logf})
+			Log: ranks[i].logs.logf, PollSockets: len(poll) > 0 && poll[0]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,12 @@ func pattern(n int, seed byte) []byte {
 // to every other at once; each stream must arrive complete and in order,
 // whoever dialled first.
 func TestOrderingAllPairs(t *testing.T) {
-	ranks := newJob(t, 4, 4096)
+	for _, poll := range []bool{false, true} {
+		testOrdering(t, newJob(t, 4, 4096, poll))
+	}
+}
+
+func testOrdering(t *testing.T, ranks []*rank) {
 	sizes := []int{0, 1, 100, 4096, 4097, 70000, 3}
 	const rounds = 20
 	run(t, ranks, func(t *testing.T, r *rank, c *mpirt.Comm) {
@@ -174,12 +179,12 @@ func TestOrderingAllPairs(t *testing.T) {
 }
 
 // Two ranks send large messages to each other at the same time
-// (rendezvous both ways at once, and bursts of blocking eager sends far
+// (with and without PollSockets; rendezvous both ways at once, and bursts of blocking eager sends far
 // larger than the socket buffers): the draining goroutines keep both
 // moving.
 func TestLargeBothWays(t *testing.T) {
 	for _, eager := range []int{1 << 20, 16 << 10} {
-		ranks := newJob(t, 2, eager)
+		ranks := newJob(t, 2, eager, eager < 1<<20)
 		run(t, ranks, func(t *testing.T, r *rank, c *mpirt.Comm) {
 			me := c.Rank()
 			other := 1 - me
@@ -224,7 +229,7 @@ func TestLargeBothWays(t *testing.T) {
 // A rendezvous receive whose buffer is shorter than the message gets the
 // part that fits and MPI_ERR_TRUNCATE.
 func TestTruncatedRendezvous(t *testing.T) {
-	ranks := newJob(t, 2, 1024)
+	ranks := newJob(t, 2, 1024, true)
 	run(t, ranks, func(t *testing.T, r *rank, c *mpirt.Comm) {
 		if c.Rank() == 0 {
 			if err := c.Send(pattern(50000, 9), 1, 0, mpirt.ModeStandard); err != nil {

@@ -38,7 +38,18 @@
 //
 // The program that calls Start must call HelperMain when its first
 // argument is HelperArg (see there); mpirun does, and so does this
-// package's test binary.
+// package's test binary. "mpirun __emu-helper shell" is a standalone way
+// to try a grid (see shellMain), WriteSSH an ssh look-alike for vendor
+// launchers.
+//
+// Environment: GMPI_EMU_SITE_DOWN=SITE@DELAY[,...] cuts a site off that
+// long after Start (failure tests under "mpirun --emulate");
+// GMPI_EMU_DEBUG=1 makes the router print its drops and how late delayed
+// packets left when the grid closes.
+//
+// The helpers are children of the caller: one that reaps with wait4(-1)
+// may collect them (Close copes). Start and Close run ip(8); SetSiteDown
+// and Command run nothing but the command itself.
 package emu
 
 import (

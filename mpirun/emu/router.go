@@ -306,7 +306,7 @@ func (r *router) run() error {
 	for {
 		now := r.now()
 		r.flush(now)
-		next, err := r.arm()
+		next, err := r.arm(now)
 		if err != nil {
 			return err
 		}
@@ -475,23 +475,21 @@ func (r *router) flush(now int64) {
 	}
 }
 
-// arm sets the timer spinWindow before the earliest due packet and
-// returns that packet's due time (0: none).
-func (r *router) arm() (int64, error) {
+// arm sets the timer spinWindow before the earliest due packet, unless
+// that moment has come (the loop spins then), and returns the packet's
+// due time (0: none). A timer left armed for nothing costs one wake-up.
+func (r *router) arm(now int64) (int64, error) {
 	var next int64
 	for _, l := range r.active {
 		if l.head < len(l.q) && (next == 0 || l.q[l.head].due < next) {
 			next = l.q[l.head].due
 		}
 	}
-	at := next
-	if at != 0 {
-		at = max(at-int64(spinWindow), 1)
-	}
-	if at == r.armed {
+	at := next - int64(spinWindow)
+	if next == 0 || at <= now || at == r.armed {
 		return next, nil
 	}
-	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(at)} // 0 disarms
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(at)}
 	if err := unix.TimerfdSettime(r.timer, unix.TFD_TIMER_ABSTIME, &spec, nil); err != nil {
 		return next, fmt.Errorf("timerfd_settime: %w", err)
 	}

@@ -20,7 +20,7 @@ int main(int argc, char **argv)
     /* Dims_create */
     dims[0] = 0; dims[1] = 5;
     EXPECT_ERR(errs, MPI_Dims_create(12, 2, dims), MPI_ERR_DIMS, "MPI_Dims_create", "dims");
-    dims[0] = 2; dims[1] = 3;
+    dims[0] = 2; dims[1] = 4;
     EXPECT_ERR(errs, MPI_Dims_create(12, 2, dims), MPI_ERR_DIMS, "MPI_Dims_create", "dims");
     dims[0] = 0; dims[1] = -2;
     EXPECT_ERR(errs, MPI_Dims_create(12, 2, dims), MPI_ERR_DIMS, "MPI_Dims_create", "dims");

@@ -154,6 +154,28 @@ int main(int argc, char **argv)
         MPI_Comm_free(&inter);
         MPI_Comm_free(&half);
     }
+    /* MPI_COMM_TYPE_HW_GUIDED with gmpi_site / gmpi_machine splits by the
+     * grid's sites and machines. */
+    {
+        const char *kinds[2] = {"gmpi_site", "gmpi_machine"};
+        for (int k = 0; k < 2; k++) {
+            MPI_Info info;
+            MPI_Comm c;
+            int n = -1, want = 0;
+            for (int r = 0; r < size; r++)
+                want += same(r, me, k + 1);
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "mpi_hw_resource_type", kinds[k]);
+            MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &c);
+            MTEST_CHECK(errs, c != MPI_COMM_NULL, "split_type %s gave MPI_COMM_NULL", kinds[k]);
+            if (c != MPI_COMM_NULL) {
+                MPI_Comm_size(c, &n);
+                MTEST_CHECK(errs, n == want, "split_type %s: size %d, want %d", kinds[k], n, want);
+                MPI_Comm_free(&c);
+            }
+            MPI_Info_free(&info);
+        }
+    }
     if (getenv("TOPOATTR_PRINT")) {
         int *depths, **colors, flag;
         MPI_Comm_get_attr(dup, MPICHX_TOPOLOGY_DEPTHS, &depths, &flag);
