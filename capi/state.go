@@ -13,6 +13,7 @@ import (
 	"gmpi/coll"
 	"gmpi/coll/basic"
 	"gmpi/coll/inter"
+	collshm "gmpi/coll/shm"
 	"gmpi/devices/shm"
 	mpirt "gmpi/runtime"
 	"gmpi/runtime/pmi"
@@ -68,6 +69,7 @@ func initWorld() error {
 	cfg.Abort = abortJob
 	var routes []mpirt.Route
 	var waker mpirt.Waker
+	var shmColl collshm.Component // declines everything without a job id
 	if c != nil {
 		cfg.Rank, cfg.Size, cfg.AppNum, cfg.Universe = c.Rank(), c.Size(), c.AppNum(), c.UniverseSize()
 		tl, err := publishTCP(c, cfg.Rank)
@@ -97,7 +99,8 @@ func initWorld() error {
 		// copying) for messages of GMPI_RMA_MIN bytes and more, unless
 		// GMPI_SHM_CMA=0 or the device's probe finds it not permitted;
 		// smaller ones stream through the ring (see bench/README.md).
-		d, err := shm.New(shm.Config{JobID: jobID(c), Rank: cfg.Rank, Peers: peers, KVS: c,
+		shmColl.JobID = jobID(c)
+		d, err := shm.New(shm.Config{JobID: shmColl.JobID, Rank: cfg.Rank, Peers: peers, KVS: c,
 			SingleCopy: os.Getenv("GMPI_SHM_CMA") != "0"})
 		if err != nil {
 			tl.Close()
@@ -116,7 +119,7 @@ func initWorld() error {
 			routes = append(routes, mpirt.Route{Peer: p, Device: td})
 		}
 	}
-	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}, inter.Component{}))
+	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}, inter.Component{}, shmColl))
 	if err != nil {
 		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "%v", err)
 	}

@@ -1,0 +1,140 @@
+package shm
+
+// All pointer arithmetic of the package lives in this file.
+//
+// A segment is mapped with mmap outside the Go heap, so the garbage
+// collector neither scans nor moves it: holding *uint64 and *uint32 into it
+// and using sync/atomic on them is safe. No Go pointer is ever stored in a
+// segment; only counters and user data bytes are.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Layout of a segment for n ranks (all offsets from the mapping's start):
+//
+//	rank r's control block at r*ctlBytes:
+//	  +0         step   uint64  the last step rank r completed (only r writes it)
+//	  +lineBytes epoch  uint32  rank r sleeps on this futex word
+//	             waiters uint32 rank r is about to sleep (or sleeps)
+//	data area at dataOff = roundUp(n*ctlBytes, page): rank r's data at
+//	  dataOff + r*dataBytes: a ring of small slots (smallBytes), then a
+//	  ring of large slots (largeBytes). Only r writes its slots, except
+//	  that a reduction folds partial results into the slice it owns of
+//	  rank n-1's slots (see ops.go).
+const (
+	lineBytes = 128 // two cache lines: adjacent-line prefetch stays inside
+	ctlBytes  = 2 * lineBytes
+
+	smallSlot  = 256
+	smallSlots = 64
+	smallBytes = smallSlot * smallSlots
+	largeSlot  = 16 << 10
+	largeSlots = 32
+	largeBytes = largeSlot * largeSlots
+	dataBytes  = smallBytes + largeBytes
+)
+
+func dataOff(n int) int { return (n*ctlBytes + 4095) &^ 4095 }
+
+func segmentSize(n int) int { return dataOff(n) + n*dataBytes }
+
+// segment is one mapping of a communicator's shared segment.
+type segment struct {
+	mem  []byte
+	n    int
+	step []*uint64 // step[r]
+	bell []*uint32 // epoch[r]; waiters[r] follows it
+	data []byte    // the data area
+}
+
+// createSegment creates and maps path (exclusive, mode 0600) for n ranks.
+func createSegment(path string, n int) (*segment, error) {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, &os.PathError{Op: "create", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	size := segmentSize(n)
+	if err := unix.Ftruncate(fd, int64(size)); err != nil {
+		unix.Unlink(path)
+		return nil, &os.PathError{Op: "truncate", Path: path, Err: err}
+	}
+	s, err := mapSegment(fd, n, size)
+	if err != nil {
+		unix.Unlink(path)
+		return nil, &os.PathError{Op: "mmap", Path: path, Err: err}
+	}
+	return s, nil
+}
+
+// openSegment maps the segment another rank created at path.
+func openSegment(path string, n int) (*segment, error) {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	size := segmentSize(n)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if st.Size != int64(size) || st.Uid != uint32(os.Getuid()) {
+		return nil, fmt.Errorf("%s: %d bytes owned by uid %d, want %d bytes owned by uid %d", path, st.Size, st.Uid, size, os.Getuid())
+	}
+	s, err := mapSegment(fd, n, size)
+	if err != nil {
+		return nil, &os.PathError{Op: "mmap", Path: path, Err: err}
+	}
+	return s, nil
+}
+
+func mapSegment(fd, n, size int) (*segment, error) {
+	p, err := unix.MmapPtr(fd, 0, nil, uintptr(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, err
+	}
+	mem := unsafe.Slice((*byte)(p), size)
+	s := &segment{mem: mem, n: n, step: make([]*uint64, n), bell: make([]*uint32, n), data: mem[dataOff(n):]}
+	for r := range n {
+		s.step[r] = (*uint64)(unsafe.Pointer(&mem[r*ctlBytes]))
+		s.bell[r] = (*uint32)(unsafe.Pointer(&mem[r*ctlBytes+lineBytes]))
+	}
+	return s, nil
+}
+
+// waiters is rank r's sleeper count, the word after its epoch.
+func (s *segment) waiters(r int) *uint32 {
+	return (*uint32)(unsafe.Add(unsafe.Pointer(s.bell[r]), 4))
+}
+
+// slots returns bytes of rank r's data in ring g from slot first on.
+func (s *segment) slots(r int, g *ring, first, bytes int) []byte {
+	off := r*dataBytes + g.off + first*g.slot
+	return s.data[off : off+bytes : off+bytes]
+}
+
+// unmap releases the mapping; the segment is unusable afterwards.
+func (s *segment) unmap() error {
+	if s == nil || s.mem == nil {
+		return nil
+	}
+	err := unix.MunmapPtr(unsafe.Pointer(unsafe.SliceData(s.mem)), uintptr(len(s.mem)))
+	s.mem, s.data = nil, nil
+	return err
+}
+
+// publish stores rank r's step (a full fence on amd64, which orders it
+// before the waiters loads that follow in wake).
+func (s *segment) publish(r int, step uint64) { atomic.StoreUint64(s.step[r], step) }
+
+func (s *segment) stepOf(r int) uint64 { return atomic.LoadUint64(s.step[r]) }
+
+var errNoSegment = errors.New("no segment")

@@ -1,0 +1,223 @@
+// Package shm is the intra-host collective component: when every rank of
+// an intracommunicator runs on one host, its collectives go through one
+// shared-memory segment per communicator instead of point-to-point
+// messages. The segment holds, per rank, a step counter, a futex word and
+// a ring of data slots (segment_unsafe.go); there are no matching queues
+// and no message headers.
+//
+// Synchronisation. Every rank counts the steps of the collectives it has
+// run on the communicator; all ranks run the same operations with the same
+// arguments, so all of them compute the same step numbers (m.step). A rank
+// publishes its own counter when it finishes a step, and waits for other
+// ranks' counters to reach a step. A rank whose counter is at least s has
+// finished reading everything published at steps up to s. The data slots
+// form a ring allocated identically on every rank; a slot is reused only
+// once every rank's counter has passed the last step that used it, so a
+// fast rank runs ahead of slow ones by up to a ring of slots (a loop of
+// small broadcasts costs the root little more than a copy).
+//
+// Lifecycle. The segment is created lazily by the first collective on the
+// communicator (collectively, with the entries this module replaced): rank
+// 0 creates /dev/shm/gmpi-<job>-coll-<context>-<world rank of rank 0> with
+// mode 0600, the others map it, and it is unlinked as soon as every rank
+// has it mapped. It is unmapped when the communicator is freed (and by the
+// exit of the process otherwise). When setting it up fails on any rank,
+// every rank keeps using the replaced entries.
+package shm
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"gmpi/coll"
+	mpirt "gmpi/runtime"
+)
+
+// Priority is the component's default priority: above basic (0) and any
+// algorithmic component that works over point-to-point.
+const Priority = 60
+
+// Component is the shared-memory collective component. JobID names the
+// job in segment names (mpirun removes /dev/shm/gmpi-<JobID>-* after the
+// job, whatever happened to it); the component declines every
+// communicator when it is empty.
+type Component struct {
+	JobID string
+}
+
+var _ coll.Component = Component{}
+
+func (Component) Name() string { return "shm" }
+
+// Query serves intracommunicators of at least two ranks that all run on
+// this host. Every input is the same on every rank: the group, and the
+// host placement every rank learned at startup.
+func (cp Component) Query(c *mpirt.Comm) (int, coll.Module) {
+	if cp.JobID == "" || c.IsInter() || c.Size() < 2 || !sameHost(c) {
+		return -1, nil
+	}
+	return Priority, &module{job: cp.JobID}
+}
+
+// sameHost reports whether every rank of c runs on this process's host.
+func sameHost(c *mpirt.Comm) bool {
+	w := c.World()
+	cfg := w.Config()
+	for r := range c.Size() {
+		if wr := c.WorldRank(r); wr < 0 || wr >= cfg.Size {
+			return false // a process of another job (connect, spawn)
+		}
+	}
+	if cfg.LocalRanks == cfg.Size && cfg.Size > 0 {
+		return true // the whole job is on this host
+	}
+	hs := w.Hosts()
+	if len(hs) != cfg.Size {
+		return false
+	}
+	for r := range c.Size() {
+		if hs[c.WorldRank(r)] != cfg.Hostname {
+			return false
+		}
+	}
+	return true
+}
+
+// module is one communicator's state.
+type module struct {
+	job  string
+	c    *mpirt.Comm
+	prev mpirt.CollTable // the entries this module replaced (fallback)
+
+	state int // stateNew, stateOn, stateOff
+	seg   *segment
+	me, n int
+
+	step         uint64   // steps completed by every rank so far (same on all)
+	small, large ring     // the two rings of data slots
+	seen         []uint64 // seen[r]: a step rank r is known to have completed
+
+	// Waiting.
+	spinFor time.Duration
+	yield   bool // oversubscribed host: give the CPU away between polls
+
+	scratch []byte // private staging (packing non-contiguous data)
+}
+
+const (
+	stateNew = iota
+	stateOn
+	stateOff
+)
+
+func (m *module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
+	m.c, m.prev = c, *t
+	m.me, m.n = c.Rank(), c.Size()
+	m.small = newRing(0, smallSlot, smallSlots)
+	m.large = newRing(smallBytes, largeSlot, largeSlots)
+	m.seen = make([]uint64, m.n)
+	m.spinFor = time.Duration(envInt("GMPI_SPIN_NS", 50000))
+	m.yield = c.World().SpinPolls() <= 1
+	t.Barrier = m.barrier
+	t.Bcast = m.bcast
+	t.Reduce = m.reduce
+	t.Allreduce = m.allreduce
+	t.Blocking[mpirt.CollAllgather] = m.gatherOp(mpirt.CollAllgather, true)
+	t.Blocking[mpirt.CollGather] = m.gatherOp(mpirt.CollGather, false)
+	c.OnFree(m.release)
+	return nil
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+// ready sets the segment up on the first call (collectively: every rank of
+// the communicator calls it at the same collective) and reports whether
+// the shared-memory path is in use.
+func (m *module) ready() bool {
+	switch m.state {
+	case stateOn:
+		return true
+	case stateOff:
+		return false
+	}
+	m.state = stateOff
+	if err := m.setup(); err != nil {
+		if log := m.c.World().Config().Log; log != nil {
+			log("coll/shm: communicator %s: %v; using the point-to-point collectives", m.c.Name(), err)
+		}
+		m.seg.unmap()
+		m.seg = nil
+		return false
+	}
+	m.state = stateOn
+	return true
+}
+
+func (m *module) path() string {
+	return fmt.Sprintf("/dev/shm/gmpi-%s-coll-%d-%d", m.job, m.c.CollContext(), m.c.WorldRank(0))
+}
+
+// setup creates (rank 0) or maps (the others) the segment, then makes sure
+// every rank has it before rank 0 unlinks it. It returns an error on every
+// rank when any rank failed.
+func (m *module) setup() error {
+	c := m.c
+	path := m.path()
+	var err error
+	ok := [1]int32{1}
+	if m.me == 0 {
+		m.seg, err = createSegment(path, m.n)
+		if err != nil {
+			ok[0] = 0
+		}
+	}
+	byteT, _ := mpirt.PredefinedDatatype(mpirt.TypeByte)
+	intT, _ := mpirt.PredefinedDatatype(mpirt.TypeInt)
+	created := [1]byte{byte(ok[0])}
+	if e := m.prev.Bcast(c, unsafe.Pointer(&created[0]), 1, byteT, 0); e != nil {
+		return e
+	}
+	if created[0] == 0 {
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("rank 0 could not create %s", path)
+	}
+	if m.me != 0 {
+		if m.seg, err = openSegment(path, m.n); err != nil {
+			ok[0] = 0
+		}
+	}
+	all := [1]int32{}
+	e := m.prev.Allreduce(c, unsafe.Pointer(&ok[0]), unsafe.Pointer(&all[0]), 1, intT, mpirt.OpMin)
+	if m.me == 0 {
+		unix.Unlink(path)
+	}
+	if e != nil {
+		return e
+	}
+	if err != nil {
+		return err
+	}
+	if all[0] == 0 {
+		return fmt.Errorf("some rank could not map %s", path)
+	}
+	return nil
+}
+
+// release unmaps the segment (the communicator is being freed).
+func (m *module) release() {
+	m.seg.unmap()
+	m.seg = nil
+	m.state = stateOff
+}

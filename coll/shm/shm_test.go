@@ -1,0 +1,173 @@
+package shm_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"gmpi/coll"
+	"gmpi/coll/basic"
+	collshm "gmpi/coll/shm"
+	"gmpi/devices/memdev"
+	mpirt "gmpi/runtime"
+)
+
+// job runs body on n ranks (goroutines of this process, each with its own
+// World over an in-memory device) that all claim one host, so coll/shm
+// serves their communicators; every rank maps the segments itself.
+func job(t *testing.T, n int, body func(t *testing.T, w *mpirt.World)) {
+	t.Helper()
+	jobID := fmt.Sprintf("gotest%d", os.Getpid())
+	nw := memdev.NewNetwork(n, 1<<16)
+	hosts := make([]string, n)
+	for i := range hosts {
+		hosts[i] = "h"
+	}
+	worlds := make([]*mpirt.World, n)
+	for i := range worlds {
+		var routes []mpirt.Route
+		for p := 0; p < n; p++ {
+			if p != i {
+				routes = append(routes, mpirt.Route{Peer: p, Device: nw.Device(i)})
+			}
+		}
+		cfg := mpirt.Config{Rank: i, Size: n, Hostname: "h", Hosts: hosts, LocalRanks: n}
+		w, err := mpirt.NewWorld(cfg, routes, nw.Device(i).Waker(),
+			coll.NewSelector(basic.Component{}, collshm.Component{JobID: jobID}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		worlds[i] = w
+	}
+	var wg sync.WaitGroup
+	for _, w := range worlds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body(t, w)
+		}()
+	}
+	wg.Wait()
+	for _, w := range worlds {
+		w.Close()
+	}
+	if left, _ := filepath.Glob("/dev/shm/gmpi-" + jobID + "-*"); len(left) > 0 {
+		t.Errorf("left in /dev/shm: %v", left)
+	}
+}
+
+func dtype(t *testing.T, h mpirt.Handle) *mpirt.Datatype {
+	dt, ok := mpirt.PredefinedDatatype(h)
+	if !ok {
+		t.Fatalf("no predefined datatype %v", h)
+	}
+	return dt
+}
+
+// operand is rank r's i-th value: not integers, so the order of the
+// additions shows in the bits of the sum.
+func operand(r, i int) float64 { return 1/float64(r+1+i%17) + 1e-3*float64(i%101)*float64(1-2*(r%2)) }
+
+// TestAllreduceBits: the sum is the same on every rank and is exactly
+// the right fold b[0] + (b[1] + (... + b[n-1])), for counts that take the
+// small path, the split path and several rounds; Reduce to every root
+// gives the same bits; Bcast and Barrier in between.
+func TestAllreduceBits(t *testing.T) {
+	for _, n := range []int{2, 3, 5} {
+		job(t, n, func(t *testing.T, w *mpirt.World) {
+			c := w.CommWorld()
+			// a dup and a split (even/odd ranks, reversed) get segments of their own
+			dup, err := c.Dup(nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer dup.Free()
+			dbl := dtype(t, mpirt.TypeDouble)
+			for _, cm := range []*mpirt.Comm{c, dup} {
+				me, size := cm.Rank(), cm.Size()
+				for _, count := range []int{1, 7, 2000, 20000, 100001} {
+					in := make([]float64, count)
+					for i := range in {
+						in[i] = operand(me, i)
+					}
+					out := make([]float64, count)
+					if err := cm.Coll.Allreduce(cm, unsafe.Pointer(&in[0]), unsafe.Pointer(&out[0]), count, dbl, mpirt.OpSum); err != nil {
+						t.Error(err)
+						return
+					}
+					for i := range out {
+						want := operand(size-1, i)
+						for r := size - 2; r >= 0; r-- {
+							want = operand(r, i) + want
+						}
+						if math.Float64bits(out[i]) != math.Float64bits(want) {
+							t.Errorf("n %d count %d rank %d: element %d is %v, want %v", size, count, me, i, out[i], want)
+							break
+						}
+					}
+					if err := cm.Coll.Barrier(cm); err != nil {
+						t.Error(err)
+					}
+					for root := 0; root < size; root++ {
+						red := make([]float64, count)
+						if err := cm.Coll.Reduce(cm, unsafe.Pointer(&in[0]), unsafe.Pointer(&red[0]), count, dbl, mpirt.OpSum, root); err != nil {
+							t.Error(err)
+							return
+						}
+						if me == root {
+							for i := range red {
+								if math.Float64bits(red[i]) != math.Float64bits(out[i]) {
+									t.Errorf("n %d count %d: reduce to %d differs from allreduce at %d", size, count, root, i)
+									break
+								}
+							}
+						}
+						bc := make([]float64, count)
+						if me == root {
+							copy(bc, in)
+						}
+						if err := cm.Coll.Bcast(cm, unsafe.Pointer(&bc[0]), count, dbl, root); err != nil {
+							t.Error(err)
+							return
+						}
+						for i := range bc {
+							if bc[i] != operand(root, i) {
+								t.Errorf("n %d count %d: bcast from %d: element %d wrong", size, count, root, i)
+								break
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestManyComms: create, use and free many communicators; nothing stays
+// in /dev/shm (checked by job) and every rank agrees throughout.
+func TestManyComms(t *testing.T) {
+	job(t, 3, func(t *testing.T, w *mpirt.World) {
+		c := w.CommWorld()
+		for i := 0; i < 200; i++ {
+			d, err := c.Dup(nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			v := []int64{int64(rand.Intn(5))}
+			sum := []int64{0}
+			if err := d.Coll.Allreduce(d, unsafe.Pointer(&v[0]), unsafe.Pointer(&sum[0]), 1, dtype(t, mpirt.TypeLong), mpirt.OpMax); err != nil {
+				t.Error(err)
+			}
+			if err := d.Free(); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+}
