@@ -113,7 +113,6 @@ type World struct {
 	groups      HandleTable[*Group]
 	keyvals     HandleTable[*Keyval]
 	errhandlers HandleTable[*Errhandler]
-	infos       HandleTable[*Info]
 	types       HandleTable[*Datatype] // derived datatypes (dtcreate.go)
 
 	hostsMu sync.Mutex
@@ -156,7 +155,6 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	w.groups.Init(ObjGroup)
 	w.keyvals.Init(ObjKeyval)
 	w.errhandlers.Init(ObjErrhandler)
-	w.infos.Init(ObjInfo)
 	w.types.Init(ObjDatatype)
 	w.ctx.init()
 	if len(cfg.Hosts) == cfg.Size {
