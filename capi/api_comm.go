@@ -30,7 +30,7 @@ func infoArg(fn string, c *mpirt.Comm, h int32, arg string, nullOK bool) (*mpirt
 		}
 		return nil, failf(fn, c, mpirt.ErrInfo, "invalid info argument %s: MPI_INFO_NULL", arg)
 	}
-	in := world.Info(mpirt.Handle(h))
+	in := lookupInfo(mpirt.Handle(h))
 	if in == nil {
 		return nil, failf(fn, c, mpirt.ErrInfo, "invalid info argument %s: 0x%08x is not an info object", arg, uint32(h))
 	}
@@ -320,7 +320,7 @@ func MPI_Comm_get_info(commH int32, info *int32) int32 {
 	if info == nil {
 		return failf(fn, c, mpirt.ErrArg, "invalid argument info_used: NULL pointer")
 	}
-	*info = int32(world.AddInfo(c.Info()))
+	*info = int32(infos.Add(c.Info()))
 	return 0
 }
 

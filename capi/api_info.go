@@ -1,6 +1,7 @@
 package main
 
 import (
+	"sync"
 	"unsafe"
 
 	mpirt "gmpi/runtime"
@@ -18,15 +19,45 @@ func infoKey(fn string, p *byte) (string, int32) {
 	return k, 0
 }
 
+// Info objects work before MPI_Init and after MPI_Finalize (MPI 4.0), so
+// their handles live in a table of the process, not of the world, and the
+// MPI_Info_* calls do not require an initialized library.
+var (
+	infos        = mpirt.NewHandleTable[*mpirt.Info](mpirt.ObjInfo)
+	preInitEnvMu sync.Mutex
+	preInitEnv   *mpirt.Info
+)
+
+// infoEnv is MPI_INFO_ENV: the world's once MPI is initialized, before
+// that what the process knows of itself (no process counts yet).
+func infoEnv() *mpirt.Info {
+	if w := world; w != nil {
+		return w.InfoEnv()
+	}
+	preInitEnvMu.Lock()
+	defer preInitEnvMu.Unlock()
+	if preInitEnv == nil {
+		preInitEnv = mpirt.EnvInfo(mpirt.Config{})
+	}
+	return preInitEnv
+}
+
+// lookupInfo resolves an info handle: MPI_INFO_ENV or a created info; nil
+// for MPI_INFO_NULL and garbage.
+func lookupInfo(h mpirt.Handle) *mpirt.Info {
+	if h == mpirt.HandleInfoEnv {
+		return infoEnv()
+	}
+	in, _ := infos.Get(h)
+	return in
+}
+
 func MPI_Info_create(info *int32) int32 {
 	const fn = "MPI_Info_create"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
 	if info == nil {
 		return badPointer(fn, "info")
 	}
-	*info = int32(world.AddInfo(mpirt.NewInfo()))
+	*info = int32(infos.Add(mpirt.NewInfo()))
 	return 0
 }
 
@@ -35,11 +66,7 @@ func MPI_Info_create_env(argc int32, argv unsafe.Pointer, info *int32) int32 {
 	if info == nil {
 		return badPointer(fn, "info")
 	}
-	if world == nil {
-		// Callable before MPI_Init; there is no world to keep the handle.
-		return failf(fn, nil, mpirt.ErrOther, "called before MPI_Init (not supported by gmpi)")
-	}
-	*info = int32(world.AddInfo(world.InfoEnv().Dup()))
+	*info = int32(infos.Add(infoEnv().Dup()))
 	return 0
 }
 
@@ -181,15 +208,12 @@ func MPI_Info_dup(infoH int32, newinfo *int32) int32 {
 	if newinfo == nil {
 		return badPointer(fn, "newinfo")
 	}
-	*newinfo = int32(world.AddInfo(in.Dup()))
+	*newinfo = int32(infos.Add(in.Dup()))
 	return 0
 }
 
 func MPI_Info_free(infoH *int32) int32 {
 	const fn = "MPI_Info_free"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
 	if infoH == nil {
 		return badPointer(fn, "info")
 	}
@@ -199,7 +223,7 @@ func MPI_Info_free(infoH *int32) int32 {
 	if *infoH == int32(mpirt.HandleInfoEnv) {
 		return failf(fn, nil, mpirt.ErrInfo, "invalid info argument info: MPI_INFO_ENV cannot be freed")
 	}
-	world.FreeInfo(mpirt.Handle(*infoH))
+	infos.Remove(mpirt.Handle(*infoH))
 	*infoH = int32(mpirt.HandleInfoNull)
 	return 0
 }
@@ -234,11 +258,8 @@ func MPI_Info_get_nthkey(infoH int32, n int32, key *byte) int32 {
 	return 0
 }
 
-// activeInfo resolves the info argument of the MPI_Info_* calls (after
-// checking that MPI is initialized).
+// activeInfo resolves the info argument of the MPI_Info_* calls, which
+// MPI 4.0 allows at any time.
 func activeInfo(fn string, infoH int32) (*mpirt.Info, int32) {
-	if !active(fn) {
-		return nil, int32(mpirt.ErrOther)
-	}
 	return infoArg(fn, nil, infoH, "info", false)
 }

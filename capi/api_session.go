@@ -81,7 +81,7 @@ func MPI_Session_init(infoH, errhandler int32, session *int32) int32 {
 	// gives the reference back. A bad info goes through the error handler
 	// the session was to have.
 	h, rc := errhandlerArg(fn, nil, errhandler, "errhandler", mpirt.ObjSession)
-	if rc == 0 && mpirt.Handle(infoH) != mpirt.HandleInfoNull && world.Info(mpirt.Handle(infoH)) == nil {
+	if rc == 0 && mpirt.Handle(infoH) != mpirt.HandleInfoNull && lookupInfo(mpirt.Handle(infoH)) == nil {
 		rc = raiseVia(h, world.Errhandler(h), mpirt.HandleSessionNull,
 			mpirt.Errorf(mpirt.ErrInfo, fn, "invalid info argument info: 0x%08x is not an info object", uint32(infoH)))
 	}
@@ -126,7 +126,7 @@ func MPI_Session_get_info(sessionH int32, infoUsed *int32) int32 {
 	if infoUsed == nil {
 		return sessionFailf(fn, s, mpirt.ErrArg, "invalid argument info_used: NULL pointer")
 	}
-	*infoUsed = int32(world.AddInfo(s.Info()))
+	*infoUsed = int32(infos.Add(s.Info()))
 	return 0
 }
 
@@ -136,7 +136,7 @@ func psetQuery(fn string, sessionH, infoH int32) (*mpirt.Session, int32) {
 	if rc != 0 {
 		return nil, rc
 	}
-	if mpirt.Handle(infoH) != mpirt.HandleInfoNull && world.Info(mpirt.Handle(infoH)) == nil {
+	if mpirt.Handle(infoH) != mpirt.HandleInfoNull && lookupInfo(mpirt.Handle(infoH)) == nil {
 		return nil, sessionFailf(fn, s, mpirt.ErrInfo, "invalid info argument info: 0x%08x is not an info object", uint32(infoH))
 	}
 	return s, 0
@@ -210,7 +210,7 @@ func MPI_Session_get_pset_info(sessionH int32, name *byte, info *int32) int32 {
 	}
 	in := mpirt.NewInfo()
 	in.Set("mpi_size", fmt.Sprint(g.Size()))
-	*info = int32(world.AddInfo(in))
+	*info = int32(infos.Add(in))
 	return 0
 }
 

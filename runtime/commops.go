@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -410,7 +411,7 @@ func (c *Comm) dupGroup() (*Comm, error) {
 // c's.
 func (c *Comm) hintsFor(info *Info) *Info {
 	if info != nil {
-		return info.Dup()
+		return commHints(info)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -773,15 +774,52 @@ func (w *World) CommCount() int { return w.comms.Len() }
 func (c *Comm) Info() *Info {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.info.Dup()
+	out := NewInfo()
+	for _, k := range commAssertKeys {
+		v := "false"
+		if c.info != nil {
+			if s, ok := c.info.Get(k); ok {
+				v = s
+			}
+		}
+		out.Set(k, v)
+	}
+	return out
 }
 
-// SetInfo replaces c's hints (MPI_Comm_set_info).
+// SetInfo replaces c's hints (MPI_Comm_set_info). Keys gmpi does not know
+// are ignored, so MPI_Comm_get_info reports only the hints in force.
 func (c *Comm) SetInfo(in *Info) {
-	d := in.Dup()
+	d := commHints(in)
 	c.mu.Lock()
 	c.info = d
 	c.mu.Unlock()
+}
+
+// commAssertKeys are the communicator hints gmpi knows (MPI 4.0's
+// assertions); MPI_Comm_get_info reports each, "false" when not set, as
+// MPICH does.
+var commAssertKeys = []string{"mpi_assert_no_any_tag", "mpi_assert_no_any_source",
+	"mpi_assert_exact_length", "mpi_assert_allow_overtaking"}
+
+// commHints keeps the known hints of in whose value is a boolean,
+// normalized to "true" or "false".
+func commHints(in *Info) *Info {
+	out := NewInfo()
+	if in == nil {
+		return out
+	}
+	for _, k := range commAssertKeys {
+		if v, ok := in.Get(k); ok {
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "true":
+				out.Set(k, "true")
+			case "false":
+				out.Set(k, "false")
+			}
+		}
+	}
+	return out
 }
 
 // DoneRequest returns a request that is already complete, for operations

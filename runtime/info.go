@@ -107,28 +107,6 @@ func (in *Info) NthKey(n int) (string, bool) {
 	return in.keys[n], true
 }
 
-// Info resolves an info handle: MPI_INFO_ENV or a created info; nil for
-// MPI_INFO_NULL and garbage.
-func (w *World) Info(h Handle) *Info {
-	if h == HandleInfoEnv {
-		return w.InfoEnv()
-	}
-	in, ok := w.infos.Get(h)
-	if !ok {
-		return nil
-	}
-	return in
-}
-
-// AddInfo gives in a handle.
-func (w *World) AddInfo(in *Info) Handle { return w.infos.Add(in) }
-
-// FreeInfo releases an info handle; MPI_INFO_ENV cannot be freed.
-func (w *World) FreeInfo(h Handle) bool { return w.infos.Remove(h) }
-
-// InfoCount is the number of live info handles (leak checks).
-func (w *World) InfoCount() int { return w.infos.Len() }
-
 // InfoEnv returns MPI_INFO_ENV: how the process was started.
 func (w *World) InfoEnv() *Info {
 	w.hostsMu.Lock()
@@ -153,8 +131,10 @@ func EnvInfo(cfg Config) *Info {
 			in.Set("argv", strings.Join(args[1:], " "))
 		}
 	}
-	in.Set("maxprocs", strconv.Itoa(cfg.Size))
-	in.Set("soft", strconv.Itoa(cfg.Size))
+	if cfg.Size > 0 { // known once the process is launched (not before MPI_Init)
+		in.Set("maxprocs", strconv.Itoa(cfg.Size))
+		in.Set("soft", strconv.Itoa(cfg.Size))
+	}
 	if cfg.Hostname != "" {
 		in.Set("host", cfg.Hostname)
 	}

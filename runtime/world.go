@@ -124,7 +124,6 @@ type World struct {
 	groups      HandleTable[*Group]
 	keyvals     HandleTable[*Keyval]
 	errhandlers HandleTable[*Errhandler]
-	infos       HandleTable[*Info]
 	types       HandleTable[*Datatype] // derived datatypes (dtcreate.go)
 	f90         f90Cache               // MPI_Type_create_f90_* (dtf90.go)
 	gpoll       pollers                // generalized requests to poll (greq.go)
@@ -173,7 +172,6 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	w.groups.Init(ObjGroup)
 	w.keyvals.Init(ObjKeyval)
 	w.errhandlers.Init(ObjErrhandler)
-	w.infos.Init(ObjInfo)
 	w.greqClasses.Init(ObjGreqClass)
 	w.sessions.Init(ObjSession)
 	w.types.Init(ObjDatatype)
