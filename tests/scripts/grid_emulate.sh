@@ -41,4 +41,22 @@ $want"
 run g2topo "$BUILD/tests/c/g2topo"
 run ring "$BUILD/tests/c/ring"
 run collectives "$BUILD/tests/c/collectives"
+
+# A site's router stops mid-job: site1 is cut off 6 s after the grid
+# starts while the ranks loop over barriers and ring exchanges. The job
+# must end on its own within a bounded time (tcp timeout 5 s), saying which
+# host was lost, and leave nothing running in the emulated hosts.
+start=$(date +%s)
+GMPI_EMU_SITE_DOWN=site1@6s GMPI_TCP_TIMEOUT=5 "$BUILD/bin/mpirun" --timeout 120 -x GMPI_TCP_TIMEOUT \
+    --grid "$GRID" --emulate "$BUILD/tests/c/barrierloop" 60 >"$dir/sitedown.out" 2>&1 </dev/null
+rc=$?
+took=$(( $(date +%s) - start ))
+cat "$dir/sitedown.out"
+[ $rc -ne 0 ] || fail "site cut off: the job exited 0"
+[ $rc -ne 124 ] || fail "site cut off: the job hung until mpirun's timeout"
+grep -q 'lost host "s' "$dir/sitedown.out" || fail "site cut off: no message naming the lost host"
+echo "site cut off: job ended after ${took}s with exit $rc"
+left=$(ip netns list 2>/dev/null | grep -c '^gmpi-' || true)
+[ "$left" -eq 0 ] || fail "site cut off: $left emulated hosts left behind"
+pgrep -f "$BUILD/tests/c/barrierloop" >/dev/null && fail "site cut off: ranks left running"
 echo "PASS: grid_emulate"
