@@ -18,15 +18,16 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (argc > 1 && strcmp(argv[1], "abort") == 0) {
         /* "errfatal abort": MPI_ERRORS_ABORT on a duplicate of the world
-         * (whose own handler returns) ends the job at a bad MPI_Comm_split
-         * on the duplicate. */
+         * (whose own handler returns) ends the job at a bad MPI_Comm_split_type
+         * on the duplicate (split_type 12345; MPI_Comm_split takes any
+         * negative colour, as MPICH does). */
         MPI_Comm dup, bad;
         MPI_Comm_dup(MPI_COMM_WORLD, &dup);
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         MPI_Comm_set_errhandler(dup, MPI_ERRORS_ABORT);
         if (rank == 0) {
-            MPI_Comm_split(dup, -5, 0, &bad);
-            fprintf(stderr, "errfatal: MPI_Comm_split returned; the error was not fatal\n");
+            MPI_Comm_split_type(dup, 12345, 0, MPI_INFO_NULL, &bad);
+            fprintf(stderr, "errfatal: MPI_Comm_split_type returned; the error was not fatal\n");
             return 3;
         }
         MPI_Recv(&buf, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

@@ -22,7 +22,7 @@ grep -q 'MPI_Send' "$out" || fail "no message names MPI_Send"
 grep -q 'was not fatal' "$out" && fail "MPI_Send returned to the caller"
 
 # The same with MPI_ERRORS_ABORT set on a duplicate of the world: the bad
-# MPI_Comm_split on it ends the job.
+# MPI_Comm_split_type on it ends the job.
 t0=$(now)
 "$BUILD/bin/mpirun" -n 2 --timeout 60 "$BUILD/tests/c/errfatal" abort >"$out" 2>&1 </dev/null
 rc=$?
@@ -31,6 +31,6 @@ cat "$out"
 echo "---"
 [ "$rc" -ne 0 ] || fail "MPI_ERRORS_ABORT: the job exited 0"
 grep -q ' No Errors' "$out" && fail "MPI_ERRORS_ABORT: the test printed No Errors"
-grep -q 'MPI_Comm_split' "$out" || fail "MPI_ERRORS_ABORT: no message names MPI_Comm_split"
-grep -q 'was not fatal' "$out" && fail "MPI_ERRORS_ABORT: MPI_Comm_split returned to the caller"
+grep -q "MPI_Comm_split_type" "$out" || fail "MPI_ERRORS_ABORT: no message names MPI_Comm_split_type"
+grep -q 'was not fatal' "$out" && fail "MPI_ERRORS_ABORT: MPI_Comm_split_type returned to the caller"
 echo "PASS: errfatal"
