@@ -13,6 +13,7 @@ import (
 	"gmpi/coll"
 	"gmpi/coll/basic"
 	"gmpi/coll/inter"
+	"gmpi/coll/tuned"
 	"gmpi/devices/shm"
 	mpirt "gmpi/runtime"
 	"gmpi/runtime/pmi"
@@ -116,7 +117,11 @@ func initWorld() error {
 			routes = append(routes, mpirt.Route{Peer: p, Device: td})
 		}
 	}
-	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}, inter.Component{}))
+	tc, err := tuned.New()
+	if err != nil {
+		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "coll/tuned: %v", err)
+	}
+	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}, tc, inter.Component{}))
 	if err != nil {
 		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "%v", err)
 	}
