@@ -14,6 +14,7 @@ import (
 	"gmpi/coll/basic"
 	"gmpi/coll/inter"
 	collshm "gmpi/coll/shm"
+	"gmpi/coll/tuned"
 	"gmpi/devices/shm"
 	mpirt "gmpi/runtime"
 	"gmpi/runtime/pmi"
@@ -119,7 +120,11 @@ func initWorld() error {
 			routes = append(routes, mpirt.Route{Peer: p, Device: td})
 		}
 	}
-	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}, inter.Component{}, shmColl))
+	tc, err := tuned.New()
+	if err != nil {
+		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "coll/tuned: %v", err)
+	}
+	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}, tc, inter.Component{}, shmColl))
 	if err != nil {
 		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "%v", err)
 	}
