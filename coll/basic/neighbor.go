@@ -46,14 +46,6 @@ func neighborExchange(c *mpirt.Comm, sendData func(j int) []byte, recvBlock func
 	return x.Start(), nil
 }
 
-// at is element i of an array of dt at p.
-func at(p unsafe.Pointer, i int, dt *mpirt.Datatype) unsafe.Pointer {
-	if i == 0 {
-		return p
-	}
-	return unsafe.Add(p, i*dt.Extent())
-}
-
 // sameBlock gives every destination the same block, packed once on first
 // use (allgather and allgatherv).
 func sameBlock(sbuf unsafe.Pointer, scount int, sdt *mpirt.Datatype) func(int) []byte {
@@ -72,7 +64,7 @@ func sameBlock(sbuf unsafe.Pointer, scount int, sdt *mpirt.Datatype) func(int) [
 func NeighborAllgather(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpirt.Datatype, rbuf unsafe.Pointer, rcount int, rdt *mpirt.Datatype) (*mpirt.Request, error) {
 	return neighborExchange(c, sameBlock(sbuf, scount, sdt),
 		func(i int) mpirt.NeighborBlock {
-			return mpirt.NeighborBlock{Buf: at(rbuf, i*rcount, rdt), Count: rcount, Type: rdt}
+			return mpirt.NeighborBlock{Buf: BlockAt(rbuf, i*rcount, rdt), Count: rcount, Type: rdt}
 		})
 }
 
@@ -81,7 +73,7 @@ func NeighborAllgather(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpir
 func NeighborAllgatherv(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpirt.Datatype, rbuf unsafe.Pointer, rcounts, displs []int, rdt *mpirt.Datatype) (*mpirt.Request, error) {
 	return neighborExchange(c, sameBlock(sbuf, scount, sdt),
 		func(i int) mpirt.NeighborBlock {
-			return mpirt.NeighborBlock{Buf: at(rbuf, displs[i], rdt), Count: rcounts[i], Type: rdt}
+			return mpirt.NeighborBlock{Buf: BlockAt(rbuf, displs[i], rdt), Count: rcounts[i], Type: rdt}
 		})
 }
 
@@ -89,9 +81,9 @@ func NeighborAllgatherv(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpi
 // source i's block at block i of rbuf.
 func NeighborAlltoall(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpirt.Datatype, rbuf unsafe.Pointer, rcount int, rdt *mpirt.Datatype) (*mpirt.Request, error) {
 	return neighborExchange(c,
-		func(j int) []byte { return mpirt.SendData(at(sbuf, j*scount, sdt), scount, sdt) },
+		func(j int) []byte { return mpirt.SendData(BlockAt(sbuf, j*scount, sdt), scount, sdt) },
 		func(i int) mpirt.NeighborBlock {
-			return mpirt.NeighborBlock{Buf: at(rbuf, i*rcount, rdt), Count: rcount, Type: rdt}
+			return mpirt.NeighborBlock{Buf: BlockAt(rbuf, i*rcount, rdt), Count: rcount, Type: rdt}
 		})
 }
 
@@ -99,9 +91,9 @@ func NeighborAlltoall(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpirt
 // displacements (in elements).
 func NeighborAlltoallv(c *mpirt.Comm, sbuf unsafe.Pointer, scounts, sdispls []int, sdt *mpirt.Datatype, rbuf unsafe.Pointer, rcounts, rdispls []int, rdt *mpirt.Datatype) (*mpirt.Request, error) {
 	return neighborExchange(c,
-		func(j int) []byte { return mpirt.SendData(at(sbuf, sdispls[j], sdt), scounts[j], sdt) },
+		func(j int) []byte { return mpirt.SendData(BlockAt(sbuf, sdispls[j], sdt), scounts[j], sdt) },
 		func(i int) mpirt.NeighborBlock {
-			return mpirt.NeighborBlock{Buf: at(rbuf, rdispls[i], rdt), Count: rcounts[i], Type: rdt}
+			return mpirt.NeighborBlock{Buf: BlockAt(rbuf, rdispls[i], rdt), Count: rcounts[i], Type: rdt}
 		})
 }
 

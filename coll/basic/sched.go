@@ -33,8 +33,8 @@ var SchedFuncs = [mpirt.NumCollOps]mpirt.SchedFunc{
 	mpirt.CollExscan:             SchedExscan,
 }
 
-// blockAt is element i of an array of dt at p.
-func blockAt(p unsafe.Pointer, i int, dt *mpirt.Datatype) unsafe.Pointer {
+// BlockAt is element i of an array of dt at p.
+func BlockAt(p unsafe.Pointer, i int, dt *mpirt.Datatype) unsafe.Pointer {
 	if i == 0 || p == nil {
 		return p
 	}
@@ -102,9 +102,9 @@ type vec struct {
 
 func (v vec) block(p unsafe.Pointer, i int, dt *mpirt.Datatype) (unsafe.Pointer, int) {
 	if v.counts == nil {
-		return blockAt(p, i*v.count, dt), v.count
+		return BlockAt(p, i*v.count, dt), v.count
 	}
-	return blockAt(p, v.displs[i], dt), v.counts[i]
+	return BlockAt(p, v.displs[i], dt), v.counts[i]
 }
 
 // SchedGather: linear, one round; the root posts p-1 receives.
@@ -205,18 +205,18 @@ func alltoallArgs(a *mpirt.CollArgs, op mpirt.CollOp) alltoallBlocks {
 	case mpirt.CollAlltoall:
 		return alltoallBlocks{
 			send: func(j int) (unsafe.Pointer, int, *mpirt.Datatype) {
-				return blockAt(a.Sbuf, j*a.Scount, a.Sdt), a.Scount, a.Sdt
+				return BlockAt(a.Sbuf, j*a.Scount, a.Sdt), a.Scount, a.Sdt
 			},
 			recv: func(j int) (unsafe.Pointer, int, *mpirt.Datatype) {
-				return blockAt(a.Rbuf, j*a.Rcount, a.Rdt), a.Rcount, a.Rdt
+				return BlockAt(a.Rbuf, j*a.Rcount, a.Rdt), a.Rcount, a.Rdt
 			}}
 	case mpirt.CollAlltoallv:
 		return alltoallBlocks{
 			send: func(j int) (unsafe.Pointer, int, *mpirt.Datatype) {
-				return blockAt(a.Sbuf, a.Sdispls[j], a.Sdt), a.Scounts[j], a.Sdt
+				return BlockAt(a.Sbuf, a.Sdispls[j], a.Sdt), a.Scounts[j], a.Sdt
 			},
 			recv: func(j int) (unsafe.Pointer, int, *mpirt.Datatype) {
-				return blockAt(a.Rbuf, a.Rdispls[j], a.Rdt), a.Rcounts[j], a.Rdt
+				return BlockAt(a.Rbuf, a.Rdispls[j], a.Rdt), a.Rcounts[j], a.Rdt
 			}}
 	}
 	return alltoallBlocks{

@@ -34,13 +34,6 @@ var SchedFuncs = [mpirt.NumCollOps]mpirt.SchedFunc{
 	mpirt.CollReduceScatterBlock: SchedReduceScatterBlock,
 }
 
-func at(p unsafe.Pointer, i int, dt *mpirt.Datatype) unsafe.Pointer {
-	if i == 0 || p == nil {
-		return p
-	}
-	return unsafe.Add(p, i*dt.Extent())
-}
-
 // SchedBarrier: a barrier in each group, the leaders swap an empty
 // message, and a second local barrier releases the others.
 func SchedBarrier(c *mpirt.Comm, _ *mpirt.CollArgs) (*mpirt.Schedule, error) {
@@ -84,9 +77,9 @@ type vec struct {
 
 func (v vec) block(p unsafe.Pointer, i int, dt *mpirt.Datatype) (unsafe.Pointer, int) {
 	if v.counts == nil {
-		return at(p, i*v.count, dt), v.count
+		return basic.BlockAt(p, i*v.count, dt), v.count
 	}
-	return at(p, v.displs[i], dt), v.counts[i]
+	return basic.BlockAt(p, v.displs[i], dt), v.counts[i]
 }
 
 // SchedGather: every process of the other group sends its block to the
@@ -167,14 +160,14 @@ func allgather(c *mpirt.Comm, a *mpirt.CollArgs, v vec) *mpirt.Schedule {
 // i of the receive buffer comes from remote rank i (one round).
 func SchedAlltoall(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 	return alltoall(c, a, func(j int) (unsafe.Pointer, int, *mpirt.Datatype, unsafe.Pointer, int, *mpirt.Datatype) {
-		return at(a.Sbuf, j*a.Scount, a.Sdt), a.Scount, a.Sdt, at(a.Rbuf, j*a.Rcount, a.Rdt), a.Rcount, a.Rdt
+		return basic.BlockAt(a.Sbuf, j*a.Scount, a.Sdt), a.Scount, a.Sdt, basic.BlockAt(a.Rbuf, j*a.Rcount, a.Rdt), a.Rcount, a.Rdt
 	}), nil
 }
 
 // SchedAlltoallv is SchedAlltoall with per-rank counts and displacements.
 func SchedAlltoallv(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 	return alltoall(c, a, func(j int) (unsafe.Pointer, int, *mpirt.Datatype, unsafe.Pointer, int, *mpirt.Datatype) {
-		return at(a.Sbuf, a.Sdispls[j], a.Sdt), a.Scounts[j], a.Sdt, at(a.Rbuf, a.Rdispls[j], a.Rdt), a.Rcounts[j], a.Rdt
+		return basic.BlockAt(a.Sbuf, a.Sdispls[j], a.Sdt), a.Scounts[j], a.Sdt, basic.BlockAt(a.Rbuf, a.Rdispls[j], a.Rdt), a.Rcounts[j], a.Rdt
 	}), nil
 }
 

@@ -1,6 +1,9 @@
 package tuned
 
-import mpirt "gmpi/runtime"
+import (
+	"gmpi/coll/basic"
+	mpirt "gmpi/runtime"
+)
 
 // alltoallPairwise: p-1 rounds; in round k each process sends to rank
 // me+k and receives from rank me-k, one exchange at a time, so no
@@ -11,14 +14,14 @@ func alltoallPairwise(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error)
 	s := c.NewSchedule()
 	n, me := c.Size(), c.Rank()
 	s.Local(func() error {
-		mpirt.CopyTyped(blockAt(a.Rbuf, me*a.Rcount, a.Rdt), a.Rcount, a.Rdt,
-			blockAt(a.Sbuf, me*a.Scount, a.Sdt), a.Scount, a.Sdt)
+		mpirt.CopyTyped(basic.BlockAt(a.Rbuf, me*a.Rcount, a.Rdt), a.Rcount, a.Rdt,
+			basic.BlockAt(a.Sbuf, me*a.Scount, a.Sdt), a.Scount, a.Sdt)
 		return nil
 	})
 	for k := 1; k < n; k++ {
 		to, from := (me+k)%n, (me-k+n)%n
-		s.RecvTyped(c, blockAt(a.Rbuf, from*a.Rcount, a.Rdt), a.Rcount, a.Rdt, from)
-		s.SendTyped(c, blockAt(a.Sbuf, to*a.Scount, a.Sdt), a.Scount, a.Sdt, to)
+		s.RecvTyped(c, basic.BlockAt(a.Rbuf, from*a.Rcount, a.Rdt), a.Rcount, a.Rdt, from)
+		s.SendTyped(c, basic.BlockAt(a.Sbuf, to*a.Scount, a.Sdt), a.Scount, a.Sdt, to)
 		s.Round()
 	}
 	return s, nil
@@ -42,7 +45,7 @@ func alltoallBruck(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 	tmp := uniform(make([]byte, n*bs), n, bs)
 	s.Local(func() error {
 		for i := range n {
-			sdt.Pack(tmp.blk(i), blockAt(sbuf, (me+i)%n*scount, sdt), scount)
+			sdt.Pack(tmp.blk(i), basic.BlockAt(sbuf, (me+i)%n*scount, sdt), scount)
 		}
 		return nil
 	})
@@ -73,7 +76,7 @@ func alltoallBruck(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 	}
 	s.Local(func() error {
 		for i := range n {
-			a.Rdt.Unpack(blockAt(a.Rbuf, (me-i+n)%n*a.Rcount, a.Rdt), tmp.blk(i), a.Rcount)
+			a.Rdt.Unpack(basic.BlockAt(a.Rbuf, (me-i+n)%n*a.Rcount, a.Rdt), tmp.blk(i), a.Rcount)
 		}
 		return nil
 	})

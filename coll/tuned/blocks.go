@@ -1,8 +1,7 @@
 package tuned
 
 import (
-	"unsafe"
-
+	"gmpi/coll/basic"
 	mpirt "gmpi/runtime"
 )
 
@@ -62,14 +61,6 @@ func uniformCounts(n, k int) []int {
 	return cs
 }
 
-// blockAt is element i of an array of dt at p.
-func blockAt(p unsafe.Pointer, i int, dt *mpirt.Datatype) unsafe.Pointer {
-	if i == 0 || p == nil {
-		return p
-	}
-	return unsafe.Add(p, i*dt.Extent())
-}
-
 // ring maps virtual ranks to ranks of c: virtual v is rank (v+root)%n.
 type ring struct {
 	c       *mpirt.Comm
@@ -107,7 +98,7 @@ func packAll(s *mpirt.Schedule, n, me int, a *mpirt.CollArgs) (vecbuf, func() er
 	mine := v.blk(me)
 	if mpirt.IsInPlace(a.Sbuf) {
 		if !a.Rdt.IsContiguous() {
-			p := blockAt(a.Rbuf, me*a.Rcount, a.Rdt)
+			p := basic.BlockAt(a.Rbuf, me*a.Rcount, a.Rdt)
 			s.Local(func() error { a.Rdt.Pack(mine, p, a.Rcount); return nil })
 		}
 	} else {

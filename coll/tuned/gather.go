@@ -1,6 +1,9 @@
 package tuned
 
-import mpirt "gmpi/runtime"
+import (
+	"gmpi/coll/basic"
+	mpirt "gmpi/runtime"
+)
 
 // Binomial gather and scatter of packed blocks. Virtual rank v (rank
 // v+root) holds the blocks of its subtree [v, v+lowbit(v)) in a buffer
@@ -28,7 +31,7 @@ func gatherBinomial(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 	case !root || !mpirt.IsInPlace(a.Sbuf):
 		s.Local(func() error { a.Sdt.Pack(v.blk(0), a.Sbuf, a.Scount); return nil })
 	default:
-		p := blockAt(a.Rbuf, a.Root*a.Rcount, a.Rdt)
+		p := basic.BlockAt(a.Rbuf, a.Root*a.Rcount, a.Rdt)
 		s.Local(func() error { a.Rdt.Pack(v.blk(0), p, a.Rcount); return nil })
 	}
 	for m := 1; m < sub; m <<= 1 {
@@ -43,7 +46,7 @@ func gatherBinomial(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 		for i := range r.n {
 			k := r.rank(i)
 			if i > 0 || !mpirt.IsInPlace(a.Sbuf) {
-				a.Rdt.Unpack(blockAt(a.Rbuf, k*a.Rcount, a.Rdt), v.blk(i), a.Rcount)
+				a.Rdt.Unpack(basic.BlockAt(a.Rbuf, k*a.Rcount, a.Rdt), v.blk(i), a.Rcount)
 			}
 		}
 		return nil
@@ -61,7 +64,7 @@ func scatterBinomial(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) 
 	if root {
 		s.Local(func() error {
 			for i := range r.n {
-				a.Sdt.Pack(v.blk(i), blockAt(a.Sbuf, r.rank(i)*a.Scount, a.Sdt), a.Scount)
+				a.Sdt.Pack(v.blk(i), basic.BlockAt(a.Sbuf, r.rank(i)*a.Scount, a.Sdt), a.Scount)
 			}
 			return nil
 		})
