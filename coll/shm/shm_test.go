@@ -78,6 +78,7 @@ func operand(r, i int) float64 { return 1/float64(r+1+i%17) + 1e-3*float64(i%101
 // small path, the split path and several rounds; Reduce to every root
 // gives the same bits; Bcast and Barrier in between.
 func TestAllreduceBits(t *testing.T) {
+	t.Setenv("GMPI_COLL_SHM_OPS", "all") // reduce and allreduce are off by default
 	for _, n := range []int{2, 3, 5} {
 		job(t, n, func(t *testing.T, w *mpirt.World) {
 			c := w.CommWorld()
@@ -152,6 +153,7 @@ func TestAllreduceBits(t *testing.T) {
 // TestManyComms: create, use and free many communicators; nothing stays
 // in /dev/shm (checked by job) and every rank agrees throughout.
 func TestManyComms(t *testing.T) {
+	t.Setenv("GMPI_COLL_SHM_OPS", "all")
 	job(t, 3, func(t *testing.T, w *mpirt.World) {
 		c := w.CommWorld()
 		for i := 0; i < 200; i++ {
