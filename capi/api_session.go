@@ -191,22 +191,31 @@ func psetName(fn string, s *mpirt.Session, p *byte) (string, int32) {
 	return goString(p, 1<<16), 0
 }
 
-func MPI_Session_get_pset_info(sessionH int32, name *byte, info *int32) int32 {
-	const fn = "MPI_Session_get_pset_info"
+// psetArgs checks the session, process set name and output arguments of
+// the pset queries and returns the process set's group.
+func psetArgs(fn string, sessionH int32, name *byte, out *int32, outName string) (*mpirt.Group, int32) {
 	s, rc := sessionArg(fn, sessionH)
 	if rc != 0 {
-		return rc
+		return nil, rc
 	}
 	pn, rc := psetName(fn, s, name)
 	if rc != 0 {
-		return rc
+		return nil, rc
 	}
-	if info == nil {
-		return sessionFailf(fn, s, mpirt.ErrArg, "invalid argument info: NULL pointer")
+	if out == nil {
+		return nil, sessionFailf(fn, s, mpirt.ErrArg, "invalid argument %s: NULL pointer", outName)
 	}
 	g, ok := world.PsetGroup(pn)
 	if !ok {
-		return sessionFailf(fn, s, mpirt.ErrArg, "invalid argument pset_name: %q is not a process set", pn)
+		return nil, sessionFailf(fn, s, mpirt.ErrArg, "invalid argument pset_name: %q is not a process set", pn)
+	}
+	return g, 0
+}
+
+func MPI_Session_get_pset_info(sessionH int32, name *byte, info *int32) int32 {
+	g, rc := psetArgs("MPI_Session_get_pset_info", sessionH, name, info, "info")
+	if rc != 0 {
+		return rc
 	}
 	in := mpirt.NewInfo()
 	in.Set("mpi_size", fmt.Sprint(g.Size()))
@@ -215,21 +224,9 @@ func MPI_Session_get_pset_info(sessionH int32, name *byte, info *int32) int32 {
 }
 
 func MPI_Group_from_session_pset(sessionH int32, name *byte, newgroup *int32) int32 {
-	const fn = "MPI_Group_from_session_pset"
-	s, rc := sessionArg(fn, sessionH)
+	g, rc := psetArgs("MPI_Group_from_session_pset", sessionH, name, newgroup, "newgroup")
 	if rc != 0 {
 		return rc
-	}
-	pn, rc := psetName(fn, s, name)
-	if rc != 0 {
-		return rc
-	}
-	if newgroup == nil {
-		return sessionFailf(fn, s, mpirt.ErrArg, "invalid argument newgroup: NULL pointer")
-	}
-	g, ok := world.PsetGroup(pn)
-	if !ok {
-		return sessionFailf(fn, s, mpirt.ErrArg, "invalid argument pset_name: %q is not a process set", pn)
 	}
 	*newgroup = int32(world.AddGroup(g))
 	return 0
