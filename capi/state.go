@@ -231,6 +231,7 @@ func finalizeWorld() error {
 	defer stopProfile()
 	w := world
 	w.FinalizeBuffers() // MPI_Finalize detaches the buffered-send buffer
+	w.WaitCreations()   // and completes pending MPI_Comm_idup operations
 	cw := w.CommWorld()
 	if err := cw.Coll.Barrier(cw); err != nil {
 		return err

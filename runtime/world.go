@@ -120,6 +120,10 @@ type World struct {
 
 	// ctx hands out context-id pairs by agreement (commops.go).
 	ctx ctxPool
+	// creating counts communicator creations running in the background
+	// (MPI_Comm_idup) and deferred releases of communicators freed while
+	// one ran on them; MPI_Finalize waits for them (WaitCreations).
+	creating atomic.Int32
 
 	groups      HandleTable[*Group]
 	keyvals     HandleTable[*Keyval]
