@@ -91,6 +91,7 @@ func acquireWorldLocked(fn string, level int32) error {
 		startExpress(level)
 		world.SetProgressHold(expressHold)
 		C.gmpi_register_atexit()
+		debugSignal()
 	}
 	worldRefs++
 	worldUp.Store(true)
