@@ -10,12 +10,11 @@ package coll
 
 import (
 	"fmt"
-	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 )
 
 // Component is one collective implementation family (basic, tuned, hier...).
@@ -39,36 +38,47 @@ type Module interface {
 // Selector is the runtime.CollSelector built from a list of components.
 type Selector struct {
 	components []Component
-	include    map[string]bool // nil: all
-	exclude    map[string]bool
-	priority   map[string]int
 }
 
-// NewSelector returns a selector over components, configured from the
-// environment: GMPI_COLL="a,b" restricts to those components,
-// GMPI_COLL="^a,b" excludes them, GMPI_COLL_<NAME>_PRIORITY overrides a
-// priority.
+// NewSelector returns a selector over components. It is configured by
+// the world's tunables (mpirt.World.Params) when it selects:
+// GMPI_COLL="a,b" restricts to those components, GMPI_COLL="^a,b"
+// excludes them, GMPI_COLL_<NAME>_PRIORITY overrides a priority (each
+// component declares its instance of that family, see PriorityParam).
 func NewSelector(components ...Component) *Selector {
-	s := &Selector{components: components, priority: map[string]int{}}
-	if v := strings.TrimSpace(os.Getenv("GMPI_COLL")); v != "" {
-		set := map[string]bool{}
-		neg := strings.HasPrefix(v, "^")
-		for _, n := range strings.Split(strings.TrimPrefix(v, "^"), ",") {
-			set[strings.TrimSpace(n)] = true
-		}
-		if neg {
-			s.exclude = set
-		} else {
-			s.include = set
+	return &Selector{components: components}
+}
+
+// PriorityParam declares a component's GMPI_COLL_<NAME>_PRIORITY with its
+// default priority; components call it at package initialisation.
+func PriorityParam(name string, def int) param.P[int] {
+	return param.CollPriority.Int(name, def, "priority of the "+name+" collective component")
+}
+
+// Use reports whether GMPI_COLL (in p) lets component name be used.
+func Use(p *param.Values, name string) bool {
+	v := param.Coll.Get(p)
+	if v == "" {
+		return true
+	}
+	neg := strings.HasPrefix(v, "^")
+	for _, n := range strings.Split(strings.TrimPrefix(v, "^"), ",") {
+		if strings.TrimSpace(n) == name {
+			return !neg
 		}
 	}
-	for _, c := range components {
-		env := "GMPI_COLL_" + strings.ToUpper(c.Name()) + "_PRIORITY"
-		if p, err := strconv.Atoi(os.Getenv(env)); err == nil {
-			s.priority[c.Name()] = p
+	return neg
+}
+
+// PriorityOverride returns GMPI_COLL_<NAME>_PRIORITY from p when it is
+// set (and the component declared it).
+func PriorityOverride(p *param.Values, name string) (int, bool) {
+	if v := param.Lookup(param.CollPriority.Name(name)); v != nil {
+		if x, ok := p.Value(v); ok {
+			return x.(int), true
 		}
 	}
-	return s
+	return 0, false
 }
 
 type candidate struct {
@@ -80,13 +90,14 @@ type candidate struct {
 // Select implements mpirt.CollSelector.
 func (s *Selector) Select(c *mpirt.Comm) (*mpirt.CollTable, error) {
 	var cands []candidate
+	params := c.World().Params()
 	for _, comp := range s.components {
 		n := comp.Name()
-		if s.include != nil && !s.include[n] || s.exclude[n] {
+		if !Use(params, n) {
 			continue
 		}
 		p, m := comp.Query(c)
-		if o, ok := s.priority[n]; ok {
+		if o, ok := PriorityOverride(params, n); ok {
 			p = o
 		}
 		if p < 0 || m == nil {
@@ -102,7 +113,7 @@ func (s *Selector) Select(c *mpirt.Comm) (*mpirt.CollTable, error) {
 		}
 	}
 	if t.Barrier == nil || t.Bcast == nil || t.Reduce == nil || t.Allreduce == nil || t.Sched[mpirt.CollBarrier] == nil {
-		return nil, fmt.Errorf("no collective component covers every operation (GMPI_COLL=%q)", os.Getenv("GMPI_COLL"))
+		return nil, fmt.Errorf("no collective component covers every operation (GMPI_COLL=%q)", param.Coll.Get(params))
 	}
 	return t, nil
 }

@@ -25,6 +25,13 @@ type Component struct{}
 
 var _ coll.Component = Component{}
 
+// Priority is the component's priority: the lowest, every other
+// component wins over it.
+const Priority = 0
+
+// GMPI_COLL_BASIC_PRIORITY overrides Priority (the selector reads it).
+var _ = coll.PriorityParam("basic", Priority)
+
 func (Component) Name() string { return "basic" }
 
 // Query serves every intracommunicator and declines intercommunicators
@@ -33,7 +40,7 @@ func (Component) Query(c *mpirt.Comm) (int, coll.Module) {
 	if c.IsInter() {
 		return -1, nil
 	}
-	return 0, module{}
+	return Priority, module{}
 }
 
 type module struct{}

@@ -25,6 +25,9 @@ const (
 // Priority is the component's priority on intercommunicators.
 const Priority = 40
 
+// GMPI_COLL_INTER_PRIORITY overrides Priority (the selector reads it).
+var _ = coll.PriorityParam("inter", Priority)
+
 // Component is the intercommunicator component.
 type Component struct{}
 
