@@ -11,10 +11,7 @@ import (
 	"unsafe"
 
 	"gmpi/coll"
-	"gmpi/coll/basic"
-	"gmpi/coll/inter"
-	collshm "gmpi/coll/shm"
-	"gmpi/coll/tuned"
+	"gmpi/coll/components"
 	"gmpi/devices/shm"
 	mpirt "gmpi/runtime"
 	"gmpi/runtime/param"
@@ -77,7 +74,7 @@ func initWorld() error {
 	cfg.Abort = abortJob
 	var routes []mpirt.Route
 	var waker mpirt.Waker
-	var shmColl collshm.Component // declines everything without a job id
+	jobName := "" // the shm collective component declines everything without a job id
 	if c != nil {
 		cfg.Rank, cfg.Size, cfg.AppNum, cfg.Universe = c.Rank(), c.Size(), c.AppNum(), c.UniverseSize()
 		tl, err := publishTCP(c, params, cfg.Rank)
@@ -107,8 +104,8 @@ func initWorld() error {
 		// copying) for messages of GMPI_RMA_MIN bytes and more, unless
 		// GMPI_SHM_CMA=0 or the device's probe finds it not permitted;
 		// smaller ones stream through the ring (see bench/README.md).
-		shmColl.JobID = jobID(params, c)
-		d, err := shm.New(shm.Config{JobID: shmColl.JobID, Rank: cfg.Rank, Peers: peers, KVS: c,
+		jobName = jobID(params, c)
+		d, err := shm.New(shm.Config{JobID: jobName, Rank: cfg.Rank, Peers: peers, KVS: c,
 			SingleCopy: param.ShmCMA.Get(params), Params: params})
 		if err != nil {
 			tl.Close()
@@ -127,11 +124,11 @@ func initWorld() error {
 			routes = append(routes, mpirt.Route{Peer: p, Device: td})
 		}
 	}
-	tc, err := tuned.New(params)
+	comps, err := components.List(params, jobName)
 	if err != nil {
-		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "coll/tuned: %v", err)
+		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "collective components: %v", err)
 	}
-	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}, tc, inter.Component{}, shmColl))
+	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(comps...))
 	if err != nil {
 		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "%v", err)
 	}

@@ -26,6 +26,45 @@ type Component interface {
 	// (higher wins; negative declines) and a module. Query must use only
 	// rank-invariant inputs.
 	Query(c *mpirt.Comm) (priority int, m Module)
+	// Describe says what the component offers, for mpirun --info: it
+	// must agree with what Query and Enable do.
+	Describe() Description
+}
+
+// Description is a component's account of itself (mpirun --info).
+type Description struct {
+	Name     string
+	Priority int    // the priority Query returns (GMPI_COLL_<NAME>_PRIORITY overrides it)
+	Serves   string // the communicators it takes
+	Ops      []OpAlgorithms
+}
+
+// OpAlgorithms are the algorithms a component may run for one operation.
+type OpAlgorithms struct {
+	Op         string   // "bcast", "neighbor_alltoall", ...
+	Algorithms []string // the first is the fallback of the others
+	// Control names the variable that forces an algorithm or turns the
+	// operation on ("" none); Choice says how the component chooses when
+	// it is not forced ("" when there is one algorithm).
+	Control, Choice string
+}
+
+// OneEach describes operations that have one algorithm each, named in
+// names (indexed by operation); neighbor lists the neighborhood
+// collectives' algorithm ("" when the component has none).
+func OneEach(names [mpirt.NumCollOps]string, neighbor string) []OpAlgorithms {
+	var ops []OpAlgorithms
+	for op, n := range names {
+		if n != "" {
+			ops = append(ops, OpAlgorithms{Op: mpirt.CollOp(op).String(), Algorithms: []string{n}})
+		}
+	}
+	if neighbor != "" {
+		for _, op := range []string{"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"} {
+			ops = append(ops, OpAlgorithms{Op: "neighbor_" + op, Algorithms: []string{neighbor}})
+		}
+	}
+	return ops
 }
 
 // Module fills the entries of a collective table it implements. Enable is

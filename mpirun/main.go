@@ -162,6 +162,13 @@ func run(args []string) int {
 	// mpirun's tunables, read once; the ranks read the library's
 	// themselves.
 	params, err := param.Env()
+	if opts.info {
+		if err := printInfo(os.Stdout, opts.infoAll, opts.parsable, params, err); err != nil {
+			logf("%v", err)
+			return 1
+		}
+		return 0
+	}
 	if err != nil {
 		logf("%v", err)
 		return 2

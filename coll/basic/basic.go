@@ -43,6 +43,25 @@ func (Component) Query(c *mpirt.Comm) (int, coll.Module) {
 	return Priority, module{}
 }
 
+// Describe implements coll.Component.
+func (Component) Describe() coll.Description {
+	return coll.Description{Name: "basic", Priority: Priority, Serves: "every intracommunicator",
+		Ops: coll.OneEach(algorithmNames, "linear")}
+}
+
+// algorithmNames names the algorithm of each operation (SchedFuncs; the
+// blocking barrier, bcast, reduce and allreduce run the same ones).
+var algorithmNames = [mpirt.NumCollOps]string{
+	mpirt.CollBarrier: "dissemination", mpirt.CollBcast: "binomial",
+	mpirt.CollGather: "linear", mpirt.CollGatherv: "linear",
+	mpirt.CollScatter: "linear", mpirt.CollScatterv: "linear",
+	mpirt.CollAllgather: "linear", mpirt.CollAllgatherv: "linear",
+	mpirt.CollAlltoall: "linear", mpirt.CollAlltoallv: "linear", mpirt.CollAlltoallw: "linear",
+	mpirt.CollReduce: "binomial", mpirt.CollAllreduce: "reduce_bcast",
+	mpirt.CollReduceScatter: "reduce_scatter", mpirt.CollReduceScatterBlock: "reduce_scatter",
+	mpirt.CollScan: "recursive_doubling", mpirt.CollExscan: "recursive_doubling",
+}
+
 type module struct{}
 
 func (module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {

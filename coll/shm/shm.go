@@ -56,6 +56,17 @@ var _ coll.Component = Component{}
 
 func (Component) Name() string { return "shm" }
 
+// Describe implements coll.Component.
+func (Component) Describe() coll.Description {
+	d := coll.Description{Name: "shm", Priority: Priority,
+		Serves: "intracommunicators of at least two processes on this host"}
+	for _, op := range allOps {
+		d.Ops = append(d.Ops, coll.OpAlgorithms{Op: op, Algorithms: []string{"shared_segment"},
+			Control: param.CollShmOps.Name(), Choice: "only the operations GMPI_COLL_SHM_OPS names"})
+	}
+	return d
+}
+
 // Query serves intracommunicators of at least two ranks that all run on
 // this host. Every input is the same on every rank: the group, and the
 // host placement every rank learned at startup.

@@ -248,6 +248,16 @@ func New(p *param.Values) (*Component, error) {
 
 func (*Component) Name() string { return "tuned" }
 
+// Describe implements coll.Component.
+func (*Component) Describe() coll.Description {
+	d := coll.Description{Name: "tuned", Priority: Priority, Serves: "intracommunicators of at least two processes"}
+	for _, op := range Ops() {
+		d.Ops = append(d.Ops, coll.OpAlgorithms{Op: op.String(), Algorithms: Names(op),
+			Control: ForceVar(op), Choice: "decision table (GMPI_COLL_TUNED_FILE), by communicator and message size"})
+	}
+	return d
+}
+
 // Query serves intracommunicators of at least two processes.
 func (t *Component) Query(c *mpirt.Comm) (int, coll.Module) {
 	if c.IsInter() || c.Size() < 2 {
