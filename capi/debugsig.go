@@ -5,6 +5,8 @@ import (
 	"os/signal"
 	goruntime "runtime"
 	"syscall"
+
+	"gmpi/runtime/param"
 )
 
 // debugSignal is GMPI_DEBUG_SIGNAL=1: on SIGUSR1 the process writes every
@@ -13,7 +15,7 @@ import (
 // on. A Go library inside a C program gets no traceback from SIGQUIT;
 // this is how a hung rank is examined (bench/stress_threads.sh uses it).
 func debugSignal() {
-	if os.Getenv("GMPI_DEBUG_SIGNAL") != "1" {
+	if w := world; w == nil || !param.DebugSignal.Get(w.Params()) {
 		return
 	}
 	ch := make(chan os.Signal, 1)
