@@ -26,9 +26,9 @@ type Component interface {
 	// (higher wins; negative declines) and a module. Query must use only
 	// rank-invariant inputs.
 	Query(c *mpirt.Comm) (priority int, m Module)
-	// Describe says what the component offers, for mpirun --info: it
-	// must agree with what Query and Enable do.
-	Describe() Description
+	// Describe says what the component offers with tunables p, for
+	// mpirun --info: it must agree with what Query and Enable do.
+	Describe(p *param.Values) Description
 }
 
 // Description is a component's account of itself (mpirun --info).
@@ -47,6 +47,9 @@ type OpAlgorithms struct {
 	// operation on ("" none); Choice says how the component chooses when
 	// it is not forced ("" when there is one algorithm).
 	Control, Choice string
+	// Off, when set, says why the component does not take the operation
+	// with the tunables it was described with.
+	Off string
 }
 
 // OneEach describes operations that have one algorithm each, named in

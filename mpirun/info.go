@@ -24,6 +24,7 @@ import (
 //	component:<name>:serves:<text>
 //	coll:<op>:<component>:algorithms:<a>,<b>,...
 //	coll:<op>:<component>:control:<variable>
+//	coll:<op>:<component>:state:on|off
 //	param:<name>:value:<value>
 //	param:<name>:default:<default>
 //	param:<name>:type:<kind>
@@ -43,7 +44,7 @@ func printInfo(w io.Writer, all, parsable bool, p *param.Values, perr error) err
 	comps, cerr := components.List(p, "")
 	descs := make([]coll.Description, len(comps))
 	for i, c := range comps {
-		descs[i] = c.Describe()
+		descs[i] = c.Describe(p)
 	}
 	// Highest priority first, as selection prefers them.
 	prio := func(d coll.Description) int {
@@ -150,18 +151,22 @@ func printHuman(w io.Writer, descs []coll.Description, prio func(coll.Descriptio
 	for _, op := range ops {
 		fmt.Fprintf(w, "  %s\n", op)
 		for _, e := range byOp[op] {
-			line := fmt.Sprintf("    %-6s %s", e.comp, strings.Join(e.alg.Algorithms, ", "))
-			if e.alg.Choice != "" {
-				line += "; chosen by " + e.alg.Choice
-			}
-			if e.alg.Control != "" {
-				val := ""
-				if v := param.Lookup(e.alg.Control); v != nil {
-					if s, set := shownValue(p, v); set {
-						val = " = " + s
-					}
+			var notes []string
+			forced := false
+			if v := param.Lookup(e.alg.Control); v != nil && e.alg.Off == "" {
+				if s, set := shownValue(p, v); set && e.alg.Choice != "" {
+					notes = append(notes, "forced: "+v.Name+"="+s)
+					forced = true
 				}
-				line += "; " + e.alg.Control + val
+			}
+			if e.alg.Off != "" {
+				notes = append(notes, "off: "+e.alg.Off)
+			} else if !forced && e.alg.Choice != "" {
+				notes = append(notes, "by "+e.alg.Choice+"; "+e.alg.Control+" forces one")
+			}
+			line := fmt.Sprintf("    %-6s %s", e.comp, strings.Join(e.alg.Algorithms, ", "))
+			if len(notes) > 0 {
+				line += "  (" + strings.Join(notes, "; ") + ")"
 			}
 			fmt.Fprintln(w, line)
 		}
@@ -205,6 +210,11 @@ func printParsable(w io.Writer, descs []coll.Description, prio func(coll.Descrip
 			if e.alg.Control != "" {
 				fmt.Fprintf(w, "coll:%s:%s:control:%s\n", op, e.comp, e.alg.Control)
 			}
+			state := "on"
+			if e.alg.Off != "" {
+				state = "off"
+			}
+			fmt.Fprintf(w, "coll:%s:%s:state:%s\n", op, e.comp, state)
 		}
 	}
 	for _, v := range vars {

@@ -1,6 +1,7 @@
 package mpirt
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,15 @@ import (
 // what bypasses the capi layer's Go side (the express lane) for that
 // time. With MPI_THREAD_MULTIPLE the engine is thread-safe and no baton
 // is needed.
+//
+// The baton is reentrant for its holder: a user function that the
+// engine calls while it holds the baton (a user-defined MPI_Op reducing
+// a nonblocking collective's data on the goroutine, an error handler, a
+// generalized request's callbacks) may itself call MPI (MPI_Comm_rank,
+// MPI_Type_size, ...). Those nested calls run on the holder's OS thread
+// (a cgo callback stays on the thread that called C; the goroutine is
+// locked to its thread), so the holder is known by thread id and its
+// nested calls only count their depth instead of taking the baton again.
 type bgProgress struct {
 	baton   sync.Mutex
 	running atomic.Bool
@@ -31,6 +41,32 @@ type bgProgress struct {
 	// held: the calling thread (not the goroutine) holds the baton for
 	// the rest of its MPI call. Written only by the baton's holder.
 	held bool
+	// owner is the thread id of the baton's holder (0: none); depth
+	// counts the holder's MPI calls nested in the one that took it.
+	owner atomic.Int64
+	depth atomic.Int32
+}
+
+// lock takes the baton for the calling thread.
+func (b *bgProgress) lock() {
+	b.baton.Lock()
+	b.owner.Store(int64(gettid()))
+}
+
+// unlock releases the baton.
+func (b *bgProgress) unlock() {
+	b.owner.Store(0)
+	b.baton.Unlock()
+}
+
+// reenter reports whether the calling thread holds the baton (an MPI call
+// nested in one of its own), and counts the nesting if so.
+func (b *bgProgress) reenter() bool {
+	if o := b.owner.Load(); o != 0 && o == int64(gettid()) {
+		b.depth.Add(1)
+		return true
+	}
+	return false
 }
 
 // SetProgressHold registers f, called (under the baton) with true when
@@ -40,8 +76,8 @@ func (w *World) SetProgressHold(f func(bool)) { w.bg.hold = f }
 // BgEnter is called when an MPI call starts: while the background
 // goroutine runs (below MPI_THREAD_MULTIPLE) the call takes the baton.
 func (w *World) BgEnter() {
-	if b := &w.bg; b.running.Load() && !b.multi {
-		b.baton.Lock()
+	if b := &w.bg; b.running.Load() && !b.multi && !b.reenter() {
+		b.lock()
 		b.held = true
 	}
 }
@@ -49,9 +85,14 @@ func (w *World) BgEnter() {
 // BgExit is called when an MPI call returns: it releases the baton if
 // the call holds it (taken by BgEnter, or by starting the goroutine).
 func (w *World) BgExit() {
-	if b := &w.bg; b.held {
+	b := &w.bg
+	if b.depth.Load() > 0 && b.owner.Load() == int64(gettid()) {
+		b.depth.Add(-1) // the end of a nested call: the outer one keeps the baton
+		return
+	}
+	if b.held {
 		b.held = false
-		b.baton.Unlock()
+		b.unlock()
 	}
 }
 
@@ -64,7 +105,7 @@ func (w *World) startBackground() {
 		return
 	}
 	if !b.multi && !b.held {
-		b.baton.Lock()
+		b.lock()
 		b.held = true
 	}
 	b.running.Store(true)
@@ -75,11 +116,14 @@ func (w *World) startBackground() {
 }
 
 func (w *World) backgroundLoop() {
+	// The baton's holder is known by thread id (reenter).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	b := &w.bg
 	idle := 0
 	for {
 		if !b.multi {
-			b.baton.Lock()
+			b.lock()
 		}
 		if w.sched.n.Load() == 0 || b.stop.Load() {
 			if b.hold != nil {
@@ -87,13 +131,13 @@ func (w *World) backgroundLoop() {
 			}
 			b.running.Store(false)
 			if !b.multi {
-				b.baton.Unlock()
+				b.unlock()
 			}
 			return
 		}
 		k := w.progress()
 		if !b.multi {
-			b.baton.Unlock()
+			b.unlock()
 		}
 		if k > 0 {
 			idle = 0
@@ -106,11 +150,11 @@ func (w *World) backgroundLoop() {
 		idle = 0
 		e := w.waker.Arm()
 		if !b.multi {
-			b.baton.Lock()
+			b.lock()
 		}
 		k = w.progress()
 		if !b.multi {
-			b.baton.Unlock()
+			b.unlock()
 		}
 		if k > 0 {
 			w.waker.Disarm()

@@ -6,6 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// gettid is the calling OS thread's id.
+func gettid() int { return unix.Gettid() }
+
 // osyield gives the core to another runnable process (oversubscription).
 func osyield() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
 

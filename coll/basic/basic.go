@@ -8,6 +8,7 @@ import (
 
 	"gmpi/coll"
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 )
 
 // Tags on the collective context. Collectives on one communicator are
@@ -44,7 +45,7 @@ func (Component) Query(c *mpirt.Comm) (int, coll.Module) {
 }
 
 // Describe implements coll.Component.
-func (Component) Describe() coll.Description {
+func (Component) Describe(*param.Values) coll.Description {
 	return coll.Description{Name: "basic", Priority: Priority, Serves: "every intracommunicator",
 		Ops: coll.OneEach(algorithmNames, "linear")}
 }

@@ -11,6 +11,7 @@ import (
 
 	"gmpi/coll"
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 )
 
 // Tags on the intercommunicator's collective context (the construction
@@ -36,7 +37,7 @@ var _ coll.Component = Component{}
 func (Component) Name() string { return "inter" }
 
 // Describe implements coll.Component.
-func (Component) Describe() coll.Description {
+func (Component) Describe(*param.Values) coll.Description {
 	return coll.Description{Name: "inter", Priority: Priority, Serves: "intercommunicators",
 		Ops: coll.OneEach(algorithmNames, "")}
 }

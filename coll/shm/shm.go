@@ -27,6 +27,7 @@ package shm
 
 import (
 	"fmt"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -57,12 +58,17 @@ var _ coll.Component = Component{}
 func (Component) Name() string { return "shm" }
 
 // Describe implements coll.Component.
-func (Component) Describe() coll.Description {
+func (Component) Describe(p *param.Values) coll.Description {
 	d := coll.Description{Name: "shm", Priority: Priority,
 		Serves: "intracommunicators of at least two processes on this host"}
+	list := param.CollShmOps.Get(p)
+	on := enabledOps(list)
 	for _, op := range allOps {
-		d.Ops = append(d.Ops, coll.OpAlgorithms{Op: op, Algorithms: []string{"shared_segment"},
-			Control: param.CollShmOps.Name(), Choice: "only the operations GMPI_COLL_SHM_OPS names"})
+		o := coll.OpAlgorithms{Op: op, Algorithms: []string{"shared_segment"}, Control: param.CollShmOps.Name()}
+		if !on[op] {
+			o.Off = "not in GMPI_COLL_SHM_OPS=" + strings.Join(list, ",")
+		}
+		d.Ops = append(d.Ops, o)
 	}
 	return d
 }

@@ -249,11 +249,11 @@ func New(p *param.Values) (*Component, error) {
 func (*Component) Name() string { return "tuned" }
 
 // Describe implements coll.Component.
-func (*Component) Describe() coll.Description {
+func (*Component) Describe(*param.Values) coll.Description {
 	d := coll.Description{Name: "tuned", Priority: Priority, Serves: "intracommunicators of at least two processes"}
 	for _, op := range Ops() {
 		d.Ops = append(d.Ops, coll.OpAlgorithms{Op: op.String(), Algorithms: Names(op),
-			Control: ForceVar(op), Choice: "decision table (GMPI_COLL_TUNED_FILE), by communicator and message size"})
+			Control: ForceVar(op), Choice: "decision table"})
 	}
 	return d
 }

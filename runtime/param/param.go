@@ -187,6 +187,19 @@ func Size(name string, def int, defText, scope, desc string) P[int] {
 	return declare(&Var{Name: name, Kind: KindSize, Scope: scope, Desc: desc, Default: defText}, def, ParseSize)
 }
 
+// AtLeast makes values below min malformed (an integer or size tunable).
+func AtLeast(p P[int], min int) P[int] {
+	parse := p.v.parse
+	p.v.parse = func(s string) (any, error) {
+		x, err := parse(s)
+		if err == nil && x.(int) < min {
+			return nil, fmt.Errorf("want at least %d", min)
+		}
+		return x, err
+	}
+	return p
+}
+
 // Duration declares a duration whose bare numbers count unit (one of
 // ns, us, ms, s); the default is shown in that unit.
 func Duration(name string, def time.Duration, unit, scope, desc string) P[time.Duration] {
@@ -293,7 +306,8 @@ type Values struct {
 
 // Load reads every declared variable through lookup (os.LookupEnv for
 // the process environment). A variable set to the empty string counts
-// as unset. The error lists every malformed value, each naming its
+// as unset, and so does "auto" for a variable whose default is auto. The
+// error lists every malformed value, each naming its
 // variable; the returned Values then holds the well-formed ones.
 func Load(lookup func(string) (string, bool)) (*Values, error) {
 	s := &Values{vals: map[*Var]any{}, raw: map[*Var]string{}}
@@ -303,7 +317,7 @@ func Load(lookup func(string) (string, bool)) (*Values, error) {
 		if !ok || strings.TrimSpace(raw) == "" {
 			continue
 		}
-		if v.Kind == KindAuto && strings.EqualFold(strings.TrimSpace(raw), "auto") {
+		if v.Default == "auto" && strings.EqualFold(strings.TrimSpace(raw), "auto") {
 			continue
 		}
 		x, err := v.parse(raw)
@@ -379,11 +393,11 @@ func ParseBool(s string) (bool, error) {
 	return false, errors.New("want 1/0, true/false, yes/no or on/off")
 }
 
-// ParseSize parses a positive byte count with an optional K, M or G
+// ParseSize parses a non-negative byte count with an optional K, M or G
 // suffix (KiB, MiB, GiB).
 func ParseSize(s string) (int, error) {
 	s = strings.TrimSpace(s)
-	bad := errors.New("want a positive size in bytes, optionally with a K, M or G suffix")
+	bad := errors.New("want a size in bytes, optionally with a K, M or G suffix")
 	if s == "" {
 		return 0, bad
 	}
@@ -400,7 +414,7 @@ func ParseSize(s string) (int, error) {
 		s = s[:len(s)-1]
 	}
 	v, err := strconv.Atoi(s)
-	if err != nil || v <= 0 || v > (1<<62)/mult {
+	if err != nil || v < 0 || v > (1<<62)/mult {
 		return 0, bad
 	}
 	return v * mult, nil

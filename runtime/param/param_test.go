@@ -54,12 +54,12 @@ func TestLoadErrors(t *testing.T) {
 	v, err := Map(map[string]string{
 		"GMPI_SPIN_NS": "soon", "GMPI_SHM_RING": "lots", "GMPI_EXPRESS": "maybe",
 		"GMPI_DEVICE": "carrier-pigeon", "GMPI_COLL_SHM_OPS": "bcast,nosuch", "GMPI_EAGER_LIMIT": "-5",
-		"GMPI_PUSH_MIN": "1K",
+		"GMPI_PUSH_MIN": "1K", "GMPI_SHM_FRAME": "0",
 	})
 	if err == nil {
 		t.Fatal("malformed values accepted")
 	}
-	for _, name := range []string{"GMPI_SPIN_NS", "GMPI_SHM_RING", "GMPI_EXPRESS", "GMPI_DEVICE", "GMPI_COLL_SHM_OPS", "GMPI_EAGER_LIMIT"} {
+	for _, name := range []string{"GMPI_SPIN_NS", "GMPI_SHM_RING", "GMPI_EXPRESS", "GMPI_DEVICE", "GMPI_COLL_SHM_OPS", "GMPI_EAGER_LIMIT", "GMPI_SHM_FRAME"} {
 		if !strings.Contains(err.Error(), name+"=") {
 			t.Errorf("error does not name %s: %v", name, err)
 		}
