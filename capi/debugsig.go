@@ -12,8 +12,8 @@ import (
 // unexpected messages, requests waiting for a reply) to stderr and goes
 // on. A Go library inside a C program gets no traceback from SIGQUIT;
 // this is how a hung rank is examined (bench/stress_threads.sh uses it).
-func debugSignal() {
-	if os.Getenv("GMPI_DEBUG_SIGNAL") != "1" {
+func debugSignal(on bool) {
+	if !on {
 		return
 	}
 	ch := make(chan os.Signal, 1)

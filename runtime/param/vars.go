@@ -47,7 +47,9 @@ var (
 		"auto", "tcp")
 	Express = Bool("GMPI_EXPRESS", true, ScopeLibrary,
 		"0 turns off the express lane: small blocking sends and receives to shared-memory peers completed in C")
-	Debug      = Bool("GMPI_DEBUG", false, ScopeLibrary, "protocol diagnostics on stderr")
+	Debug       = Bool("GMPI_DEBUG", false, ScopeLibrary, "protocol diagnostics on stderr")
+	DebugSignal = Bool("GMPI_DEBUG_SIGNAL", false, ScopeLibrary,
+		"1: on SIGUSR1 a rank writes its goroutine stacks and engine state (posted receives, unexpected messages, requests waiting for a reply) to stderr and goes on (hang diagnosis; bench/stress_threads.sh)")
 	CPUProfile = String("GMPI_CPUPROFILE", "", ScopeLibrary,
 		"FILE: write a Go CPU profile of each rank to FILE.<rank> (developer tool)")
 
