@@ -92,7 +92,6 @@ func acquireWorldLocked(fn string, level int32) error {
 		startExpress(level)
 		world.SetProgressHold(expressHold)
 		C.gmpi_register_atexit()
-		debugSignal()
 	}
 	worldRefs++
 	worldUp.Store(true)

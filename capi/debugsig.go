@@ -5,8 +5,6 @@ import (
 	"os/signal"
 	goruntime "runtime"
 	"syscall"
-
-	"gmpi/runtime/param"
 )
 
 // debugSignal is GMPI_DEBUG_SIGNAL=1: on SIGUSR1 the process writes every
@@ -14,8 +12,8 @@ import (
 // unexpected messages, requests waiting for a reply) to stderr and goes
 // on. A Go library inside a C program gets no traceback from SIGQUIT;
 // this is how a hung rank is examined (bench/stress_threads.sh uses it).
-func debugSignal() {
-	if w := world; w == nil || !param.DebugSignal.Get(w.Params()) {
+func debugSignal(on bool) {
+	if !on {
 		return
 	}
 	ch := make(chan os.Signal, 1)

@@ -66,6 +66,7 @@ func initWorld() error {
 	if cfg.Hostname == "" {
 		cfg.Hostname, _ = os.Hostname()
 	}
+	debugSignal(param.DebugSignal.Get(params))
 	if param.Debug.Get(params) {
 		cfg.Log = func(f string, a ...any) {
 			fmt.Fprintf(os.Stderr, "gmpi[%d]: "+f+"\n", append([]any{cfg.Rank}, a...)...)

@@ -49,15 +49,15 @@ var (
 		"0 turns off the express lane: small blocking sends and receives to shared-memory peers completed in C")
 	Debug       = Bool("GMPI_DEBUG", false, ScopeLibrary, "protocol diagnostics on stderr")
 	DebugSignal = Bool("GMPI_DEBUG_SIGNAL", false, ScopeLibrary,
-		"1: on SIGUSR1 a rank writes every goroutine's stack and the engine's protocol state to stderr and goes on (developer tool)")
+		"1: on SIGUSR1 a rank writes its goroutine stacks and engine state (posted receives, unexpected messages, requests waiting for a reply) to stderr and goes on (hang diagnosis; bench/stress_threads.sh)")
 	CPUProfile = String("GMPI_CPUPROFILE", "", ScopeLibrary,
 		"FILE: write a Go CPU profile of each rank to FILE.<rank> (developer tool)")
 
 	// shm device
 	ShmRing = Size("GMPI_SHM_RING", 0, "auto", ScopeShm,
 		"bytes of each shared-memory ring, e.g. 1M (auto: 1 MiB, less with many local ranks)")
-	ShmFrame = AtLeast(Size("GMPI_SHM_FRAME", 64<<10, "", ScopeShm,
-		"largest frame through a ring, bytes (at most a quarter of the ring)"), 1)
+	ShmFrame = Size("GMPI_SHM_FRAME", 64<<10, "", ScopeShm,
+		"largest frame through a ring, bytes (at most a quarter of the ring)")
 	ShmPrefetch = Size("GMPI_SHM_PREFETCH", 256, "", ScopeShm,
 		"how far past its tail a nonblocking eager send asks for the next ring line, bytes")
 	ShmCMA = Bool("GMPI_SHM_CMA", true, ScopeShm,
