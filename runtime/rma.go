@@ -66,13 +66,16 @@ const (
 
 // Control segment layout. All words are uint32 unless said otherwise.
 const (
-	ctrlMagic      = 0x574d5047 // "GPMW"
-	ctrlRankStride = 64         // per rank: lock word, accumulate lock word
-	ctrlLockOff    = 0
-	ctrlAccOff     = 4
-	maxRegions     = 64 // regions per rank of a dynamic window
-	regionSize     = 16 // base uint64, size uint64
-	pageSize       = 4096
+	ctrlMagic       = 0x574d5047 // "GPMW"
+	ctrlRankStride  = 64         // per rank: lock and accumulate lock words, their sleeper counts
+	ctrlLockOff     = 0
+	ctrlAccOff      = 4
+	ctrlLockWaitOff = 8
+	ctrlAccWaitOff  = 12
+	ctrlPscwWaitOff = 16 // sleepers of this rank on post/complete counters
+	maxRegions      = 64 // regions per rank of a dynamic window
+	regionSize      = 16 // base uint64, size uint64
+	pageSize        = 4096
 )
 
 // winLayout locates the parts of a window's segment.

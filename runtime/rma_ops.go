@@ -37,15 +37,16 @@ type rmaSeg struct {
 
 // targetSegs pairs the blocks of count x dt at the target with local
 // memory: packed (the bytes back to back from local) or laid out like the
-// target (local holds the span from dt's true lower bound).
-func targetSegs(dt *Datatype, count int, local unsafe.Pointer, packed bool) []rmaSeg {
+// target (local holds the span from dt's true lower bound). The result
+// uses buf's storage when it fits (a contiguous type needs one segment).
+func targetSegs(dt *Datatype, count int, local unsafe.Pointer, packed bool, buf []rmaSeg) []rmaSeg {
 	if count <= 0 || dt.Size() == 0 {
 		return nil
 	}
 	if dt.IsContiguous() {
-		return []rmaSeg{{off: 0, loc: local, n: count * dt.Size()}}
+		return append(buf[:0], rmaSeg{off: 0, loc: local, n: count * dt.Size()})
 	}
-	var segs []rmaSeg
+	segs := buf[:0]
 	pos := 0
 	dt.eachBlock(0, count, func(off, n int) {
 		l := unsafe.Add(local, pos)
@@ -192,7 +193,8 @@ func (win *Win) Put(a *RMAArgs) error {
 		return err
 	}
 	data := sendView(a.Origin, a.OCount, a.ODT)
-	return win.xfer(a.Target, addr, targetSegs(a.TDT, a.TCount, unsafe.Pointer(unsafe.SliceData(data)), true), true)
+	var one [1]rmaSeg
+	return win.xfer(a.Target, addr, targetSegs(a.TDT, a.TCount, unsafe.Pointer(unsafe.SliceData(data)), true, one[:]), true)
 }
 
 // Get is MPI_Get (and MPI_Rget).
@@ -205,7 +207,8 @@ func (win *Win) Get(a *RMAArgs) error {
 		return err
 	}
 	buf, done := recvView(a.Origin, a.OCount, a.ODT)
-	if err := win.xfer(a.Target, addr, targetSegs(a.TDT, a.TCount, unsafe.Pointer(unsafe.SliceData(buf)), true), false); err != nil {
+	var one [1]rmaSeg
+	if err := win.xfer(a.Target, addr, targetSegs(a.TDT, a.TCount, unsafe.Pointer(unsafe.SliceData(buf)), true, one[:]), false); err != nil {
 		return err
 	}
 	if done != nil {
@@ -274,11 +277,14 @@ func (win *Win) GetAccumulate(a *RMAArgs) error {
 		return err
 	}
 	tdt, tc := a.TDT, a.TCount
+	if win.targets[a.Target].mapped != nil && tdt.IsContiguous() && (noop || a.ODT.IsContiguous()) && (!fetch || a.RDT.IsContiguous()) {
+		return win.accumulateMapped(a, addr, noop, fetch)
+	}
 	sp := rmaSpan(tdt, tc)
 	// cur holds the target's data laid out as at the target.
 	cur := make([]byte, sp)
 	pc := unsafe.Pointer(unsafe.SliceData(cur))
-	segs := targetSegs(tdt, tc, pc, false)
+	segs := targetSegs(tdt, tc, pc, false, nil)
 	var operand []byte
 	if !noop {
 		// The origin data in the target's layout.
@@ -303,6 +309,22 @@ func (win *Win) GetAccumulate(a *RMAArgs) error {
 		return err
 	}
 	return win.xfer(a.Target, addr, segs, true)
+}
+
+// accumulateMapped is GetAccumulate on contiguous data of a target in
+// this process's mapping: the op runs in place, without staging.
+func (win *Win) accumulateMapped(a *RMAArgs, addr int64, noop, fetch bool) error {
+	n := a.TCount * a.TDT.Size()
+	cur := win.targets[a.Target].mapped[addr : addr+int64(n)]
+	win.accLock(a.Target)
+	defer win.accUnlock(a.Target)
+	if fetch {
+		copy(unsafe.Slice((*byte)(a.Result), n), cur)
+	}
+	if noop {
+		return nil
+	}
+	return ReduceLocal(a.Op, a.TDT, sendView(a.Origin, a.OCount, a.ODT), cur, a.TCount)
 }
 
 // CompareAndSwap is MPI_Compare_and_swap on one element of a.TDT (a

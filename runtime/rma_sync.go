@@ -12,8 +12,10 @@ import (
 // only has to tell the peers.
 
 // waitWord waits until ok(*p) holds: it spins briefly (yielding), then
-// sleeps on the word's futex, rechecking at least every millisecond.
-func waitWord(p *uint32, ok func(uint32) bool) {
+// sleeps on the word's futex, counted in *waiters so that wakers make the
+// futex call only when someone sleeps (wake); it rechecks at least every
+// millisecond.
+func waitWord(p, waiters *uint32, ok func(uint32) bool) {
 	for i := 0; ; i++ {
 		v := atomic.LoadUint32(p)
 		if ok(v) {
@@ -23,15 +25,42 @@ func waitWord(p *uint32, ok func(uint32) bool) {
 			runtime.Gosched()
 			continue
 		}
-		FutexWait(p, v, time.Millisecond)
+		atomic.AddUint32(waiters, 1)
+		if atomic.LoadUint32(p) == v {
+			FutexWait(p, v, time.Millisecond)
+		}
+		atomic.AddUint32(waiters, ^uint32(0))
 	}
+}
+
+// wake wakes the sleepers on p after a change, if any are counted.
+func wake(p, waiters *uint32) {
+	if atomic.LoadUint32(waiters) != 0 {
+		FutexWake(p)
+	}
+}
+
+// Per-rank words of the control segment.
+func (win *Win) lockWords(t int) (p, waiters *uint32) {
+	o := win.layout.ranks + t*ctrlRankStride
+	return win.word(o + ctrlLockOff), win.word(o + ctrlLockWaitOff)
+}
+
+func (win *Win) accWords(t int) (p, waiters *uint32) {
+	o := win.layout.ranks + t*ctrlRankStride
+	return win.word(o + ctrlAccOff), win.word(o + ctrlAccWaitOff)
+}
+
+// pscwWaiters counts rank r's sleepers on PSCW counters.
+func (win *Win) pscwWaiters(r int) *uint32 {
+	return win.word(win.layout.ranks + r*ctrlRankStride + ctrlPscwWaitOff)
 }
 
 const lockWriter = 1 << 31
 
 // acquire takes rank t's window lock (shared or exclusive).
 func (win *Win) acquire(t, typ int) {
-	p := win.word(win.layout.ranks + t*ctrlRankStride + ctrlLockOff)
+	p, waiters := win.lockWords(t)
 	for {
 		v := atomic.LoadUint32(p)
 		if typ == LockExclusive {
@@ -41,7 +70,7 @@ func (win *Win) acquire(t, typ int) {
 		} else if v&lockWriter == 0 && atomic.CompareAndSwapUint32(p, v, v+1) {
 			return
 		}
-		waitWord(p, func(x uint32) bool {
+		waitWord(p, waiters, func(x uint32) bool {
 			if typ == LockExclusive {
 				return x == 0
 			}
@@ -52,27 +81,27 @@ func (win *Win) acquire(t, typ int) {
 
 // release drops rank t's window lock.
 func (win *Win) release(t, typ int) {
-	p := win.word(win.layout.ranks + t*ctrlRankStride + ctrlLockOff)
+	p, waiters := win.lockWords(t)
 	if typ == LockExclusive {
 		atomic.StoreUint32(p, 0)
 	} else {
 		atomic.AddUint32(p, ^uint32(0))
 	}
-	FutexWake(p)
+	wake(p, waiters)
 }
 
 // accLock and accUnlock bracket a read-modify-write at rank t.
 func (win *Win) accLock(t int) {
-	p := win.word(win.layout.ranks + t*ctrlRankStride + ctrlAccOff)
+	p, waiters := win.accWords(t)
 	for !atomic.CompareAndSwapUint32(p, 0, 1) {
-		waitWord(p, func(x uint32) bool { return x == 0 })
+		waitWord(p, waiters, func(x uint32) bool { return x == 0 })
 	}
 }
 
 func (win *Win) accUnlock(t int) {
-	p := win.word(win.layout.ranks + t*ctrlRankStride + ctrlAccOff)
+	p, waiters := win.accWords(t)
 	atomic.StoreUint32(p, 0)
-	FutexWake(p)
+	wake(p, waiters)
 }
 
 func checkAssert(assert int) error {
@@ -144,7 +173,7 @@ func (win *Win) Post(g *Group, assert int) error {
 	for _, o := range ranks {
 		p := win.word(win.layout.post + 4*(me*n+o))
 		atomic.AddUint32(p, 1)
-		FutexWake(p)
+		wake(p, win.pscwWaiters(o))
 	}
 	win.postGroup = ranks
 	return nil
@@ -172,7 +201,7 @@ func (win *Win) Start(g *Group, assert int) error {
 	win.fence = false
 	for _, t := range ranks {
 		want := win.started[t] + 1
-		waitWord(win.word(win.layout.post+4*(t*n+me)), func(v uint32) bool { return int32(v-want) >= 0 })
+		waitWord(win.word(win.layout.post+4*(t*n+me)), win.pscwWaiters(me), func(v uint32) bool { return int32(v-want) >= 0 })
 		win.started[t] = want
 	}
 	win.startGroup = ranks
@@ -190,7 +219,7 @@ func (win *Win) Complete() error {
 	for _, t := range win.startGroup {
 		p := win.word(win.layout.complete + 4*(t*n+me))
 		atomic.AddUint32(p, 1)
-		FutexWake(p)
+		wake(p, win.pscwWaiters(t))
 	}
 	win.startGroup = nil
 	return nil
@@ -218,7 +247,7 @@ func (win *Win) Wait(block bool) (bool, error) {
 				return false, nil
 			}
 			want := win.waited[o] + 1
-			waitWord(win.word(win.layout.complete+4*(me*n+o)), func(v uint32) bool { return int32(v-want) >= 0 })
+			waitWord(win.word(win.layout.complete+4*(me*n+o)), win.pscwWaiters(me), func(v uint32) bool { return int32(v-want) >= 0 })
 		}
 	}
 	for _, o := range win.postGroup {
