@@ -167,9 +167,10 @@ type Win struct {
 	started        []uint32        // posts consumed, per target
 	postGroup      []int           // exposure epoch of PSCW: origin comm ranks
 	waited         []uint32        // completes consumed, per origin
-	locks          map[int]int     // passive target epochs: rank -> lock type
+	locks          map[int]int     // passive target epochs: rank -> lock type (| lockHeld once taken)
 	lockAll        bool            // in a lock_all epoch
-	lockAllChecked bool            // lock_all took the locks (no MPI_MODE_NOCHECK)
+	lockAllChecked bool            // lock_all takes locks (no MPI_MODE_NOCHECK)
+	lockAllHeld    []bool          // lock_all: the targets whose lock was taken
 	regions        map[uintptr]int // dynamic: attached base -> slot
 }
 

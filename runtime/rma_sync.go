@@ -287,13 +287,42 @@ func (win *Win) Lock(typ, rank, assert int) error {
 		win.locks = map[int]int{}
 	}
 	win.fence = false
-	if assert&ModeNocheck == 0 {
-		win.acquire(rank, typ)
-	} else {
+	if assert&ModeNocheck != 0 {
 		typ = 0 // no lock taken
+	} else if win.eagerLock(rank) {
+		win.acquire(rank, typ)
+		typ |= lockHeld
 	}
 	win.locks[rank] = typ
 	return nil
+}
+
+// lockHeld marks a lock of win.locks that was acquired (lazily, by the
+// first operation to the target, for other processes' memory outside
+// shared windows: so a process waiting for a lock never blocks a peer
+// that locked before entering a collective call).
+const lockHeld = 1 << 16
+
+// eagerLock reports whether a lock on rank is taken by MPI_Win_lock
+// itself: on this process's memory, and in shared windows, whose memory
+// the lock also guards against direct loads and stores.
+func (win *Win) eagerLock(rank int) bool {
+	return rank == win.comm.Rank() || win.flavor == FlavorShared
+}
+
+// holdLocked takes the pending lock on target t, if any (win.mu held).
+func (win *Win) holdLocked(t int) {
+	if typ, ok := win.locks[t]; ok {
+		if typ != 0 && typ&lockHeld == 0 {
+			win.acquire(t, typ)
+			win.locks[t] = typ | lockHeld
+		}
+		return
+	}
+	if win.lockAll && win.lockAllChecked && !win.lockAllHeld[t] {
+		win.acquire(t, LockShared)
+		win.lockAllHeld[t] = true
+	}
 }
 
 // Unlock is MPI_Win_unlock.
@@ -310,8 +339,8 @@ func (win *Win) Unlock(rank int) error {
 	if !ok {
 		return Errorf(ErrRMASync, "", "MPI_Win_unlock on rank %d, which is not locked", rank)
 	}
-	if typ != 0 {
-		win.release(rank, typ)
+	if typ&lockHeld != 0 {
+		win.release(rank, typ&^lockHeld)
 	}
 	delete(win.locks, rank)
 	return nil
@@ -328,13 +357,19 @@ func (win *Win) LockAll(assert int) error {
 		return Errorf(ErrRMASync, "", "MPI_Win_lock_all while an access epoch is open")
 	}
 	win.fence = false
-	if assert&ModeNocheck == 0 {
-		for t := 0; t < win.layout.n; t++ {
-			win.acquire(t, LockShared)
-		}
-	}
 	win.lockAll = true
 	win.lockAllChecked = assert&ModeNocheck == 0
+	if win.lockAllHeld == nil {
+		win.lockAllHeld = make([]bool, win.layout.n)
+	}
+	if win.lockAllChecked {
+		for t := 0; t < win.layout.n; t++ {
+			if win.eagerLock(t) {
+				win.acquire(t, LockShared)
+				win.lockAllHeld[t] = true
+			}
+		}
+	}
 	return nil
 }
 
@@ -345,9 +380,10 @@ func (win *Win) UnlockAll() error {
 	if !win.lockAll {
 		return Errorf(ErrRMASync, "", "MPI_Win_unlock_all without MPI_Win_lock_all")
 	}
-	if win.lockAllChecked {
-		for t := 0; t < win.layout.n; t++ {
+	for t, held := range win.lockAllHeld {
+		if held {
 			win.release(t, LockShared)
+			win.lockAllHeld[t] = false
 		}
 	}
 	win.lockAll = false
@@ -388,14 +424,16 @@ var barrierWord atomic.Uint32
 // memoryBarrier is a full fence (a locked read-modify-write on amd64).
 func memoryBarrier() { barrierWord.Add(1) }
 
-// canAccess reports whether an access epoch to target t is open.
+// canAccess reports whether an access epoch to target t is open, taking
+// a pending passive target lock on t first.
 func (win *Win) canAccess(t int) bool {
 	win.mu.Lock()
 	defer win.mu.Unlock()
-	if win.fence || win.lockAll {
+	if win.fence {
 		return true
 	}
-	if _, ok := win.locks[t]; ok {
+	if _, ok := win.locks[t]; ok || win.lockAll {
+		win.holdLocked(t)
 		return true
 	}
 	for _, r := range win.startGroup {

@@ -111,6 +111,30 @@ int main(int argc, char **argv)
         MPI_Win_free(&win);
         if (flavor == 1) MPI_Free_mem(mem);
     }
+    /* Exclusive locks held across a collective call: every rank locks
+     * rank 0 exclusively, then all meet in a barrier, then each puts and
+     * unlocks. A lock must not block the others' barrier (MPI_Win_lock
+     * may return before the lock is granted; the put waits for it). */
+    {
+        int *mem;
+        MPI_Win win;
+        MPI_Alloc_mem(size * sizeof(int), MPI_INFO_NULL, &mem);
+        for (int i = 0; i < size; i++) mem[i] = -1;
+        MPI_Win_create(mem, size * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        int v = 100 + rank;
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Put(&v, 1, MPI_INT, 0, rank, 1, MPI_INT, win);
+        MPI_Win_unlock(0, win);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+            for (int r = 0; r < size; r++) MTEST_CHECK(errs, mem[r] == 100 + r, "exclusive-lock put of rank %d: %d", r, mem[r]);
+            MPI_Win_unlock(0, win);
+        }
+        MPI_Win_free(&win);
+        MPI_Free_mem(mem);
+    }
     MTest_Finalize(errs);
     return MTestReturnValue(errs);
 }
