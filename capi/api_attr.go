@@ -278,19 +278,11 @@ func attrTarget(fn string, kind mpirt.ObjectType, h int32) (a *mpirt.Attrs, obj 
 		}
 		return world.TypeAttrs(d), d.Handle, nil, 0
 	}
-	if !active(fn) {
-		return nil, 0, nil, int32(mpirt.ErrOther)
+	win, rc := winArg(fn, h)
+	if rc != 0 {
+		return nil, 0, nil, rc
 	}
-	return nil, 0, nil, winArg(fn, h)
-}
-
-// winArg reports an invalid window argument: gmpi has no windows yet
-// (MPI_Win_create is unsupported), so no handle names one.
-func winArg(fn string, h int32) int32 {
-	if mpirt.Handle(h) == mpirt.HandleWinNull {
-		return failf(fn, nil, mpirt.ErrWin, "invalid window argument win: MPI_WIN_NULL")
-	}
-	return failf(fn, nil, mpirt.ErrWin, "invalid window argument win: 0x%08x is not a window", uint32(h))
+	return &win.Attrs, win.Handle(), nil, 0
 }
 
 func setAttr(fn string, kind mpirt.ObjectType, objH, keyval int32, val unsafe.Pointer) int32 {
@@ -333,6 +325,13 @@ func getAttr(fn string, kind mpirt.ObjectType, objH, keyval int32, val unsafe.Po
 		return failf(fn, c, mpirt.ErrArg, "invalid argument flag: NULL pointer")
 	}
 	out := (*uintptr)(val)
+	if kind == mpirt.ObjWin {
+		if v, ok := winAttr(world.Win(mpirt.Handle(objH)), keyval); ok {
+			*flag = 1
+			*out = v
+			return 0
+		}
+	}
 	if kind == mpirt.ObjComm {
 		if v, set, ok := predefinedAttr(c, keyval); ok {
 			*flag = b2i(set)

@@ -245,30 +245,3 @@ func MPI_File_call_errhandler(fh unsafe.Pointer, errorcode int32) int32 {
 	// The handler returned.
 	return 0
 }
-
-// Windows: gmpi has no windows yet (MPI_Win_create is unsupported), so
-// every window handle is invalid.
-
-func MPI_Win_set_errhandler(win, errhandler int32) int32 {
-	const fn = "MPI_Win_set_errhandler"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	return winArg(fn, win)
-}
-
-func MPI_Win_get_errhandler(win int32, errhandler *int32) int32 {
-	const fn = "MPI_Win_get_errhandler"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	return winArg(fn, win)
-}
-
-func MPI_Win_call_errhandler(win, errorcode int32) int32 {
-	const fn = "MPI_Win_call_errhandler"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	return winArg(fn, win)
-}

@@ -3491,6 +3491,18 @@ func gmpi_Waitsome(incount int32, array_of_requests unsafe.Pointer, outcount uns
 	return MPI_Waitsome(incount, (*int32)(array_of_requests), (*int32)(outcount), (*int32)(array_of_indices), (*Status)(array_of_statuses))
 }
 
+//export gmpi_Accumulate
+func gmpi_Accumulate(origin_addr unsafe.Pointer, origin_count int32, origin_datatype int32, target_rank int32, target_disp int64, target_count int32, target_datatype int32, op int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Accumulate", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win)
+}
+
 //export gmpi_Alloc_mem
 func gmpi_Alloc_mem(size int64, info int32, baseptr unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -3503,6 +3515,30 @@ func gmpi_Alloc_mem(size int64, info int32, baseptr unsafe.Pointer) (rc int32) {
 	return MPI_Alloc_mem(size, info, baseptr)
 }
 
+//export gmpi_Compare_and_swap
+func gmpi_Compare_and_swap(origin_addr unsafe.Pointer, compare_addr unsafe.Pointer, result_addr unsafe.Pointer, datatype int32, target_rank int32, target_disp int64, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Compare_and_swap", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win)
+}
+
+//export gmpi_Fetch_and_op
+func gmpi_Fetch_and_op(origin_addr unsafe.Pointer, result_addr unsafe.Pointer, datatype int32, target_rank int32, target_disp int64, op int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Fetch_and_op", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win)
+}
+
 //export gmpi_Free_mem
 func gmpi_Free_mem(base unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -3513,6 +3549,426 @@ func gmpi_Free_mem(base unsafe.Pointer) (rc int32) {
 	}()
 	bgEnter()
 	return MPI_Free_mem(base)
+}
+
+//export gmpi_Get
+func gmpi_Get(origin_addr unsafe.Pointer, origin_count int32, origin_datatype int32, target_rank int32, target_disp int64, target_count int32, target_datatype int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Get", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win)
+}
+
+//export gmpi_Get_accumulate
+func gmpi_Get_accumulate(origin_addr unsafe.Pointer, origin_count int32, origin_datatype int32, result_addr unsafe.Pointer, result_count int32, result_datatype int32, target_rank int32, target_disp int64, target_count int32, target_datatype int32, op int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Get_accumulate", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win)
+}
+
+//export gmpi_Put
+func gmpi_Put(origin_addr unsafe.Pointer, origin_count int32, origin_datatype int32, target_rank int32, target_disp int64, target_count int32, target_datatype int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Put", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win)
+}
+
+//export gmpi_Raccumulate
+func gmpi_Raccumulate(origin_addr unsafe.Pointer, origin_count int32, origin_datatype int32, target_rank int32, target_disp int64, target_count int32, target_datatype int32, op int32, win int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Raccumulate", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (*int32)(request))
+}
+
+//export gmpi_Rget
+func gmpi_Rget(origin_addr unsafe.Pointer, origin_count int32, origin_datatype int32, target_rank int32, target_disp int64, target_count int32, target_datatype int32, win int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Rget", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (*int32)(request))
+}
+
+//export gmpi_Rget_accumulate
+func gmpi_Rget_accumulate(origin_addr unsafe.Pointer, origin_count int32, origin_datatype int32, result_addr unsafe.Pointer, result_count int32, result_datatype int32, target_rank int32, target_disp int64, target_count int32, target_datatype int32, op int32, win int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Rget_accumulate", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (*int32)(request))
+}
+
+//export gmpi_Rput
+func gmpi_Rput(origin_addr unsafe.Pointer, origin_count int32, origin_datatype int32, target_rank int32, target_disp int64, target_count int32, target_datatype int32, win int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Rput", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (*int32)(request))
+}
+
+//export gmpi_Win_allocate
+func gmpi_Win_allocate(size int64, disp_unit int32, info int32, comm int32, baseptr unsafe.Pointer, win unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_allocate", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_allocate(size, disp_unit, info, comm, baseptr, (*int32)(win))
+}
+
+//export gmpi_Win_allocate_shared
+func gmpi_Win_allocate_shared(size int64, disp_unit int32, info int32, comm int32, baseptr unsafe.Pointer, win unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_allocate_shared", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, (*int32)(win))
+}
+
+//export gmpi_Win_attach
+func gmpi_Win_attach(win int32, base unsafe.Pointer, size int64) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_attach", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_attach(win, base, size)
+}
+
+//export gmpi_Win_complete
+func gmpi_Win_complete(win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_complete", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_complete(win)
+}
+
+//export gmpi_Win_create
+func gmpi_Win_create(base unsafe.Pointer, size int64, disp_unit int32, info int32, comm int32, win unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_create", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_create(base, size, disp_unit, info, comm, (*int32)(win))
+}
+
+//export gmpi_Win_create_dynamic
+func gmpi_Win_create_dynamic(info int32, comm int32, win unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_create_dynamic", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_create_dynamic(info, comm, (*int32)(win))
+}
+
+//export gmpi_Win_detach
+func gmpi_Win_detach(win int32, base unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_detach", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_detach(win, base)
+}
+
+//export gmpi_Win_fence
+func gmpi_Win_fence(assert int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_fence", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_fence(assert, win)
+}
+
+//export gmpi_Win_flush
+func gmpi_Win_flush(rank int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_flush", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_flush(rank, win)
+}
+
+//export gmpi_Win_flush_all
+func gmpi_Win_flush_all(win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_flush_all", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_flush_all(win)
+}
+
+//export gmpi_Win_flush_local
+func gmpi_Win_flush_local(rank int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_flush_local", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_flush_local(rank, win)
+}
+
+//export gmpi_Win_flush_local_all
+func gmpi_Win_flush_local_all(win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_flush_local_all", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_flush_local_all(win)
+}
+
+//export gmpi_Win_free
+func gmpi_Win_free(win unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_free", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_free((*int32)(win))
+}
+
+//export gmpi_Win_get_group
+func gmpi_Win_get_group(win int32, group unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_get_group", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_get_group(win, (*int32)(group))
+}
+
+//export gmpi_Win_get_info
+func gmpi_Win_get_info(win int32, info_used unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_get_info", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_get_info(win, (*int32)(info_used))
+}
+
+//export gmpi_Win_get_name
+func gmpi_Win_get_name(win int32, win_name unsafe.Pointer, resultlen unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_get_name", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_get_name(win, (*byte)(win_name), (*int32)(resultlen))
+}
+
+//export gmpi_Win_lock
+func gmpi_Win_lock(lock_type int32, rank int32, assert int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_lock", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_lock(lock_type, rank, assert, win)
+}
+
+//export gmpi_Win_lock_all
+func gmpi_Win_lock_all(assert int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_lock_all", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_lock_all(assert, win)
+}
+
+//export gmpi_Win_post
+func gmpi_Win_post(group int32, assert int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_post", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_post(group, assert, win)
+}
+
+//export gmpi_Win_set_info
+func gmpi_Win_set_info(win int32, info int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_set_info", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_set_info(win, info)
+}
+
+//export gmpi_Win_set_name
+func gmpi_Win_set_name(win int32, win_name unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_set_name", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_set_name(win, (*byte)(win_name))
+}
+
+//export gmpi_Win_shared_query
+func gmpi_Win_shared_query(win int32, rank int32, size unsafe.Pointer, disp_unit unsafe.Pointer, baseptr unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_shared_query", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_shared_query(win, rank, (*int64)(size), (*int32)(disp_unit), baseptr)
+}
+
+//export gmpi_Win_start
+func gmpi_Win_start(group int32, assert int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_start", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_start(group, assert, win)
+}
+
+//export gmpi_Win_sync
+func gmpi_Win_sync(win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_sync", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_sync(win)
+}
+
+//export gmpi_Win_test
+func gmpi_Win_test(win int32, flag unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_test", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_test(win, (*int32)(flag))
+}
+
+//export gmpi_Win_unlock
+func gmpi_Win_unlock(rank int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_unlock", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_unlock(rank, win)
+}
+
+//export gmpi_Win_unlock_all
+func gmpi_Win_unlock_all(win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_unlock_all", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_unlock_all(win)
+}
+
+//export gmpi_Win_wait
+func gmpi_Win_wait(win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_wait", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_wait(win)
 }
 
 //export gmpi_Comm_accept
@@ -5277,6 +5733,150 @@ func gmpi_Ssend_init_c(buf unsafe.Pointer, count int64, datatype int32, dest int
 	}()
 	bgEnter()
 	return MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
+//export gmpi_Accumulate_c
+func gmpi_Accumulate_c(origin_addr unsafe.Pointer, origin_count int64, origin_datatype int32, target_rank int32, target_disp int64, target_count int64, target_datatype int32, op int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Accumulate_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win)
+}
+
+//export gmpi_Get_c
+func gmpi_Get_c(origin_addr unsafe.Pointer, origin_count int64, origin_datatype int32, target_rank int32, target_disp int64, target_count int64, target_datatype int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Get_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win)
+}
+
+//export gmpi_Get_accumulate_c
+func gmpi_Get_accumulate_c(origin_addr unsafe.Pointer, origin_count int64, origin_datatype int32, result_addr unsafe.Pointer, result_count int64, result_datatype int32, target_rank int32, target_disp int64, target_count int64, target_datatype int32, op int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Get_accumulate_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win)
+}
+
+//export gmpi_Put_c
+func gmpi_Put_c(origin_addr unsafe.Pointer, origin_count int64, origin_datatype int32, target_rank int32, target_disp int64, target_count int64, target_datatype int32, win int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Put_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win)
+}
+
+//export gmpi_Raccumulate_c
+func gmpi_Raccumulate_c(origin_addr unsafe.Pointer, origin_count int64, origin_datatype int32, target_rank int32, target_disp int64, target_count int64, target_datatype int32, op int32, win int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Raccumulate_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (*int32)(request))
+}
+
+//export gmpi_Rget_c
+func gmpi_Rget_c(origin_addr unsafe.Pointer, origin_count int64, origin_datatype int32, target_rank int32, target_disp int64, target_count int64, target_datatype int32, win int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Rget_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (*int32)(request))
+}
+
+//export gmpi_Rget_accumulate_c
+func gmpi_Rget_accumulate_c(origin_addr unsafe.Pointer, origin_count int64, origin_datatype int32, result_addr unsafe.Pointer, result_count int64, result_datatype int32, target_rank int32, target_disp int64, target_count int64, target_datatype int32, op int32, win int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Rget_accumulate_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (*int32)(request))
+}
+
+//export gmpi_Rput_c
+func gmpi_Rput_c(origin_addr unsafe.Pointer, origin_count int64, origin_datatype int32, target_rank int32, target_disp int64, target_count int64, target_datatype int32, win int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Rput_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (*int32)(request))
+}
+
+//export gmpi_Win_allocate_c
+func gmpi_Win_allocate_c(size int64, disp_unit int64, info int32, comm int32, baseptr unsafe.Pointer, win unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_allocate_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, (*int32)(win))
+}
+
+//export gmpi_Win_allocate_shared_c
+func gmpi_Win_allocate_shared_c(size int64, disp_unit int64, info int32, comm int32, baseptr unsafe.Pointer, win unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_allocate_shared_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, (*int32)(win))
+}
+
+//export gmpi_Win_create_c
+func gmpi_Win_create_c(base unsafe.Pointer, size int64, disp_unit int64, info int32, comm int32, win unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_create_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_create_c(base, size, disp_unit, info, comm, (*int32)(win))
+}
+
+//export gmpi_Win_shared_query_c
+func gmpi_Win_shared_query_c(win int32, rank int32, size unsafe.Pointer, disp_unit unsafe.Pointer, baseptr unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Win_shared_query_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Win_shared_query_c(win, rank, (*int64)(size), (*int64)(disp_unit), baseptr)
 }
 
 //export gmpi_File_open

@@ -304,8 +304,46 @@ extern int gmpi_Wait(void *, void *);
 extern int gmpi_Waitall(int, void *, void *);
 extern int gmpi_Waitany(int, void *, void *, void *);
 extern int gmpi_Waitsome(int, void *, void *, void *, void *);
+extern int gmpi_Accumulate(void *, int, int, int, long long, int, int, int, int);
 extern int gmpi_Alloc_mem(long long, int, void *);
+extern int gmpi_Compare_and_swap(void *, void *, void *, int, int, long long, int);
+extern int gmpi_Fetch_and_op(void *, void *, int, int, long long, int, int);
 extern int gmpi_Free_mem(void *);
+extern int gmpi_Get(void *, int, int, int, long long, int, int, int);
+extern int gmpi_Get_accumulate(void *, int, int, void *, int, int, int, long long, int, int, int, int);
+extern int gmpi_Put(void *, int, int, int, long long, int, int, int);
+extern int gmpi_Raccumulate(void *, int, int, int, long long, int, int, int, int, void *);
+extern int gmpi_Rget(void *, int, int, int, long long, int, int, int, void *);
+extern int gmpi_Rget_accumulate(void *, int, int, void *, int, int, int, long long, int, int, int, int, void *);
+extern int gmpi_Rput(void *, int, int, int, long long, int, int, int, void *);
+extern int gmpi_Win_allocate(long long, int, int, int, void *, void *);
+extern int gmpi_Win_allocate_shared(long long, int, int, int, void *, void *);
+extern int gmpi_Win_attach(int, void *, long long);
+extern int gmpi_Win_complete(int);
+extern int gmpi_Win_create(void *, long long, int, int, int, void *);
+extern int gmpi_Win_create_dynamic(int, int, void *);
+extern int gmpi_Win_detach(int, void *);
+extern int gmpi_Win_fence(int, int);
+extern int gmpi_Win_flush(int, int);
+extern int gmpi_Win_flush_all(int);
+extern int gmpi_Win_flush_local(int, int);
+extern int gmpi_Win_flush_local_all(int);
+extern int gmpi_Win_free(void *);
+extern int gmpi_Win_get_group(int, void *);
+extern int gmpi_Win_get_info(int, void *);
+extern int gmpi_Win_get_name(int, void *, void *);
+extern int gmpi_Win_lock(int, int, int, int);
+extern int gmpi_Win_lock_all(int, int);
+extern int gmpi_Win_post(int, int, int);
+extern int gmpi_Win_set_info(int, int);
+extern int gmpi_Win_set_name(int, void *);
+extern int gmpi_Win_shared_query(int, int, void *, void *, void *);
+extern int gmpi_Win_start(int, int, int);
+extern int gmpi_Win_sync(int);
+extern int gmpi_Win_test(int, void *);
+extern int gmpi_Win_unlock(int, int);
+extern int gmpi_Win_unlock_all(int);
+extern int gmpi_Win_wait(int);
 extern int gmpi_Comm_accept(void *, int, int, int, void *);
 extern int gmpi_Comm_connect(void *, int, int, int, void *);
 extern int gmpi_Comm_disconnect(void *);
@@ -453,6 +491,18 @@ extern int gmpi_Sendrecv_c(void *, long long, int, int, int, void *, long long, 
 extern int gmpi_Sendrecv_replace_c(void *, long long, int, int, int, int, int, int, void *);
 extern int gmpi_Ssend_c(void *, long long, int, int, int, int);
 extern int gmpi_Ssend_init_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_Accumulate_c(void *, long long, int, int, long long, long long, int, int, int);
+extern int gmpi_Get_c(void *, long long, int, int, long long, long long, int, int);
+extern int gmpi_Get_accumulate_c(void *, long long, int, void *, long long, int, int, long long, long long, int, int, int);
+extern int gmpi_Put_c(void *, long long, int, int, long long, long long, int, int);
+extern int gmpi_Raccumulate_c(void *, long long, int, int, long long, long long, int, int, int, void *);
+extern int gmpi_Rget_c(void *, long long, int, int, long long, long long, int, int, void *);
+extern int gmpi_Rget_accumulate_c(void *, long long, int, void *, long long, int, int, long long, long long, int, int, int, void *);
+extern int gmpi_Rput_c(void *, long long, int, int, long long, long long, int, int, void *);
+extern int gmpi_Win_allocate_c(long long, long long, int, int, void *, void *);
+extern int gmpi_Win_allocate_shared_c(long long, long long, int, int, void *, void *);
+extern int gmpi_Win_create_c(void *, long long, long long, int, int, void *);
+extern int gmpi_Win_shared_query_c(int, int, void *, void *, void *);
 extern int gmpi_File_open(int, void *, int, int, void *);
 extern int gmpi_File_delete(void *, int);
 extern int gmpi_File_set_size(void *, long long);
@@ -2338,7 +2388,7 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 #pragma weak MPI_Accumulate = PMPI_Accumulate
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Accumulate", 0x44000000);
+    return gmpi_Accumulate((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
 #pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
@@ -2350,13 +2400,13 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 #pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Compare_and_swap", 0x44000000);
+    return gmpi_Compare_and_swap((void *)origin_addr, (void *)compare_addr, (void *)result_addr, datatype, target_rank, target_disp, win);
 }
 
 #pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Fetch_and_op", 0x44000000);
+    return gmpi_Fetch_and_op((void *)origin_addr, (void *)result_addr, datatype, target_rank, target_disp, op, win);
 }
 
 #pragma weak MPI_Free_mem = PMPI_Free_mem
@@ -2368,211 +2418,211 @@ int PMPI_Free_mem(void *base)
 #pragma weak MPI_Get = PMPI_Get
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Get", 0x44000000);
+    return gmpi_Get((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
 #pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
 int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Get_accumulate", 0x44000000);
+    return gmpi_Get_accumulate((void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
 #pragma weak MPI_Put = PMPI_Put
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Put", 0x44000000);
+    return gmpi_Put((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
 #pragma weak MPI_Raccumulate = PMPI_Raccumulate
 int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Raccumulate", 0x44000000);
+    return gmpi_Raccumulate((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request);
 }
 
 #pragma weak MPI_Rget = PMPI_Rget
 int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Rget", 0x44000000);
+    return gmpi_Rget((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request);
 }
 
 #pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
 int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Rget_accumulate", 0x44000000);
+    return gmpi_Rget_accumulate((void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request);
 }
 
 #pragma weak MPI_Rput = PMPI_Rput
 int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Rput", 0x44000000);
+    return gmpi_Rput((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request);
 }
 
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    return gmpi_unsupported("MPI_Win_allocate", comm);
+    return gmpi_Win_allocate(size, disp_unit, info, comm, (void *)baseptr, (void *)win);
 }
 
 #pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    return gmpi_unsupported("MPI_Win_allocate_shared", comm);
+    return gmpi_Win_allocate_shared(size, disp_unit, info, comm, (void *)baseptr, (void *)win);
 }
 
 #pragma weak MPI_Win_attach = PMPI_Win_attach
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
-    return gmpi_unsupported("MPI_Win_attach", 0x44000000);
+    return gmpi_Win_attach(win, (void *)base, size);
 }
 
 #pragma weak MPI_Win_complete = PMPI_Win_complete
 int PMPI_Win_complete(MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Win_complete", 0x44000000);
+    return gmpi_Win_complete(win);
 }
 
 #pragma weak MPI_Win_create = PMPI_Win_create
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    return gmpi_unsupported("MPI_Win_create", comm);
+    return gmpi_Win_create((void *)base, size, disp_unit, info, comm, (void *)win);
 }
 
 #pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    return gmpi_unsupported("MPI_Win_create_dynamic", comm);
+    return gmpi_Win_create_dynamic(info, comm, (void *)win);
 }
 
 #pragma weak MPI_Win_detach = PMPI_Win_detach
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
-    return gmpi_unsupported("MPI_Win_detach", 0x44000000);
+    return gmpi_Win_detach(win, (void *)base);
 }
 
 #pragma weak MPI_Win_fence = PMPI_Win_fence
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Win_fence", 0x44000000);
+    return gmpi_Win_fence(assert, win);
 }
 
 #pragma weak MPI_Win_flush = PMPI_Win_flush
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Win_flush", 0x44000000);
+    return gmpi_Win_flush(rank, win);
 }
 
 #pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
 int PMPI_Win_flush_all(MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Win_flush_all", 0x44000000);
+    return gmpi_Win_flush_all(win);
 }
 
 #pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Win_flush_local", 0x44000000);
+    return gmpi_Win_flush_local(rank, win);
 }
 
 #pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Win_flush_local_all", 0x44000000);
+    return gmpi_Win_flush_local_all(win);
 }
 
 #pragma weak MPI_Win_free = PMPI_Win_free
 int PMPI_Win_free(MPI_Win *win)
 {
-    return gmpi_unsupported("MPI_Win_free", 0x44000000);
+    return gmpi_Win_free((void *)win);
 }
 
 #pragma weak MPI_Win_get_group = PMPI_Win_get_group
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
-    return gmpi_unsupported("MPI_Win_get_group", 0x44000000);
+    return gmpi_Win_get_group(win, (void *)group);
 }
 
 #pragma weak MPI_Win_get_info = PMPI_Win_get_info
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
-    return gmpi_unsupported("MPI_Win_get_info", 0x44000000);
+    return gmpi_Win_get_info(win, (void *)info_used);
 }
 
 #pragma weak MPI_Win_get_name = PMPI_Win_get_name
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
-    return gmpi_unsupported("MPI_Win_get_name", 0x44000000);
+    return gmpi_Win_get_name(win, (void *)win_name, (void *)resultlen);
 }
 
 #pragma weak MPI_Win_lock = PMPI_Win_lock
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Win_lock", 0x44000000);
+    return gmpi_Win_lock(lock_type, rank, assert, win);
 }
 
 #pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Win_lock_all", 0x44000000);
+    return gmpi_Win_lock_all(assert, win);
 }
 
 #pragma weak MPI_Win_post = PMPI_Win_post
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Win_post", 0x44000000);
+    return gmpi_Win_post(group, assert, win);
 }
 
 #pragma weak MPI_Win_set_info = PMPI_Win_set_info
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
-    return gmpi_unsupported("MPI_Win_set_info", 0x44000000);
+    return gmpi_Win_set_info(win, info);
 }
 
 #pragma weak MPI_Win_set_name = PMPI_Win_set_name
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
-    return gmpi_unsupported("MPI_Win_set_name", 0x44000000);
+    return gmpi_Win_set_name(win, (void *)win_name);
 }
 
 #pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
-    return gmpi_unsupported("MPI_Win_shared_query", 0x44000000);
+    return gmpi_Win_shared_query(win, rank, (void *)size, (void *)disp_unit, (void *)baseptr);
 }
 
 #pragma weak MPI_Win_start = PMPI_Win_start
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Win_start", 0x44000000);
+    return gmpi_Win_start(group, assert, win);
 }
 
 #pragma weak MPI_Win_sync = PMPI_Win_sync
 int PMPI_Win_sync(MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Win_sync", 0x44000000);
+    return gmpi_Win_sync(win);
 }
 
 #pragma weak MPI_Win_test = PMPI_Win_test
 int PMPI_Win_test(MPI_Win win, int *flag)
 {
-    return gmpi_unsupported("MPI_Win_test", 0x44000000);
+    return gmpi_Win_test(win, (void *)flag);
 }
 
 #pragma weak MPI_Win_unlock = PMPI_Win_unlock
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Win_unlock", 0x44000000);
+    return gmpi_Win_unlock(rank, win);
 }
 
 #pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
 int PMPI_Win_unlock_all(MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Win_unlock_all", 0x44000000);
+    return gmpi_Win_unlock_all(win);
 }
 
 #pragma weak MPI_Win_wait = PMPI_Win_wait
 int PMPI_Win_wait(MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Win_wait", 0x44000000);
+    return gmpi_Win_wait(win);
 }
 
 #pragma weak MPI_Close_port = PMPI_Close_port
@@ -3778,73 +3828,73 @@ int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, i
 #pragma weak MPI_Accumulate_c = PMPI_Accumulate_c
 int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Accumulate_c", 0x44000000);
+    return gmpi_Accumulate_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
 #pragma weak MPI_Get_c = PMPI_Get_c
 int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Get_c", 0x44000000);
+    return gmpi_Get_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
 #pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
 int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Get_accumulate_c", 0x44000000);
+    return gmpi_Get_accumulate_c((void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
 #pragma weak MPI_Put_c = PMPI_Put_c
 int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    return gmpi_unsupported("MPI_Put_c", 0x44000000);
+    return gmpi_Put_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
 #pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
 int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Raccumulate_c", 0x44000000);
+    return gmpi_Raccumulate_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request);
 }
 
 #pragma weak MPI_Rget_c = PMPI_Rget_c
 int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Rget_c", 0x44000000);
+    return gmpi_Rget_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request);
 }
 
 #pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
 int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Rget_accumulate_c", 0x44000000);
+    return gmpi_Rget_accumulate_c((void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request);
 }
 
 #pragma weak MPI_Rput_c = PMPI_Rput_c
 int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_Rput_c", 0x44000000);
+    return gmpi_Rput_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request);
 }
 
 #pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c
 int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    return gmpi_unsupported("MPI_Win_allocate_c", comm);
+    return gmpi_Win_allocate_c(size, disp_unit, info, comm, (void *)baseptr, (void *)win);
 }
 
 #pragma weak MPI_Win_allocate_shared_c = PMPI_Win_allocate_shared_c
 int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    return gmpi_unsupported("MPI_Win_allocate_shared_c", comm);
+    return gmpi_Win_allocate_shared_c(size, disp_unit, info, comm, (void *)baseptr, (void *)win);
 }
 
 #pragma weak MPI_Win_create_c = PMPI_Win_create_c
 int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    return gmpi_unsupported("MPI_Win_create_c", comm);
+    return gmpi_Win_create_c((void *)base, size, disp_unit, info, comm, (void *)win);
 }
 
 #pragma weak MPI_Win_shared_query_c = PMPI_Win_shared_query_c
 int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
 {
-    return gmpi_unsupported("MPI_Win_shared_query_c", 0x44000000);
+    return gmpi_Win_shared_query_c(win, rank, (void *)size, (void *)disp_unit, (void *)baseptr);
 }
 
 #pragma weak MPI_File_open = PMPI_File_open
