@@ -5,8 +5,9 @@
 # otherwise). Everything it creates (namespaces gmpib0/gmpib1, the veth
 # pair) is removed on exit.
 #
-# usage: bench/tcp.sh [-b BUILD] [-r REPS] [-R ROUNDS]
+# usage: bench/tcp.sh [-b BUILD] [-r REPS] [-R ROUNDS] [-i IMPLS]
 #   -b  gmpi build directory (default <repo>/build)
+#   -i  implementations to run (default "gmpi mpich openmpi")
 #   -r  repetitions per launch, median taken (default 5)
 #   -R  rounds: every implementation runs ROUNDS times, alternating, and
 #       the best round counts (default 3)
@@ -20,12 +21,13 @@
 #            pml ob1, btl tcp,self.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-build=$here/../build reps=5 rounds=3
-while getopts b:r:R: o; do
+build=$here/../build reps=5 rounds=3 impls="gmpi mpich openmpi"
+while getopts b:r:R:i: o; do
     case $o in
     b) build=$OPTARG ;;
     r) reps=$OPTARG ;;
     R) rounds=$OPTARG ;;
+    i) impls=$OPTARG ;;
     *) sed -n '2,/^set -u/p' "$0" | grep '^#' >&2; exit 2 ;;
     esac
 done
@@ -100,7 +102,6 @@ run() { # impl -> raw output on stdout
     esac
 }
 
-impls="gmpi mpich openmpi"
 for k in $(seq "$rounds"); do
     for i in $impls; do
         run $i >"$tmp/$i.$k" 2>"$tmp/$i.$k.err" </dev/null

@@ -143,8 +143,9 @@ type outFrame struct {
 	peer    int
 	hdr     Header
 	payload []byte
-	// after, when set, runs once the frame was sent (rendezvous data).
-	after func()
+	// after, when set, runs once the frame was sent (rendezvous data),
+	// with the device's error when it could not be.
+	after func(err error)
 }
 
 // Route says which device carries traffic to one peer.
