@@ -90,6 +90,9 @@ type World struct {
 	// hosts only; with a core per rank, yielding only hands our core to
 	// unrelated processes and makes our latency theirs).
 	yield bool
+	// sleeper is the process's only device when it can put waiters to
+	// sleep itself (Sleeper).
+	sleeper Sleeper
 
 	// partInits counts partitioned inits per (communicator, direction,
 	// peer, tag), under partMu (partitioned.go).
@@ -206,6 +209,9 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 		}
 	}
 	w.setupDeviceExtras()
+	if len(w.devices) == 1 {
+		w.sleeper, _ = w.devices[0].(Sleeper)
+	}
 	for _, d := range w.devices {
 		if err := d.Start(w.handle); err != nil {
 			return nil, fmt.Errorf("gmpi: starting device %s: %w", d.Name(), err)
@@ -457,7 +463,9 @@ func (w *World) waitFor(c completer) {
 			i = 0
 			continue
 		}
-		w.waker.SleepArmed(e, 100*time.Millisecond)
+		if w.sleeper == nil || !w.sleeper.Sleep(w.waker, e, 100*time.Millisecond) {
+			w.waker.SleepArmed(e, 100*time.Millisecond)
+		}
 		i = 0
 	}
 }
