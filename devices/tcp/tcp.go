@@ -223,7 +223,7 @@ type conn struct {
 func (d *Device) wouldBlock(c *conn) error {
 	conns := *d.conns.Load()
 	fds := make([]unix.PollFd, 0, len(conns)+1)
-	fds = append(fds, unix.PollFd{Fd: int32(c.fd), Events: unix.POLLOUT})
+	fds = append(fds, unix.PollFd{Fd: int32(c.fd), Events: unix.POLLOUT | unix.POLLIN})
 	for _, pc := range conns {
 		if pc.c != c && !pc.c.lost.Load() {
 			fds = append(fds, unix.PollFd{Fd: int32(pc.c.fd), Events: unix.POLLIN})
