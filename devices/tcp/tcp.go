@@ -312,7 +312,6 @@ func New(cfg Config) (*Device, error) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		runtime.GOMAXPROCS(2)
 	}
-	var err error
 	if d.ep, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
 		return nil, fmt.Errorf("tcp: epoll_create1: %w", err)
 	}
