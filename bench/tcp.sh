@@ -5,8 +5,9 @@
 # otherwise). Everything it creates (namespaces gmpib0/gmpib1, the veth
 # pair) is removed on exit.
 #
-# usage: bench/tcp.sh [-b BUILD] [-r REPS] [-R ROUNDS]
+# usage: bench/tcp.sh [-b BUILD] [-r REPS] [-R ROUNDS] [-i IMPLS]
 #   -b  gmpi build directory (default <repo>/build)
+#   -i  implementations to run (default "gmpi mpich openmpi")
 #   -r  repetitions per launch, median taken (default 5)
 #   -R  rounds: every implementation runs ROUNDS times, alternating, and
 #       the best round counts (default 3)
@@ -20,12 +21,13 @@
 #            pml ob1, btl tcp,self.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-build=$here/../build reps=5 rounds=3
-while getopts b:r:R: o; do
+build=$here/../build reps=5 rounds=3 impls="gmpi mpich openmpi"
+while getopts b:r:R:i: o; do
     case $o in
     b) build=$OPTARG ;;
     r) reps=$OPTARG ;;
     R) rounds=$OPTARG ;;
+    i) impls=$OPTARG ;;
     *) sed -n '2,/^set -u/p' "$0" | grep '^#' >&2; exit 2 ;;
     esac
 done
@@ -37,11 +39,19 @@ build=$(cd "$build" && pwd) || exit 2
 ns0=gmpib0 ns1=gmpib1 ip0=10.77.0.1 ip1=10.77.0.2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gmpi-tcpbench.XXXXXX")
 cleanup() {
+    # Whatever still runs in our namespaces (an Open MPI orted, a rank
+    # left by a timeout) is ours: end it before the namespaces go.
+    for ns in $ns0 $ns1; do
+        pids=$(ip netns pids $ns 2>/dev/null)
+        [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
+    done
+    [ -n "${child:-}" ] && kill -TERM $child 2>/dev/null
     ip netns del $ns0 2>/dev/null
     ip netns del $ns1 2>/dev/null
     [ -n "${KEEP:-}" ] && echo "# outputs kept in $tmp" >&2 || rm -rf "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 cleanup
 mkdir -p "$tmp"
 
@@ -80,30 +90,43 @@ src=$here/mpibench.c
 "$build/bin/mpicc" -O2 -o "$tmp/b.gmpi" "$src" || exit 2
 mpicc.mpich -O2 -o "$tmp/b.mpich" "$src" 2>/dev/null || echo "# MPICH: cannot build" >&2
 mpicc.openmpi -O2 -o "$tmp/b.openmpi" "$src" 2>/dev/null || echo "# Open MPI: cannot build" >&2
-args="-r $reps -m 1048576 latency bw"
+# Latency only at 8 bytes (the sweep below it is cheap), bandwidth up to
+# 1 MiB: two launches, so that a slow implementation on a loaded host
+# still finishes.
+lat="-r $reps -m 8 latency" bw="-r $reps -m 1048576 bw"
 
 run() { # impl -> raw output on stdout
-    case $1 in
-    gmpi) timeout 300 "$build/bin/mpirun" -n 2 "$tmp/gwrap" "$tmp/b.gmpi" $args ;;
+    run1 "$1" $lat
+    run1 "$1" $bw
+}
+run1() { # impl args...
+    local impl=$1
+    shift
+    case $impl in
+    gmpi) timeout 300 "$build/bin/mpirun" -n 2 "$tmp/gwrap" "$tmp/b.gmpi" "$@" ;;
     mpich)
         [ -x "$tmp/b.mpich" ] || return 1
         # MPICH's UCX may hang in MPI_Finalize across hosts: results are
         # printed before that, so the timeout is harmless.
         timeout 120 ip netns exec $ns0 unshare --uts sh -c "hostname $ns0; exec \"\$@\"" sh mpiexec.mpich -launcher ssh -launcher-exec "$tmp/rsh" \
             -iface gmpib-a -hosts $ip0,$ip1 -n 2 -ppn 1 -genv UCX_TLS tcp,self \
-            "$tmp/b.mpich" $args ;;
+            "$tmp/b.mpich" "$@" ;;
     openmpi)
         [ -x "$tmp/b.openmpi" ] || return 1
         timeout 300 ip netns exec $ns0 unshare --uts sh -c "hostname $ns0; exec \"\$@\"" sh mpirun.openmpi --allow-run-as-root --mca plm_rsh_agent "$tmp/rsh" \
             --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include 10.77.0.0/24 \
-            --mca oob_tcp_if_include 10.77.0.0/24 --host $ip0,$ip1 -np 2 "$tmp/b.openmpi" $args ;;
+            --mca oob_tcp_if_include 10.77.0.0/24 --host $ip0,$ip1 -np 2 "$tmp/b.openmpi" "$@" ;;
     esac
 }
 
-impls="gmpi mpich openmpi"
+# In the background, so that a signal ends the script (and cleanup kills
+# the job) at once rather than after the running launch.
 for k in $(seq "$rounds"); do
     for i in $impls; do
-        run $i >"$tmp/$i.$k" 2>"$tmp/$i.$k.err" </dev/null
+        run $i >"$tmp/$i.$k" 2>"$tmp/$i.$k.err" </dev/null &
+        child=$!
+        wait $child
+        child=
     done
 done
 # best LINEKEY IMPL MODE: best value over rounds (min for latency, max for bw).

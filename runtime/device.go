@@ -156,6 +156,18 @@ type Waker interface {
 	Ring()
 }
 
+// Sleeper is an optional Device ability, used when the device is the
+// process's only one: an armed waiter sleeps in the device (in the kernel
+// on its own descriptors and the doorbell at once) instead of on the
+// Waker, so that the device's input wakes it directly.
+type Sleeper interface {
+	// Sleep is Waker.SleepArmed(epoch, timeout) that also returns when
+	// the device has input; it disarms w. It returns false, without
+	// sleeping or disarming, when it cannot (the caller then sleeps on
+	// the Waker).
+	Sleep(w Waker, epoch uint32, timeout time.Duration) bool
+}
+
 // KVS is the job's key-value space used to exchange business cards
 // (PMI put/commit/barrier/get). Keys are unique per job.
 type KVS interface {

@@ -1,6 +1,7 @@
 package mpirt
 
 import (
+	"errors"
 	"unsafe"
 )
 
@@ -319,7 +320,7 @@ func (w *World) deliverRMA(rr RemoteReader, r *Request, peer int, h *Header, n u
 		Len: n - half, Offset: uint64(uintptr(unsafe.Pointer(&r.buf[half])))}
 	// Handlers may not send, so the read runs from the flush, right
 	// after the push request went out.
-	w.queue(outFrame{peer: peer, hdr: push, after: func() {
+	w.queue(outFrame{peer: peer, hdr: push, after: func(error) {
 		read(half)
 		w.queue(outFrame{peer: peer, hdr: done})
 		w.partDone(r)
@@ -364,11 +365,36 @@ func (w *World) queueData(r *Request, recvID uint64) {
 	for off := 0; off < len(buf); off += max {
 		end := min(off+max, len(buf))
 		f := outFrame{peer: r.peer, hdr: Header{Kind: FrameData, Context: r.ctx, RecvID: recvID, Offset: uint64(off)}, payload: buf[off:end]}
-		if end == len(buf) {
-			f.after = func() { w.complete(r) }
+		last := end == len(buf)
+		f.after = func(err error) {
+			if err != nil && r.Err == nil {
+				w.sendFailed(r, err)
+			}
+			if last {
+				w.complete(r)
+			}
 		}
 		w.queue(f)
 	}
+}
+
+// sendFailed records that a data frame of rendezvous send r could not be
+// sent (its peer was lost mid-message): the send fails with MPI_ERR_OTHER
+// naming the peer, not success.
+func (w *World) sendFailed(r *Request, err error) {
+	if pe := w.peerError(r.peer); pe != nil {
+		err = pe
+	}
+	var me *Error
+	if !errors.As(err, &me) || me.Class != ErrOther {
+		host := "?"
+		if hosts := w.knownHosts(); r.peer < len(hosts) {
+			host = hosts[r.peer]
+		}
+		err = Errorf(ErrOther, "", "sending to rank %d on host %q: %v", r.peer, host, err)
+	}
+	r.Err = err
+	r.Status.Error = ErrOther
 }
 
 func (w *World) queue(f outFrame) {
@@ -395,11 +421,12 @@ func (w *World) flush() int {
 		w.outboxMu.Unlock()
 		for i := range batch {
 			f := &batch[i]
-			if err := w.sendFrame(f.peer, &f.hdr, f.payload); err != nil {
+			err := w.sendFrame(f.peer, &f.hdr, f.payload)
+			if err != nil {
 				w.logf("gmpi: sending protocol frame to %d: %v", f.peer, err)
 			}
 			if f.after != nil {
-				f.after()
+				f.after(err)
 			}
 			n++
 		}

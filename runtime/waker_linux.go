@@ -15,7 +15,13 @@ import (
 type FutexWaker struct {
 	epoch   *uint32
 	waiters *uint32
+	// onWake, when set, runs on every Wake that finds a sleeper (a
+	// device whose Sleeper waits on something besides the futex).
+	onWake atomic.Pointer[func()]
 }
+
+// OnWake makes every Wake that finds a sleeper also call f.
+func (w *FutexWaker) OnWake(f func()) { w.onWake.Store(&f) }
 
 // NewFutexWaker returns a Waker on the given words, which must stay mapped
 // for the Waker's lifetime.
@@ -44,6 +50,9 @@ func (w *FutexWaker) Wake() {
 	atomic.AddUint32(w.epoch, 1)
 	if atomic.LoadUint32(w.waiters) != 0 {
 		FutexWake(w.epoch)
+		if f := w.onWake.Load(); f != nil {
+			(*f)()
+		}
 	}
 }
 

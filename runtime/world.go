@@ -96,6 +96,9 @@ type World struct {
 	// hosts only; with a core per rank, yielding only hands our core to
 	// unrelated processes and makes our latency theirs).
 	yield bool
+	// sleeper is the process's only device when it can put waiters to
+	// sleep itself (Sleeper).
+	sleeper Sleeper
 
 	// partInits counts partitioned inits per (communicator, direction,
 	// peer, tag), under partMu (partitioned.go).
@@ -160,8 +163,9 @@ type outFrame struct {
 	peer    int
 	hdr     Header
 	payload []byte
-	// after, when set, runs once the frame was sent (rendezvous data).
-	after func()
+	// after, when set, runs once the frame was sent (rendezvous data),
+	// with the device's error when it could not be.
+	after func(err error)
 }
 
 // Route says which device carries traffic to one peer.
@@ -227,6 +231,9 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 		}
 	}
 	w.setupDeviceExtras()
+	if len(w.devices) == 1 {
+		w.sleeper, _ = w.devices[0].(Sleeper)
+	}
 	for _, d := range w.devices {
 		if err := d.Start(w.handle); err != nil {
 			return nil, fmt.Errorf("gmpi: starting device %s: %w", d.Name(), err)
@@ -480,7 +487,12 @@ func (w *World) waitFor(c completer) {
 			i = 0
 			continue
 		}
-		w.waker.SleepArmed(e, 100*time.Millisecond)
+		// The device sleeps for a lone thread only: with several waiting
+		// threads the doorbell's futex serves them better (measured:
+		// p2p_threads over tcp 8x slower with the device's sleep).
+		if w.sleeper == nil || !w.match.single || !w.sleeper.Sleep(w.waker, e, 100*time.Millisecond) {
+			w.waker.SleepArmed(e, 100*time.Millisecond)
+		}
 		i = 0
 	}
 }

@@ -11,15 +11,31 @@
 // winner. Frames travel only on the winning connection, so none is lost
 // or reordered by the race.
 //
-// A goroutine per connection drains it: it reads each frame (a rendezvous
-// data payload straight into the matched receive buffer, through the
-// runtime's DataSink), queues it in the device's inbox and rings the
-// process Waker. Poll hands the queued frames to the Handler, so the
-// runtime sees frames on its own threads only, Poll costs one atomic load
-// when nothing came (no TCP work on the shared-memory fast path), and
-// two ranks that send large messages to each other never deadlock on full
-// socket buffers. Send writes header and payload with one writev from the
-// caller's buffer.
+// The device owns its sockets' descriptors (taken out of Go's netpoller
+// once a connection is installed, so no goroutine is woken per packet).
+// Incoming bytes are parsed by whichever thread drains a connection: each
+// frame is read (a rendezvous data payload straight into the matched
+// receive buffer, through the runtime's DataSink), queued in the device's
+// inbox, and the process Waker is rung. Poll hands the queued frames to
+// the Handler, so the runtime sees frames on its own threads only.
+//
+// Two kinds of thread drain:
+//   - the drainer goroutine, blocked in epoll_wait on every connection,
+//     drains while nobody inside MPI does: two ranks that send large
+//     messages to each other never deadlock on full socket buffers, and
+//     messages progress while the application computes;
+//   - with Config.PollSockets (every peer is a tcp peer), the thread
+//     waiting inside MPI: Poll reads the sockets itself (one non-blocking
+//     read per connection), and once it has spun long enough it sleeps in
+//     the kernel on the sockets and the doorbell at once (Sleeper). The
+//     drainer then stands aside (it stays out of epoll_wait while an MPI
+//     thread polled within the last standAside), so the critical path of
+//     a message is one wake-up of the waiting thread, no hand-off.
+//
+// Without PollSockets, Poll costs one atomic load when nothing came (no
+// TCP work on the shared-memory fast path). Send writes header and
+// payload with one writev from the caller's buffer; when the socket is
+// full it waits in poll(2) for room and drains incoming data meanwhile.
 //
 // Failures: a connection that ends without the peer's orderly close
 // (kindBye) fails the peer: Poll reports it to the runtime
@@ -45,6 +61,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	mpirt "gmpi/runtime"
 	"gmpi/runtime/auth"
@@ -127,11 +145,32 @@ type Device struct {
 	hsMu    sync.Mutex
 	pending map[net.Conn]bool // connections still in their handshake
 
-	// conns lists the installed connections (copy on write, under connMu)
-	// for pollSockets.
+	// conns lists the installed connections (copy on write, under connMu,
+	// only appended: an epoll event names a connection by its index).
 	connMu sync.Mutex
 	conns  atomic.Pointer[[]peerConn]
+
+	// ep is the drainer's epoll instance; stop, an eventfd in it, is
+	// rung by Close. bell is the eventfd a thread in Sleep waits on
+	// besides the sockets, rung by every Wake of the Waker.
+	ep, stop, bell int
+	// lastPoll is when (nanotime) an MPI thread last drained the sockets
+	// itself; inside counts MPI threads doing so right now (or sleeping
+	// on the sockets). The drainer stands aside meanwhile.
+	lastPoll atomic.Int64
+	inside   atomic.Int32
+	sleepMu  sync.Mutex // one thread at a time sleeps on the sockets
+	canSleep bool       // the Waker calls kickWake on Wake
 }
+
+// standAside is how long after an MPI thread last drained the sockets the
+// drainer goroutine keeps out of epoll_wait.
+const standAside = 2 * time.Millisecond
+
+// epoch is the zero of nanotime.
+var epoch = time.Now()
+
+func nanotime() int64 { return int64(time.Since(epoch)) }
 
 type peerConn struct {
 	p *peer
@@ -169,7 +208,8 @@ type peer struct {
 
 // conn is the pair's connection.
 type conn struct {
-	c   *net.TCPConn
+	fd  int // owned (non-blocking); closed by Device.Close
+	idx int // index in Device.conns
 	wmu sync.Mutex
 	hdr [headerSize]byte
 	vec [2][]byte
@@ -179,6 +219,58 @@ type conn struct {
 	lost  atomic.Bool // lost ran
 	done  chan struct{}
 	rx    rx
+}
+
+// wouldBlock waits until c's socket takes more bytes, draining every
+// connection meanwhile (the peer may itself be blocked writing to us).
+func (d *Device) wouldBlock(c *conn) error {
+	conns := *d.conns.Load()
+	fds := make([]unix.PollFd, 0, len(conns)+1)
+	fds = append(fds, unix.PollFd{Fd: int32(c.fd), Events: unix.POLLOUT | unix.POLLIN})
+	for _, pc := range conns {
+		if pc.c != c && !pc.c.lost.Load() {
+			fds = append(fds, unix.PollFd{Fd: int32(pc.c.fd), Events: unix.POLLIN})
+		}
+	}
+	_, err := unix.Poll(fds, 1000)
+	if err != nil && err != unix.EINTR {
+		return err
+	}
+	d.drainAll(false)
+	return nil
+}
+
+// writev writes bufs (consumed) completely.
+func (d *Device) writev(c *conn, bufs [][]byte) error {
+	for len(bufs) > 0 {
+		// MSG_NOSIGNAL: a peer that reset the connection is an error
+		// of this send, never a SIGPIPE.
+		n, err := unix.SendmsgBuffers(c.fd, bufs, nil, nil, unix.MSG_NOSIGNAL)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			if err := d.wouldBlock(c); err != nil {
+				return err
+			}
+			continue
+		case err != nil:
+			return err
+		}
+		for n > 0 && len(bufs) > 0 {
+			if n < len(bufs[0]) {
+				bufs[0] = bufs[0][n:]
+				n = 0
+			} else {
+				n -= len(bufs[0])
+				bufs = bufs[1:]
+			}
+		}
+		for len(bufs) > 0 && len(bufs[0]) == 0 {
+			bufs = bufs[1:]
+		}
+	}
+	return nil
 }
 
 // smallFrame is the largest payload copied next to its header.
@@ -220,8 +312,46 @@ func New(cfg Config) (*Device, error) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		runtime.GOMAXPROCS(2)
 	}
+	if d.ep, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+		return nil, fmt.Errorf("tcp: epoll_create1: %w", err)
+	}
+	d.stop, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err == nil {
+		d.bell, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	}
+	if err == nil {
+		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}
+		err = unix.EpollCtl(d.ep, unix.EPOLL_CTL_ADD, d.stop, &ev)
+	}
+	if err != nil {
+		d.closeFDs()
+		return nil, fmt.Errorf("tcp: eventfd: %w", err)
+	}
+	if hw, ok := cfg.Waker.(interface{ OnWake(func()) }); ok && cfg.PollSockets {
+		hw.OnWake(d.kickWake)
+		d.canSleep = true
+	}
+	d.readers.Add(1)
+	go d.drainer()
 	go d.accept()
 	return d, nil
+}
+
+// kickWake rings the eventfd a thread in Sleep waits on.
+func (d *Device) kickWake() { ring(d.bell) }
+
+func ring(efd int) {
+	var one = [8]byte{1}
+	unix.Write(efd, one[:])
+}
+
+// closeFDs closes the device's epoll instance and eventfds.
+func (d *Device) closeFDs() {
+	for _, fd := range []int{d.ep, d.stop, d.bell} {
+		if fd > 0 {
+			unix.Close(fd)
+		}
+	}
 }
 
 func (d *Device) Name() string { return "tcp" }
@@ -272,25 +402,24 @@ func (d *Device) Send(rank int, hdr mpirt.Header, payload []byte) error {
 			return err
 		}
 	}
-	if err := c.write(&hdr, payload); err != nil {
+	if err := d.write(c, &hdr, payload); err != nil {
 		return d.lostError(p, err)
 	}
 	return nil
 }
 
-func (c *conn) write(h *mpirt.Header, payload []byte) error {
+func (d *Device) write(c *conn, h *mpirt.Header, payload []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if len(payload) <= smallFrame {
 		putHeader(c.small[:], h, len(payload))
 		n := copy(c.small[headerSize:], payload)
-		_, err := c.c.Write(c.small[:headerSize+n])
-		return err
+		c.vec[0] = c.small[:headerSize+n]
+		return d.writev(c, c.vec[:1])
 	}
 	putHeader(c.hdr[:], h, len(payload))
 	c.vec[0], c.vec[1] = c.hdr[:], payload
-	bufs := net.Buffers(c.vec[:])
-	_, err := bufs.WriteTo(c.c)
+	err := d.writev(c, c.vec[:])
 	c.vec[1] = nil
 	return err
 }
@@ -387,22 +516,55 @@ func (d *Device) dial(p *peer) (nc *net.TCPConn, won bool, err error) {
 
 // installLocked makes nc the pair's connection and starts its reader.
 // Must hold p.mu.
+//
+// The socket leaves Go's netpoller: the device keeps a duplicate of its
+// descriptor and closes nc, so that only the device's own threads are
+// woken by its traffic.
 func (d *Device) installLocked(p *peer, nc *net.TCPConn) {
-	c := &conn{c: nc, done: make(chan struct{})}
-	c.rx.fd = -1
-	if rc, err := nc.SyscallConn(); err == nil {
-		rc.Control(func(fd uintptr) { c.rx.fd = int(fd) })
+	fd, err := ownFD(nc)
+	if err != nil {
+		d.failLocked(p, err)
+		return
 	}
+	c := &conn{fd: fd, done: make(chan struct{})}
+	c.rx.fd = fd
 	c.rx.buf = make([]byte, 64<<10)
 	d.connMu.Lock()
 	old := *d.conns.Load()
+	c.idx = len(old)
 	all := append(old[:len(old):len(old)], peerConn{p, c})
 	d.conns.Store(&all)
 	d.connMu.Unlock()
 	p.conn.Store(c)
 	close(p.ready)
-	d.readers.Add(1)
-	go d.read(p, c)
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c.idx)}
+	if err := unix.EpollCtl(d.ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		d.lost(p, c, fmt.Errorf("epoll_ctl: %w", err))
+	}
+}
+
+// ownFD returns a non-blocking duplicate of nc's descriptor and closes nc.
+func ownFD(nc *net.TCPConn) (int, error) {
+	rc, err := nc.SyscallConn()
+	if err != nil {
+		nc.Close()
+		return -1, err
+	}
+	fd := -1
+	if cerr := rc.Control(func(f uintptr) { fd, err = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0) }); cerr != nil {
+		err = cerr
+	}
+	nc.Close()
+	if err == nil {
+		err = unix.SetNonblock(fd, true)
+	}
+	if err != nil {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+		return -1, fmt.Errorf("taking the socket's descriptor: %w", err)
+	}
+	return fd, nil
 }
 
 // failLocked records that p is lost. Must hold p.mu.
@@ -610,58 +772,138 @@ func (d *Device) drain(p *peer, c *conn) error {
 	}
 }
 
-// read is the connection's goroutine: it drains c whenever the socket
-// is readable, until the connection ends.
-func (d *Device) read(p *peer, c *conn) {
-	defer d.readers.Done()
-	defer close(c.done)
-	rc, err := c.c.SyscallConn()
-	if err != nil {
-		d.lost(p, c, err)
+// drainOne drains c if no other thread does; it reports whether it did.
+// A connection found unusable is ended (lost).
+func (d *Device) drainOne(pc peerConn, wait bool) {
+	c := pc.c
+	if wait {
+		c.rx.mu.Lock()
+	} else if !c.rx.mu.TryLock() {
 		return
 	}
-	var rerr error
-	err = rc.Read(func(uintptr) bool {
-		c.rx.mu.Lock()
-		defer c.rx.mu.Unlock()
-		if c.rx.dead {
-			return true
+	var err error
+	if !c.rx.dead {
+		if err = d.drain(pc.p, c); err != errAgain {
+			c.rx.dead = true
 		}
-		rerr = d.drain(p, c)
-		if rerr == errAgain {
-			return false
-		}
-		c.rx.dead = true
-		return true
-	})
-	if rerr == nil || rerr == errAgain {
-		rerr = err
 	}
-	if rerr != nil {
-		d.lost(p, c, rerr)
+	c.rx.mu.Unlock()
+	if err != nil && err != errAgain {
+		d.lost(pc.p, c, err)
 	}
 }
 
-// pollSockets drains every connection whose parser is free (Poll, with
-// Config.PollSockets): the waiting thread reads its frames itself
-// instead of waiting for the goroutine to be scheduled.
-func (d *Device) pollSockets() {
+// drainAll drains every live connection (wait: even one another thread
+// is draining, after it).
+func (d *Device) drainAll(wait bool) {
 	for _, pc := range *d.conns.Load() {
-		c := pc.c
-		if !c.rx.mu.TryLock() {
-			continue
-		}
-		var err error
-		if !c.rx.dead {
-			if err = d.drain(pc.p, c); err != errAgain {
-				c.rx.dead = true
-			}
-		}
-		c.rx.mu.Unlock()
-		if err != nil && err != errAgain {
-			d.lost(pc.p, c, err)
+		if !pc.c.lost.Load() {
+			d.drainOne(pc, wait)
 		}
 	}
+}
+
+// pollSockets is Poll's reading of the sockets (Config.PollSockets): the
+// waiting thread reads its frames itself instead of waiting for the
+// drainer, which stands aside meanwhile.
+func (d *Device) pollSockets() {
+	d.inside.Add(1)
+	d.drainAll(false)
+	d.lastPoll.Store(nanotime())
+	d.inside.Add(-1)
+}
+
+// drainer drains the connections the kernel reports readable while no
+// MPI thread does (see the package comment); during Close it drains
+// until every connection ended.
+func (d *Device) drainer() {
+	defer d.readers.Done()
+	events := make([]unix.EpollEvent, 64)
+	for {
+		closing := d.closing.Load()
+		if closing && d.allEnded() {
+			return
+		}
+		if !closing && d.cfg.PollSockets {
+			if d.inside.Load() > 0 {
+				time.Sleep(standAside)
+				continue
+			}
+			if idle := nanotime() - d.lastPoll.Load(); idle < int64(standAside) {
+				time.Sleep(time.Duration(int64(standAside) - idle))
+				continue
+			}
+		}
+		timeout := -1
+		if d.cfg.PollSockets || closing {
+			// Wake now and then to stand aside for (or see) a
+			// thread that started polling.
+			timeout = 100
+		}
+		n, err := unix.EpollWait(d.ep, events, timeout)
+		if err != nil && err != unix.EINTR {
+			d.logf("tcp: epoll_wait: %v", err)
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		if d.cfg.PollSockets && !d.closing.Load() && (d.inside.Load() > 0 || nanotime()-d.lastPoll.Load() < int64(standAside)) {
+			continue // an MPI thread reads them
+		}
+		conns := *d.conns.Load()
+		for _, ev := range events[:max(n, 0)] {
+			if ev.Fd < 0 {
+				var b [8]byte
+				unix.Read(d.stop, b[:])
+				continue
+			}
+			d.drainOne(conns[ev.Fd], true)
+		}
+	}
+}
+
+// allEnded reports whether every installed connection ended.
+func (d *Device) allEnded() bool {
+	for _, pc := range *d.conns.Load() {
+		if !pc.c.lost.Load() {
+			return false
+		}
+	}
+	return true
+}
+
+// Sleep is mpirt.Sleeper: the waiting thread sleeps in the kernel on
+// every socket and the doorbell at once, so that a frame wakes it
+// directly. It declines (false) without Config.PollSockets, when the
+// Waker cannot ring the device's eventfd, or when another thread sleeps
+// here already (that one drains for both).
+func (d *Device) Sleep(w mpirt.Waker, epoch uint32, timeout time.Duration) bool {
+	if !d.canSleep || d.closing.Load() || !d.sleepMu.TryLock() {
+		return false
+	}
+	defer d.sleepMu.Unlock()
+	d.inside.Add(1)
+	defer d.inside.Add(-1)
+	var b [8]byte
+	unix.Read(d.bell, b[:]) // reset: a Wake from now on rings it anew
+	conns := *d.conns.Load()
+	fds := make([]unix.PollFd, 0, len(conns)+1)
+	fds = append(fds, unix.PollFd{Fd: int32(d.bell), Events: unix.POLLIN})
+	for _, pc := range conns {
+		if !pc.c.lost.Load() {
+			fds = append(fds, unix.PollFd{Fd: int32(pc.c.fd), Events: unix.POLLIN})
+		}
+	}
+	if w.Epoch() == epoch && d.n.Load() == 0 {
+		ms := int(timeout / time.Millisecond)
+		if ms <= 0 {
+			ms = 1
+		}
+		unix.Poll(fds, ms)
+	}
+	w.Disarm()
+	d.drainAll(false)
+	d.lastPoll.Store(nanotime())
+	return true
 }
 
 // push queues f for Poll and rings the doorbell.
@@ -679,6 +921,8 @@ func (d *Device) lost(p *peer, c *conn, err error) {
 	if !c.lost.CompareAndSwap(false, true) {
 		return
 	}
+	unix.EpollCtl(d.ep, unix.EPOLL_CTL_DEL, c.fd, nil)
+	close(c.done)
 	if d.closing.Load() || (c.bye.Load() && errors.Is(err, io.EOF)) {
 		return
 	}
@@ -689,7 +933,9 @@ func (d *Device) lost(p *peer, c *conn, err error) {
 	p.mu.Lock()
 	d.failLocked(p, err)
 	p.mu.Unlock()
-	c.c.Close()
+	// Wakes a writer waiting for room; the descriptor stays open until
+	// Close (another thread may still name it).
+	unix.Shutdown(c.fd, unix.SHUT_RDWR)
 	if unreachable && d.cfg.Unreachable != nil {
 		d.cfg.Unreachable(p.rank, fmt.Sprintf("gmpi: rank %d lost host %q (rank %d): no answer within %v (%v)",
 			d.cfg.Rank, p.host, p.rank, d.cfg.Timeout, err))
@@ -760,18 +1006,33 @@ func (d *Device) Close() error {
 		c.wmu.Lock()
 		var b [headerSize]byte
 		putHeader(b[:], &mpirt.Header{Kind: kindBye}, 0)
-		c.c.Write(b[:])
-		c.c.CloseWrite()
+		if !c.lost.Load() {
+			d.writev(c, [][]byte{b[:]})
+			unix.Shutdown(c.fd, unix.SHUT_WR)
+		}
 		c.wmu.Unlock()
 	}
+	ring(d.stop)
 	deadline := time.After(d.cfg.Timeout)
 	for _, c := range conns {
 		select {
 		case <-c.done:
 		case <-deadline:
 		}
-		c.c.Close()
 	}
+	// The drainer ends once every connection has: end those that did
+	// not (deadline).
+	for _, pc := range *d.conns.Load() {
+		pc.c.rx.mu.Lock()
+		pc.c.rx.dead = true
+		pc.c.rx.mu.Unlock()
+		d.lost(pc.p, pc.c, io.EOF)
+	}
+	ring(d.stop)
 	d.readers.Wait()
+	for _, pc := range *d.conns.Load() {
+		unix.Close(pc.c.fd)
+	}
+	d.closeFDs()
 	return nil
 }

@@ -52,7 +52,9 @@ func (l *logBuf) count() int {
 func newJob(t *testing.T, n, eager int, poll ...bool) []*rank {
 	t.Helper()
 	ranks := make([]*rank, n)
+	wakers := make([]mpirt.Waker, n)
 	for i := range ranks {
+		wakers[i] = mpirt.NewLocalWaker()
 		l, card, err := tcp.Listen("127.0.0.1")
 		if err != nil {
 			t.Fatal(err)
@@ -60,7 +62,7 @@ func newJob(t *testing.T, n, eager int, poll ...bool) []*rank {
 		ranks[i] = &rank{card: card, logs: &logBuf{}}
 		ranks[i].dev, err = tcp.New(tcp.Config{Rank: i, Size: n, JobID: "test", Secret: secret, Listener: l,
 			Peers: others(i, n), Card: func(p int) (string, error) { return ranks[p].card, nil },
-			Hosts: hosts(n), Waker: mpirt.NewLocalWaker(), EagerLimit: eager, Timeout: 5 * time.Second,
+			Hosts: hosts(n), Waker: wakers[i], EagerLimit: eager, Timeout: 5 * time.Second,
 			Log: ranks[i].logs.logf, PollSockets: len(poll) > 0 && poll[0]})
 		if err != nil {
 			t.Fatal(err)
@@ -71,7 +73,7 @@ func newJob(t *testing.T, n, eager int, poll ...bool) []*rank {
 		for _, p := range others(i, n) {
 			routes = append(routes, mpirt.Route{Peer: p, Device: r.dev})
 		}
-		w, err := mpirt.NewWorld(mpirt.Config{Rank: i, Size: n, Hosts: hosts(n)}, routes, nil,
+		w, err := mpirt.NewWorld(mpirt.Config{Rank: i, Size: n, Hosts: hosts(n)}, routes, wakers[i],
 			coll.NewSelector(basic.Component{}))
 		if err != nil {
 			t.Fatal(err)
@@ -315,7 +317,34 @@ func TestPeerClosesMidMessage(t *testing.T) {
 	c := ranks[0].w.CommWorld()
 	// Rank 1 is impersonated by a raw connection that sends half of an
 	// eager frame and closes.
-	raw, err := net.Dial("tcp", ranks[0].card)
+	raw := impersonate(t, ranks[0].card)
+	hdr := make([]byte, 56)
+	hdr[0] = byte(mpirt.FrameEager)
+	hdr[8] = 1 // source rank 1
+	hdr[16] = 100
+	hdr[48] = 100
+	copy(hdr[52:], "GTCF")
+	raw.Write(append(hdr, make([]byte, 40)...))
+	raw.Close()
+	buf := make([]byte, 100)
+	_, err := c.Recv(buf, 1, 0)
+	var me *mpirt.Error
+	if !errors.As(err, &me) || me.Class != mpirt.ErrOther || !strings.Contains(err.Error(), "rank 1") || !strings.Contains(err.Error(), "hostB") {
+		t.Fatalf("receive from the lost peer: %v", err)
+	}
+	if _, err := c.Recv(buf, 1, 0); err == nil {
+		t.Fatal("a later receive from the lost peer succeeded")
+	}
+	if err := c.Send(buf, 1, 0, mpirt.ModeStandard); err == nil {
+		t.Fatal("a send to the lost peer succeeded")
+	}
+}
+
+// impersonate connects to card as rank 1 of job "test" and returns the
+// connection once it carries the pair's frames.
+func impersonate(t *testing.T, card string) net.Conn {
+	t.Helper()
+	raw, err := net.Dial("tcp", card)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,25 +358,48 @@ func TestPeerClosesMidMessage(t *testing.T) {
 	if _, err := io.ReadFull(raw, v); err != nil || v[0] != 'Y' {
 		t.Fatalf("verdict %q, %v", v, err)
 	}
+	return raw
+}
+
+// A rendezvous send whose receiver dies while the data flows fails with
+// MPI_ERR_OTHER naming the rank and its host, not success.
+func TestPeerDiesMidRendezvous(t *testing.T) {
+	ranks := newJob(t, 2, 16<<10, true)
+	defer closeAll(ranks)
+	c := ranks[0].w.CommWorld()
+	raw := impersonate(t, ranks[0].card)
+	defer raw.Close()
+	const size = 64 << 20
+	rq, err := ranks[0].w.Isend(c, c.Context(), make([]byte, size), 1, 0, mpirt.ModeStandard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sender waits (and so makes progress) while its peer reads the
+	// RTS, answers with a CTS, reads a little of the data and dies.
+	done := make(chan error, 1)
+	go func() { done <- ranks[0].w.Wait(rq) }()
 	hdr := make([]byte, 56)
-	hdr[0] = byte(mpirt.FrameEager)
-	hdr[8] = 1 // source rank 1
-	hdr[16] = 100
-	hdr[48] = 100
-	copy(hdr[52:], "GTCF")
-	raw.Write(append(hdr, make([]byte, 40)...))
+	raw.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.ReadFull(raw, hdr); err != nil || mpirt.FrameKind(hdr[0]) != mpirt.FrameRTS {
+		t.Fatalf("expected an RTS, got kind %d (%v)", hdr[0], err)
+	}
+	cts := make([]byte, 56)
+	cts[0] = byte(mpirt.FrameCTS)
+	copy(cts[24:32], hdr[24:32]) // the sender's request
+	cts[32] = 7                  // our receive request
+	copy(cts[52:], "GTCF")
+	if _, err := raw.Write(cts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(raw, make([]byte, 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	raw.(*net.TCPConn).SetLinger(0) // a reset, as when the process dies
 	raw.Close()
-	buf := make([]byte, 100)
-	_, err = c.Recv(buf, 1, 0)
+	err = <-done
 	var me *mpirt.Error
 	if !errors.As(err, &me) || me.Class != mpirt.ErrOther || !strings.Contains(err.Error(), "rank 1") || !strings.Contains(err.Error(), "hostB") {
-		t.Fatalf("receive from the lost peer: %v", err)
-	}
-	if _, err := c.Recv(buf, 1, 0); err == nil {
-		t.Fatal("a later receive from the lost peer succeeded")
-	}
-	if err := c.Send(buf, 1, 0, mpirt.ModeStandard); err == nil {
-		t.Fatal("a send to the lost peer succeeded")
+		t.Fatalf("send to a receiver that died: %v", err)
 	}
 }
 

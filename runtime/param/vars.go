@@ -71,7 +71,7 @@ var (
 	TCPTimeout = Duration("GMPI_TCP_TIMEOUT", 30*time.Second, "s", ScopeTCP,
 		"seconds a tcp peer may stay silent before the job ends naming its host; also bounds dialling and the handshake (0: the default)")
 	TCPPoll = Auto("GMPI_TCP_POLL", ScopeTCP,
-		"1/0: the waiting thread reads tcp sockets itself (auto: only without shared-memory peers)")
+		"1/0: the waiting thread reads tcp sockets itself and, alone, sleeps on them in poll(2) (auto: only without shared-memory peers)")
 
 	// collectives
 	Coll = String("GMPI_COLL", "", ScopeColl,
