@@ -73,6 +73,10 @@ func initWorld() error {
 	var shmColl collshm.Component // declines everything without a job id
 	if c != nil {
 		cfg.Rank, cfg.Size, cfg.AppNum, cfg.Universe = c.Rank(), c.Size(), c.AppNum(), c.UniverseSize()
+		vendor, err := startVendor(c, cfg.Rank)
+		if err != nil {
+			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "vmpi device: %v", err)
+		}
 		tl, err := publishTCP(c, cfg.Rank)
 		if err != nil {
 			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "tcp device: %v", err)
@@ -91,6 +95,15 @@ func initWorld() error {
 		if err != nil {
 			tl.Close()
 			return err
+		}
+		var vpeers []int
+		peers, remote, vmpiDevice, err = splitVendor(c, vendor, cfg, peers, remote)
+		if err != nil {
+			tl.Close()
+			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "vmpi device: %v", err)
+		}
+		if vmpiDevice != nil {
+			vpeers = vmpiDevice.Peers()
 		}
 		cfg.Hosts = hosts
 		local := localRanks(hosts, cfg.Hostname)
@@ -118,6 +131,9 @@ func initWorld() error {
 		}
 		for _, p := range remote {
 			routes = append(routes, mpirt.Route{Peer: p, Device: td})
+		}
+		for _, p := range vpeers {
+			routes = append(routes, mpirt.Route{Peer: p, Device: vmpiDevice})
 		}
 	}
 	tc, err := tuned.New()
