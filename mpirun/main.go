@@ -27,6 +27,10 @@
 //	GMPI_APPNUM          index of the rank's program in an MPMD launch
 //	MPI_LOCALRANKID, MPI_LOCALNRANKS  hydra's names for local rank and size
 //
+// The ranks of a grid machine with a vendor MPI are started together by
+// the vendor's launcher instead, and reach PMI over a Unix socket
+// (vmpi.go).
+//
 // Inherited PMI_* variables (PMI_PORT, PMI_ID, ...) are removed. The KVS
 // holds PMI_process_mapping (vector form, one node per host) for MPICH clients.
 //
