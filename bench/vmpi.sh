@@ -22,7 +22,7 @@ done
 build=$(cd "$build" && pwd) || exit 2
 case $vendor in
 ompi) lib=/usr/lib/x86_64-linux-gnu/libmpi.so.40 launcher=mpirun.openmpi cc=mpicc.openmpi
-    run_vendor() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 mpirun.openmpi --oversubscribe \
+    run_vendor() { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 mpirun.openmpi \
         --bind-to none --mca btl self,vader --mca pml ob1 -np 2 "$@"; } ;;
 mpich) lib=/usr/lib/x86_64-linux-gnu/libmpich.so.12 launcher=mpiexec.mpich cc=mpicc.mpich
     run_vendor() { timeout 300 mpiexec.mpich -n 2 "$@"; } ;;

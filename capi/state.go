@@ -104,6 +104,9 @@ func initWorld() error {
 		}
 		if vmpiDevice != nil {
 			vpeers = vmpiDevice.Peers()
+			if cfg.Log != nil {
+				cfg.Log("vmpi device (%v, vendor rank %d of %d): ranks %v", vendor.ABI, vendor.Rank, vendor.Size, vpeers)
+			}
 		}
 		cfg.Hosts = hosts
 		local := localRanks(hosts, cfg.Hostname)

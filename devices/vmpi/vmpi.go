@@ -21,10 +21,16 @@
 // communicator) keeps frames in order per pair and pairs each header with
 // its body. Matching stays the runtime's: the vendor only moves frames.
 //
-// Progress: one receive for tagFrame from MPI_ANY_SOURCE is always posted
-// in the vendor; Poll tests it. Nothing rings the Waker when a vendor
-// message arrives, so the device says MustPoll and the runtime polls it
-// instead of sleeping while it waits.
+// Progress, MPICH-G2's cases: one receive for tagFrame from
+// MPI_ANY_SOURCE is always posted in the vendor, and Poll tests it.
+// Nothing rings the Waker when a vendor message arrives, so the device
+// says MustPoll and a waiting thread never sleeps: a blocking receive
+// from a vendor peer with nothing else pending is a tight loop of vendor
+// tests (the shm and tcp polls in it cost an atomic load each); with
+// other requests pending the same loop advances them too; with
+// MPI_ANY_SOURCE or tcp peers the tcp goroutines deliver on their own
+// while the loop polls the vendor. A body is read with the vendor's
+// blocking receive (its header arrived, the body is on its way).
 //
 // Threads: the vendor is initialized at MPI_THREAD_SERIALIZED (or
 // better) and every vendor call is made under one mutex; Init and Close
