@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"gmpi/devices/vmpi"
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 	"gmpi/runtime/pmi"
 )
 
@@ -29,14 +29,14 @@ var gmpiPMIVars = []string{"PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE
 
 // startVendor initializes the vendor MPI when this rank has one and
 // publishes its vendor rank; nil without one.
-func startVendor(c *pmi.Client, rank int) (*vmpi.Vendor, error) {
-	lib := os.Getenv("GMPI_VMPI_LIB")
-	if lib == "" {
+func startVendor(c *pmi.Client, params *param.Values, rank int) (*vmpi.Vendor, error) {
+	lib := param.VMPILib.Get(params)
+	if lib == "" || c == nil {
 		return nil, nil
 	}
-	machine := os.Getenv("GMPI_MACHINE")
+	machine := param.Machine.Get(params)
 	var env []string
-	if e := os.Getenv("GMPI_VMPI_ENV"); e != "" {
+	if e := param.VMPIEnv.Get(params); e != "" {
 		env = strings.Split(e, "\n")
 	}
 	v, err := vmpi.Init(machine, lib, gmpiPMIVars, env)

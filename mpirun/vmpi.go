@@ -12,6 +12,7 @@ import (
 
 	"gmpi/devices/vmpi/vendorlib"
 	"gmpi/mpirun/grid"
+	"gmpi/runtime/param"
 )
 
 // Vendor MPI machines (vMPI). The ranks of a grid machine with a vendor
@@ -210,8 +211,10 @@ func vmpiExecMain(args []string) int {
 		vs = os.Getenv("PMI_RANK")
 	}
 	vr, err := strconv.Atoi(vs)
-	ranks := strings.Split(os.Getenv("GMPI_VMPI_RANKS"), ",")
-	locals := strings.Split(os.Getenv("GMPI_VMPI_LOCAL"), ",")
+	rs, _ := param.VMPIRanks.Env()
+	ls, _ := param.VMPILocal.Env()
+	pmiSock, _ := param.VMPIPMI.Env()
+	ranks, locals := strings.Split(rs, ","), strings.Split(ls, ",")
 	if err != nil || vr < 0 || vr >= len(ranks) || len(locals) != len(ranks) {
 		return fail("vendor rank %q does not name one of the ranks %q (was this started by the vendor's launcher?)", vs, ranks)
 	}
@@ -223,7 +226,7 @@ func vmpiExecMain(args []string) int {
 		}
 	}
 	set := map[string]string{
-		"PMI_PORT": os.Getenv("GMPI_VMPI_PMI"), "PMI_ID": ranks[vr], "PMI_RANK": ranks[vr],
+		"PMI_PORT": pmiSock, "PMI_ID": ranks[vr], "PMI_RANK": ranks[vr],
 		"GMPI_PMI_AUTH": "1", "GMPI_LOCAL_RANK": locals[vr], "MPI_LOCALRANKID": locals[vr],
 		"GMPI_VMPI_ENV": strings.Join(saved, "\n"),
 	}
