@@ -78,6 +78,10 @@ func initWorld() error {
 	jobName := "" // the shm collective component declines everything without a job id
 	if c != nil {
 		cfg.Rank, cfg.Size, cfg.AppNum, cfg.Universe = c.Rank(), c.Size(), c.AppNum(), c.UniverseSize()
+		vendor, err := startVendor(c, params, cfg.Rank)
+		if err != nil {
+			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "vmpi device: %v", err)
+		}
 		tl, err := publishTCP(c, params, cfg.Rank)
 		if err != nil {
 			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "tcp device: %v", err)
@@ -96,6 +100,18 @@ func initWorld() error {
 		if err != nil {
 			tl.Close()
 			return err
+		}
+		var vpeers []int
+		peers, remote, vmpiDevice, err = splitVendor(c, vendor, cfg, peers, remote)
+		if err != nil {
+			tl.Close()
+			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "vmpi device: %v", err)
+		}
+		if vmpiDevice != nil {
+			vpeers = vmpiDevice.Peers()
+			if cfg.Log != nil {
+				cfg.Log("vmpi device (%v, vendor rank %d of %d): ranks %v", vendor.ABI, vendor.Rank, vendor.Size, vpeers)
+			}
 		}
 		cfg.Hosts = hosts
 		local := localRanks(hosts, cfg.Hostname)
@@ -123,6 +139,9 @@ func initWorld() error {
 		}
 		for _, p := range remote {
 			routes = append(routes, mpirt.Route{Peer: p, Device: td})
+		}
+		for _, p := range vpeers {
+			routes = append(routes, mpirt.Route{Peer: p, Device: vmpiDevice})
 		}
 	}
 	comps, err := components.List(params, jobName)

@@ -27,6 +27,10 @@
 //	GMPI_APPNUM          index of the rank's program in an MPMD launch
 //	MPI_LOCALRANKID, MPI_LOCALNRANKS  hydra's names for local rank and size
 //
+// The ranks of a grid machine with a vendor MPI are started together by
+// the vendor's launcher instead, and reach PMI over a Unix socket
+// (vmpi.go).
+//
 // Inherited PMI_* variables (PMI_PORT, PMI_ID, ...) are removed. The KVS
 // holds PMI_process_mapping (vector form, one node per host) for MPICH clients.
 //
@@ -85,6 +89,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == emu.HelperArg { // the grid emulator's router and hosts
 		os.Exit(emu.HelperMain(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == vmpiExecArg { // a vendor MPI's rank (vmpi.go)
+		os.Exit(vmpiExecMain(os.Args[2:]))
+	}
 	// Pdeathsig is delivered when the thread that forked the child exits:
 	// keep the forking (main) goroutine on one thread for good.
 	runtime.LockOSThread()
@@ -133,12 +140,15 @@ type job struct {
 	srv     *server.Server
 	verbose bool
 
-	slots    []slot     // where each rank runs and how it starts (place.go)
-	grid     *grid.Grid // --grid, nil without
-	emu      *emu.Grid  // --emulate, nil without
-	pmiTCP   *pmiListener
-	secret   string // GMPI_JOB_SECRET
-	checkins *checkins
+	slots  []slot     // where each rank runs and how it starts (place.go)
+	grid   *grid.Grid // --grid, nil without
+	emu    *emu.Grid  // --emulate, nil without
+	pmiTCP *pmiListener
+	// The Unix PMI socket of vendor-launched ranks (vmpi.go).
+	pmiUnix, pmiUnixDir string
+	pmiUnixClose        func()
+	secret              string // GMPI_JOB_SECRET
+	checkins            *checkins
 
 	outMu, errMu sync.Mutex // serialize tagged lines per destination
 	outBroken    bool       // mpirun's stdout is gone (EPIPE): drop output
@@ -204,6 +214,10 @@ func run(args []string) int {
 	if j.secret, err = auth.NewSecret(); err != nil {
 		logf("job secret: %v", err)
 		return 1
+	}
+	if err := j.checkVendors(); err != nil {
+		logf("%v", err)
+		return 2
 	}
 	if opts.emulate {
 		if err := j.startEmulation(); err != nil {
@@ -376,6 +390,15 @@ func (j *job) run() int {
 			defer j.pmiTCP.l.Close()
 		}
 	}
+	for _, s := range j.slots {
+		if s.group != nil && j.pmiUnix == "" {
+			if err := j.listenPMIUnix(); err != nil {
+				logf("%v", err)
+				return 1
+			}
+			defer j.pmiUnixClose()
+		}
+	}
 	defer j.closeStdins()
 	stdin, closeStdin := j.stdinForRank0()
 	defer closeStdin()
@@ -409,6 +432,14 @@ func (j *job) run() int {
 		in := devnull
 		if r == 0 {
 			in = stdin
+		}
+		if vg := j.slots[r].group; vg != nil && vg.ranks[0] != r {
+			// Started with the group's first rank, by the vendor's launcher.
+			if lead := j.procs[vg.ranks[0]]; lead.pid > 0 {
+				p.pid = lead.pid
+				started++
+			}
+			continue
 		}
 		if err := j.start(p, in); err != nil {
 			fail(127, "cannot start rank %d (%s) on host %s: %v; terminating the job", r, j.opts.apps[p.app].argv[0], j.slots[r].host, err)
@@ -620,7 +651,7 @@ func (j *job) start(p *rankProc, in *os.File) error {
 	}
 	var conn net.Conn // mpirun's end of the PMI socket (fd mode)
 	var theirs *os.File
-	if !s.remote() || j.emu != nil {
+	if (!s.remote() || j.emu != nil) && s.group == nil {
 		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 		if err != nil {
 			return fmt.Errorf("socketpair: %w", err)
@@ -679,6 +710,14 @@ func (j *job) start(p *rankProc, in *os.File) error {
 		files = append(files, theirs)
 	}
 	env := j.rankEnv(p.rank, p.app)
+	if s.group != nil {
+		env = j.vendorLauncherEnv(s.group, p.rank, p.app)
+		argv, err = j.vendorCommand(s.group, j.opts.apps[p.app].argv, env)
+		if err != nil {
+			undo()
+			return err
+		}
+	}
 	cpu := -1
 	if j.cpus != nil && !s.remote() {
 		cpu = j.cpus[p.rank]
@@ -803,10 +842,10 @@ func (j *job) signalAll(sig syscall.Signal) {
 // reports ranks' exits on exits, and closes reaped once mpirun has no
 // children left.
 func (j *job) reap(exits chan<- exitNote, reaped chan<- struct{}) {
-	byPid := make(map[int]int, len(j.procs))
+	byPid := make(map[int][]int, len(j.procs)) // a vendor launcher is several ranks
 	for _, p := range j.procs {
 		if p.pid > 0 {
-			byPid[p.pid] = p.rank
+			byPid[p.pid] = append(byPid[p.pid], p.rank)
 		}
 	}
 	for {
@@ -819,8 +858,10 @@ func (j *job) reap(exits chan<- exitNote, reaped chan<- struct{}) {
 			close(reaped)
 			return
 		}
-		if r, ok := byPid[pid]; ok && (ws.Exited() || ws.Signaled()) {
-			exits <- exitNote{rank: r, status: ws}
+		if rs, ok := byPid[pid]; ok && (ws.Exited() || ws.Signaled()) {
+			for _, r := range rs {
+				exits <- exitNote{rank: r, status: ws}
+			}
 		}
 	}
 }

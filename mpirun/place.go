@@ -19,7 +19,8 @@ type slot struct {
 	site, machine, vmpi string // grid location ("" without a grid file)
 	listen              string // GMPI_TCP_IF from the grid file ("" none)
 	launcher            grid.Launcher
-	localRank           int // rank among the job's processes on host
+	group               *vendorGroup // the vendor MPI machine's ranks (vmpi.go), nil without
+	localRank           int          // rank among the job's processes on host
 	localSize           int
 }
 
@@ -126,6 +127,7 @@ func (j *job) placeGrid() error {
 		}
 		j.slots = append(j.slots, s)
 	}
+	j.vendorGroups(g)
 	j.localRanks()
 	return nil
 }

@@ -39,9 +39,20 @@ type EagerLimiter interface {
 	EagerLimit() int
 }
 
+// Polled is a device whose frames arrive only when it is polled: no
+// goroutine of its own and nothing rings the Waker (vmpi: a vendor MPI
+// progresses inside its own calls). While the world has one, a waiter
+// keeps polling (yielding the CPU now and then) instead of sleeping.
+type Polled interface {
+	MustPoll() bool
+}
+
 // setupDeviceExtras connects the optional abilities of w's devices.
 func (w *World) setupDeviceExtras() {
 	for _, d := range w.devices {
+		if p, ok := d.(Polled); ok && p.MustPoll() {
+			w.mustPoll = true
+		}
 		if s, ok := d.(DataSinkUser); ok {
 			s.SetDataSink(w.dataSink)
 		}

@@ -56,6 +56,9 @@ const DefaultEagerLimit = 64 << 10
 type World struct {
 	cfg   Config
 	waker Waker
+	// mustPoll: some device delivers only when polled (Polled), so
+	// waiters never sleep on the Waker.
+	mustPoll bool
 
 	// OnConcurrent, when set, runs once when the engine starts a
 	// goroutine of its own that communicates (goConcurrent).
@@ -474,9 +477,10 @@ func (w *World) waitFor(c completer) {
 			}
 			continue
 		}
-		if w.gpoll.n.Load() != 0 {
+		if w.gpoll.n.Load() != 0 || w.mustPoll {
 			// A generalized request completes only when its poll hook
-			// runs: no device event would wake us.
+			// runs, and a Polled device's frames only when it is polled:
+			// no device event would wake us.
 			osyield()
 			i = 0
 			continue

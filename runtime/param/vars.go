@@ -94,6 +94,16 @@ var (
 	Site    = internal(String("GMPI_SITE", "", ScopeLaunch, "the rank's site for the topology attributes"))
 	Machine = internal(String("GMPI_MACHINE", "", ScopeLaunch, "the rank's machine for the topology attributes"))
 	VMPI    = internal(String("GMPI_VMPI", "", ScopeLaunch, "the rank's vendor MPI job for the topology attributes"))
+	VMPILib = internal(String("GMPI_VMPI_LIB", "", ScopeLaunch,
+		"the vendor MPI library a rank of a vMPI machine loads (set by mpirun __vmpi-exec)"))
+	VMPIEnv = internal(String("GMPI_VMPI_ENV", "", ScopeLaunch,
+		"the vendor launcher's own PMI variables (newline-separated NAME=VALUE), restored before the vendor initializes"))
+	VMPIPMI = internal(String("GMPI_VMPI_PMI", "", ScopeLaunch,
+		"the Unix PMI socket of a vMPI machine's ranks (for mpirun __vmpi-exec)"))
+	VMPIRanks = internal(String("GMPI_VMPI_RANKS", "", ScopeLaunch,
+		"the gmpi ranks of a vMPI machine in vendor rank order (for mpirun __vmpi-exec)"))
+	VMPILocal = internal(String("GMPI_VMPI_LOCAL", "", ScopeLaunch,
+		"the local ranks of a vMPI machine's ranks in vendor rank order (for mpirun __vmpi-exec)"))
 	PMIAuth = internal(Bool("GMPI_PMI_AUTH", false, ScopeLaunch,
 		"1: the PMI connection over PMI_PORT proves the job secret first"))
 	JobSecret = secret(internal(String("GMPI_JOB_SECRET", "", ScopeLaunch,

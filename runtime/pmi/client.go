@@ -174,7 +174,11 @@ const authTimeout = 30 * time.Second
 // connection proves it (auth.Handshake, context "pmi") before the first
 // PMI byte, and a server that does not know it is refused.
 func DialSecret(addr string, pmiid int, secret []byte) (*Client, error) {
-	conn, err := net.Dial("tcp", addr)
+	network := "tcp"
+	if strings.HasPrefix(addr, "/") { // a Unix socket (mpirun's for vendor-launched ranks)
+		network = "unix"
+	}
+	conn, err := net.Dial(network, addr)
 	if err != nil {
 		return nil, fmt.Errorf("pmi: connect to PMI_PORT %s: %w", addr, err)
 	}

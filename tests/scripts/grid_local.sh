@@ -28,6 +28,7 @@ name = "b"
   hosts = ["b0"]
   [site.machine.vmpi]
   lib = "/usr/lib/x86_64-linux-gnu/libmpich.so.12"
+  launcher = "mpiexec.mpich"
   [[site.machine]]
   name = "b-ws"
   hosts = ["b1"]

@@ -1,0 +1,238 @@
+/* See shim.h. Two ABIs: MPICH's (handles are int, MPI_Status is 5 ints
+ * {count_lo, count_hi_and_cancelled, MPI_SOURCE, MPI_TAG, MPI_ERROR}) and
+ * Open MPI's (handles are pointers to exported predefined objects,
+ * MPI_Status is {MPI_SOURCE, MPI_TAG, MPI_ERROR, _cancelled, size_t
+ * _ucount}). The facts come from the two vendors' mpi.h. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "shim.h"
+
+typedef struct { int count_lo, count_hi, source, tag, error; } mpich_status;
+typedef struct { int source, tag, error, cancelled; size_t ucount; } ompi_status;
+
+/* MPICH's predefined handles (mpich/mpi.h). */
+#define MPICH_COMM_WORLD 0x44000000
+#define MPICH_BYTE 0x4c00010d
+
+/* Function types, per ABI. h is an MPICH handle (int) or an Open MPI one
+ * (void *). */
+#define VMPI_FUNCS(P, H, ST)                                                   \
+	typedef int (*P##init_thread_fn)(int *, char ***, int, int *);         \
+	typedef int (*P##finalize_fn)(void);                                   \
+	typedef int (*P##comm_dup_fn)(H, H *);                                 \
+	typedef int (*P##comm_free_fn)(H *);                                   \
+	typedef int (*P##comm_rank_fn)(H, int *);                              \
+	typedef int (*P##isend_fn)(const void *, int, H, int, int, H, H *);    \
+	typedef int (*P##irecv_fn)(void *, int, H, int, int, H, H *);          \
+	typedef int (*P##recv_fn)(void *, int, H, int, int, H, ST *);          \
+	typedef int (*P##test_fn)(H *, int *, ST *);                           \
+	typedef int (*P##wait_fn)(H *, ST *);                                  \
+	typedef int (*P##cancel_fn)(H *);                                      \
+	typedef int (*P##get_count_fn)(const ST *, H, int *);
+VMPI_FUNCS(ich_, int, mpich_status)
+VMPI_FUNCS(om_, void *, ompi_status)
+
+typedef int (*size_fn)(void *, int *);
+typedef int (*err_string_fn)(int, char *, int *);
+
+static struct {
+	void *lib;
+	int abi;
+	void *init_thread, *finalize, *comm_dup, *comm_free, *comm_rank, *comm_size;
+	void *isend, *irecv, *recv, *test, *wait, *cancel, *get_count, *err_string;
+	/* Open MPI's predefined objects (their addresses are the handles). */
+	void *om_world, *om_byte;
+	/* The device's communicator (a dup of the vendor's MPI_COMM_WORLD). */
+	int ich_comm;
+	void *om_comm;
+} v;
+
+int vmpi_open(const char *path, char *err, int n) {
+	if (v.lib) {
+		snprintf(err, n, "a vendor MPI library is already loaded");
+		return VMPI_ABI_NONE;
+	}
+	dlerror();
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+	if (!lib) {
+		const char *e = dlerror();
+		snprintf(err, n, "cannot load %s: %s", path, e ? e : "dlopen failed");
+		return VMPI_ABI_NONE;
+	}
+	int abi = VMPI_ABI_NONE;
+	if (dlsym(lib, "ompi_mpi_comm_world") && dlsym(lib, "ompi_mpi_byte")) {
+		abi = VMPI_ABI_OMPI;
+	} else if (dlsym(lib, "MPII_Version_ABI") || dlsym(lib, "MPIR_Err_create_code")) {
+		abi = VMPI_ABI_MPICH;
+	} else {
+		snprintf(err, n, "%s: unknown MPI ABI (neither Open MPI's ompi_mpi_comm_world nor MPICH's MPII_Version_ABI/MPIR_Err_create_code is exported)", path);
+		dlclose(lib);
+		return VMPI_ABI_NONE;
+	}
+	static const char *names[] = {"MPI_Init_thread", "MPI_Finalize", "MPI_Comm_dup", "MPI_Comm_free",
+		"MPI_Comm_rank", "MPI_Comm_size", "MPI_Isend", "MPI_Irecv", "MPI_Recv", "MPI_Test", "MPI_Wait",
+		"MPI_Cancel", "MPI_Get_count", "MPI_Error_string"};
+	void **slots[] = {&v.init_thread, &v.finalize, &v.comm_dup, &v.comm_free, &v.comm_rank, &v.comm_size,
+		&v.isend, &v.irecv, &v.recv, &v.test, &v.wait, &v.cancel, &v.get_count, &v.err_string};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		*slots[i] = dlsym(lib, names[i]);
+		if (!*slots[i]) {
+			snprintf(err, n, "%s lacks the symbol %s", path, names[i]);
+			dlclose(lib);
+			memset(&v, 0, sizeof v);
+			return VMPI_ABI_NONE;
+		}
+	}
+	if (abi == VMPI_ABI_OMPI) {
+		v.om_world = dlsym(lib, "ompi_mpi_comm_world");
+		v.om_byte = dlsym(lib, "ompi_mpi_byte");
+	}
+	v.lib = lib;
+	v.abi = abi;
+	return abi;
+}
+
+int vmpi_init(int required, int *provided, int *rank, int *size) {
+	int argc = 0, rc;
+	char **argv = NULL;
+	if ((rc = ((ich_init_thread_fn)v.init_thread)(&argc, &argv, required, provided)) != 0)
+		return rc;
+	if (v.abi == VMPI_ABI_MPICH) {
+		if ((rc = ((ich_comm_dup_fn)v.comm_dup)(MPICH_COMM_WORLD, &v.ich_comm)) != 0)
+			return rc;
+		if ((rc = ((ich_comm_rank_fn)v.comm_rank)(v.ich_comm, rank)) != 0)
+			return rc;
+		return ((ich_comm_rank_fn)v.comm_size)(v.ich_comm, size);
+	}
+	if ((rc = ((om_comm_dup_fn)v.comm_dup)(v.om_world, &v.om_comm)) != 0)
+		return rc;
+	if ((rc = ((om_comm_rank_fn)v.comm_rank)(v.om_comm, rank)) != 0)
+		return rc;
+	return ((om_comm_rank_fn)v.comm_size)(v.om_comm, size);
+}
+
+int vmpi_isend(const void *buf, int n, int dest, int tag, uint64_t *req) {
+	if (v.abi == VMPI_ABI_MPICH) {
+		int r = 0;
+		int rc = ((ich_isend_fn)v.isend)(buf, n, MPICH_BYTE, dest, tag, v.ich_comm, &r);
+		*req = (uint32_t)r;
+		return rc;
+	}
+	void *r = NULL;
+	int rc = ((om_isend_fn)v.isend)(buf, n, v.om_byte, dest, tag, v.om_comm, &r);
+	*req = (uint64_t)(uintptr_t)r;
+	return rc;
+}
+
+/* A negative source is the ABI's MPI_ANY_SOURCE (MPICH -2, Open MPI -1). */
+int vmpi_irecv(void *buf, int n, int src, int tag, uint64_t *req) {
+	if (src < 0)
+		src = v.abi == VMPI_ABI_MPICH ? -2 : -1;
+	if (v.abi == VMPI_ABI_MPICH) {
+		int r = 0;
+		int rc = ((ich_irecv_fn)v.irecv)(buf, n, MPICH_BYTE, src, tag, v.ich_comm, &r);
+		*req = (uint32_t)r;
+		return rc;
+	}
+	void *r = NULL;
+	int rc = ((om_irecv_fn)v.irecv)(buf, n, v.om_byte, src, tag, v.om_comm, &r);
+	*req = (uint64_t)(uintptr_t)r;
+	return rc;
+}
+
+/* The two status layouts, read the same way. */
+static int ich_read(const mpich_status *s, int *src, int *tag, int *count) {
+	*src = s->source;
+	*tag = s->tag;
+	return ((ich_get_count_fn)v.get_count)(s, MPICH_BYTE, count);
+}
+
+static int om_read(const ompi_status *s, int *src, int *tag, int *count) {
+	*src = s->source;
+	*tag = s->tag;
+	return ((om_get_count_fn)v.get_count)(s, v.om_byte, count);
+}
+
+int vmpi_test(uint64_t *req, int *flag, int *src, int *tag, int *count) {
+	int rc;
+	if (v.abi == VMPI_ABI_MPICH) {
+		int r = (int)(uint32_t)*req;
+		mpich_status s;
+		if ((rc = ((ich_test_fn)v.test)(&r, flag, &s)) != 0 || !*flag)
+			return rc;
+		*req = (uint32_t)r;
+		return ich_read(&s, src, tag, count);
+	}
+	void *r = (void *)(uintptr_t)*req;
+	ompi_status s;
+	if ((rc = ((om_test_fn)v.test)(&r, flag, &s)) != 0 || !*flag)
+		return rc;
+	*req = (uint64_t)(uintptr_t)r;
+	return om_read(&s, src, tag, count);
+}
+
+int vmpi_wait(uint64_t *req, int *src, int *tag, int *count) {
+	int rc;
+	if (v.abi == VMPI_ABI_MPICH) {
+		int r = (int)(uint32_t)*req;
+		mpich_status s;
+		if ((rc = ((ich_wait_fn)v.wait)(&r, &s)) != 0)
+			return rc;
+		*req = (uint32_t)r;
+		return ich_read(&s, src, tag, count);
+	}
+	void *r = (void *)(uintptr_t)*req;
+	ompi_status s;
+	if ((rc = ((om_wait_fn)v.wait)(&r, &s)) != 0)
+		return rc;
+	*req = (uint64_t)(uintptr_t)r;
+	return om_read(&s, src, tag, count);
+}
+
+int vmpi_recv(void *buf, int n, int src, int tag, int *count) {
+	int rc, s_, t_;
+	if (v.abi == VMPI_ABI_MPICH) {
+		mpich_status s;
+		if ((rc = ((ich_recv_fn)v.recv)(buf, n, MPICH_BYTE, src, tag, v.ich_comm, &s)) != 0)
+			return rc;
+		return ich_read(&s, &s_, &t_, count);
+	}
+	ompi_status s;
+	if ((rc = ((om_recv_fn)v.recv)(buf, n, v.om_byte, src, tag, v.om_comm, &s)) != 0)
+		return rc;
+	return om_read(&s, &s_, &t_, count);
+}
+
+int vmpi_cancel(uint64_t *req) {
+	if (v.abi == VMPI_ABI_MPICH) {
+		int r = (int)(uint32_t)*req;
+		return ((ich_cancel_fn)v.cancel)(&r);
+	}
+	void *r = (void *)(uintptr_t)*req;
+	return ((om_cancel_fn)v.cancel)(&r);
+}
+
+int vmpi_finalize(void) {
+	int rc;
+	if (v.abi == VMPI_ABI_MPICH)
+		rc = ((ich_comm_free_fn)v.comm_free)(&v.ich_comm);
+	else
+		rc = ((om_comm_free_fn)v.comm_free)(&v.om_comm);
+	int rc2 = ((ich_finalize_fn)v.finalize)();
+	return rc ? rc : rc2;
+}
+
+int vmpi_setenv(const char *name, const char *value) {
+	return value ? setenv(name, value, 1) : unsetenv(name);
+}
+
+void vmpi_error_string(int code, char *buf, int n) {
+	char tmp[1024]; /* MPI_MAX_ERROR_STRING is at most this in both */
+	int len = 0;
+	if (!v.err_string || ((err_string_fn)v.err_string)(code, tmp, &len) != 0)
+		snprintf(tmp, sizeof tmp, "error %d", code);
+	snprintf(buf, n, "%s", tmp);
+}

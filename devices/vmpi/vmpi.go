@@ -1,0 +1,434 @@
+// Package vmpi is gmpi's passthrough to a vendor MPI (MPICH-G2's vMPI):
+// the processes of a grid machine that has its own MPI are started by the
+// vendor's launcher as one vendor job, and the frames between them travel
+// over the vendor's point-to-point calls.
+//
+// The vendor library is loaded with dlopen(RTLD_NOW | RTLD_LOCAL |
+// RTLD_DEEPBIND): the vendor and gmpi both define MPI_*, and neither binds
+// to the other's. Its entry points are called through function pointers
+// (shim.c), with the vendor's own handle and status types: MPICH's
+// integer handles (libmpich.so.12) and Open MPI's pointer handles
+// (libmpi.so.40, whose predefined objects are fetched with dlsym).
+//
+// Wire: the device owns a duplicate of the vendor's MPI_COMM_WORLD. Every
+// frame is one vendor message with tag tagFrame: a 16-byte prefix
+// (payload length, and whether the payload is inline), the runtime's
+// Header, and the payload when it is at most inlineMax bytes. A larger
+// payload follows as tagBody message(s) straight from the caller's buffer,
+// and the receiver reads it straight into the matched receive buffer
+// (rendezvous data, through the runtime's DataSink) or into a scratch
+// buffer (eager data). The vendor's non-overtaking rule on (source, tag,
+// communicator) keeps frames in order per pair and pairs each header with
+// its body. Matching stays the runtime's: the vendor only moves frames.
+//
+// Progress, MPICH-G2's cases: one receive for tagFrame from
+// MPI_ANY_SOURCE is always posted in the vendor, and Poll tests it.
+// Nothing rings the Waker when a vendor message arrives, so the device
+// says MustPoll and a waiting thread never sleeps: a blocking receive
+// from a vendor peer with nothing else pending is a tight loop of vendor
+// tests (the shm and tcp polls in it cost an atomic load each); with
+// other requests pending the same loop advances them too; with
+// MPI_ANY_SOURCE or tcp peers the tcp goroutines deliver on their own
+// while the loop polls the vendor. A body is read with the vendor's
+// blocking receive (its header arrived, the body is on its way).
+//
+// Threads: the vendor is initialized at MPI_THREAD_SERIALIZED (or
+// better) and every vendor call is made under one mutex; Init and Close
+// run on the thread of MPI_Init and MPI_Finalize.
+package vmpi
+
+// #cgo LDFLAGS: -ldl
+// #include <stdlib.h>
+// #include "shim.h"
+import "C"
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"gmpi/devices/vmpi/vendorlib"
+	mpirt "gmpi/runtime"
+)
+
+// ABI is the vendor library's binary interface (the shim's VMPI_ABI_*
+// values are vendorlib's).
+type ABI = vendorlib.ABI
+
+// Vendor tags on the device's communicator.
+const (
+	tagFrame = 1
+	tagBody  = 2
+)
+
+const (
+	prefixSize = 16
+	// inlineMax is the largest payload carried inside the frame message.
+	inlineMax = 16 << 10
+	// bodyChunk is the largest body message (vendor counts are int).
+	bodyChunk = 1 << 30
+	frameCap  = prefixSize + mpirt.HeaderSize + inlineMax
+	// pollBudget bounds the frames one Poll delivers.
+	pollBudget = 32
+)
+
+// Vendor is a loaded and initialized vendor MPI library (one per process).
+type Vendor struct {
+	ABI        ABI
+	Rank, Size int // this process's rank and the size of the vendor job
+	Thread     int // thread level the vendor provides
+}
+
+var loaded struct {
+	sync.Mutex
+	v *Vendor
+}
+
+// Init loads the vendor library at lib and initializes it. machine names
+// the grid machine for messages. env lists the environment the vendor's
+// launcher gave the process that gmpi's launcher moved aside ("NAME=VALUE"
+// entries; see mpirun's vmpi-exec), restored before the vendor starts;
+// clear lists variables to remove first (gmpi's own PMI variables, which
+// the vendor would otherwise read as its launcher's).
+func Init(machine, lib string, clear, env []string) (*Vendor, error) {
+	loaded.Lock()
+	defer loaded.Unlock()
+	if loaded.v != nil {
+		return loaded.v, nil
+	}
+	if _, err := vendorlib.Inspect(lib); err != nil {
+		return nil, fmt.Errorf("machine %s: vendor MPI: %v", machine, err)
+	}
+	cpath := C.CString(lib)
+	defer C.free(unsafe.Pointer(cpath))
+	var ebuf [1024]C.char
+	abi := C.vmpi_open(cpath, &ebuf[0], C.int(len(ebuf)))
+	if abi == C.VMPI_ABI_NONE {
+		return nil, fmt.Errorf("machine %s: vendor MPI: %s", machine, C.GoString(&ebuf[0]))
+	}
+	for _, k := range clear {
+		setenv(k, nil)
+	}
+	for _, kv := range env {
+		for i := 0; i < len(kv); i++ {
+			if kv[i] == '=' {
+				v := kv[i+1:]
+				setenv(kv[:i], &v)
+				break
+			}
+		}
+	}
+	var provided, rank, size C.int
+	if rc := C.vmpi_init(2, &provided, &rank, &size); rc != 0 {
+		return nil, fmt.Errorf("machine %s: vendor MPI %s: MPI_Init_thread: %s", machine, lib, errorString(rc))
+	}
+	if provided < 2 {
+		C.vmpi_finalize()
+		return nil, fmt.Errorf("machine %s: vendor MPI %s provides thread level %d, gmpi needs MPI_THREAD_SERIALIZED", machine, lib, int(provided))
+	}
+	loaded.v = &Vendor{ABI: ABI(abi), Rank: int(rank), Size: int(size), Thread: int(provided)}
+	return loaded.v, nil
+}
+
+func setenv(k string, v *string) {
+	ck := C.CString(k)
+	defer C.free(unsafe.Pointer(ck))
+	if v == nil {
+		C.vmpi_setenv(ck, nil)
+		return
+	}
+	cv := C.CString(*v)
+	defer C.free(unsafe.Pointer(cv))
+	C.vmpi_setenv(ck, cv)
+}
+
+func errorString(rc C.int) string {
+	var buf [1024]C.char
+	C.vmpi_error_string(rc, &buf[0], C.int(len(buf)))
+	return fmt.Sprintf("%s (code %d)", C.GoString(&buf[0]), int(rc))
+}
+
+// Config describes the device's peers.
+type Config struct {
+	Vendor *Vendor
+	// Rank and Size are this process's world rank and the world size.
+	Rank, Size int
+	// VendorRank maps world rank to vendor rank for every peer the device
+	// reaches (the other processes of the vendor job).
+	VendorRank map[int]int
+}
+
+// Device carries frames among the processes of one vendor job.
+type Device struct {
+	cfg   Config
+	grank []int // vendor rank -> world rank (-1: not a peer)
+	vrank []int // world rank -> vendor rank (-1: not a peer)
+
+	mu   sync.Mutex // every vendor call
+	pmu  sync.Mutex // the poller: one at a time, so frames are handed over in order
+	h    mpirt.Handler
+	sink mpirt.DataSink
+
+	rbuf    unsafe.Pointer // C memory: the posted tagFrame receive's buffer
+	rreq    C.uint64_t     // the posted receive (under pmu)
+	posted  bool
+	scratch []byte // eager bodies (under pmu)
+
+	packs []unsafe.Pointer // free C buffers for outgoing frames (under mu)
+}
+
+var (
+	_ mpirt.Device       = (*Device)(nil)
+	_ mpirt.DataSinkUser = (*Device)(nil)
+)
+
+// New builds the device over an initialized vendor.
+func New(cfg Config) (*Device, error) {
+	v := cfg.Vendor
+	if v == nil {
+		return nil, fmt.Errorf("vmpi: no vendor MPI")
+	}
+	d := &Device{cfg: cfg, grank: make([]int, v.Size), vrank: make([]int, cfg.Size)}
+	for i := range d.grank {
+		d.grank[i] = -1
+	}
+	for i := range d.vrank {
+		d.vrank[i] = -1
+	}
+	for w, vr := range cfg.VendorRank {
+		if w < 0 || w >= cfg.Size || vr < 0 || vr >= v.Size || vr == v.Rank || d.grank[vr] >= 0 {
+			return nil, fmt.Errorf("vmpi: bad rank map %d -> %d (vendor job of %d, vendor rank %d)", w, vr, v.Size, v.Rank)
+		}
+		d.grank[vr], d.vrank[w] = w, vr
+	}
+	return d, nil
+}
+
+// Name is "vmpi".
+func (d *Device) Name() string { return "vmpi" }
+
+// MaxPayload: bodies of any size travel in chunks.
+func (d *Device) MaxPayload() int { return 1 << 40 }
+
+// EagerLimit is the runtime's threshold towards the vendor's peers: 0
+// keeps the world's.
+func (d *Device) EagerLimit() int { return 0 }
+
+// MustPoll reports that frames arrive only when Poll runs (no Waker).
+func (d *Device) MustPoll() bool { return true }
+
+// SetDataSink receives the runtime's sink for rendezvous data.
+func (d *Device) SetDataSink(s mpirt.DataSink) { d.sink = s }
+
+// Start posts the frame receive.
+func (d *Device) Start(h mpirt.Handler) error {
+	d.h = h
+	d.rbuf = C.malloc(C.size_t(frameCap))
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.postLocked()
+}
+
+func (d *Device) postLocked() error {
+	if rc := C.vmpi_irecv(d.rbuf, C.int(frameCap), -1, tagFrame, &d.rreq); rc != 0 {
+		return fmt.Errorf("vmpi: MPI_Irecv: %s", errorString(rc))
+	}
+	d.posted = true
+	return nil
+}
+
+// Send transmits one frame, waiting (and polling) until the vendor is done
+// with payload.
+func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
+	if peer < 0 || peer >= len(d.vrank) || d.vrank[peer] < 0 {
+		return fmt.Errorf("vmpi: rank %d is not in this vendor job", peer)
+	}
+	dest := C.int(d.vrank[peer])
+	inline := len(payload) <= inlineMax
+	d.mu.Lock()
+	pack := d.packLocked()
+	d.mu.Unlock()
+	buf := unsafe.Slice((*byte)(pack), frameCap)
+	binary.LittleEndian.PutUint64(buf[0:], uint64(len(payload)))
+	n := prefixSize + mpirt.HeaderSize
+	if inline {
+		binary.LittleEndian.PutUint32(buf[8:], 1)
+		n += copy(buf[n:], payload)
+	} else {
+		binary.LittleEndian.PutUint32(buf[8:], 0)
+	}
+	*(*mpirt.Header)(unsafe.Pointer(&buf[prefixSize])) = hdr
+
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	var reqs [1 + 8]C.uint64_t // the frame, then body chunks
+	nreq := 0
+	var err error
+	d.mu.Lock()
+	if rc := C.vmpi_isend(pack, C.int(n), dest, tagFrame, &reqs[0]); rc != 0 {
+		err = fmt.Errorf("vmpi: MPI_Isend to rank %d: %s", peer, errorString(rc))
+	} else {
+		nreq = 1
+	}
+	var body []byte
+	if !inline && err == nil {
+		body = payload
+		pin.Pin(unsafe.SliceData(payload))
+	}
+	for err == nil && len(body) > 0 && nreq < len(reqs) {
+		c := min(len(body), bodyChunk)
+		if rc := C.vmpi_isend(unsafe.Pointer(unsafe.SliceData(body)), C.int(c), dest, tagBody, &reqs[nreq]); rc != 0 {
+			err = fmt.Errorf("vmpi: MPI_Isend to rank %d: %s", peer, errorString(rc))
+			break
+		}
+		nreq++
+		body = body[c:]
+	}
+	d.mu.Unlock()
+	if err == nil && len(body) > 0 {
+		err = fmt.Errorf("vmpi: a payload of %d bytes is too large", len(payload))
+	}
+	// Wait for every request, polling meanwhile (the peer may be sending
+	// to us at the same time).
+	for i := 0; i < nreq; {
+		var flag, s, t, cnt C.int
+		d.mu.Lock()
+		rc := C.vmpi_test(&reqs[i], &flag, &s, &t, &cnt)
+		d.mu.Unlock()
+		if rc != 0 {
+			return fmt.Errorf("vmpi: MPI_Test: %s", errorString(rc))
+		}
+		if flag != 0 {
+			i++
+			continue
+		}
+		if d.Poll() == 0 {
+			runtime.Gosched()
+		}
+	}
+	d.mu.Lock()
+	d.packs = append(d.packs, pack)
+	d.mu.Unlock()
+	return err
+}
+
+// packLocked takes a free frame buffer. Must hold d.mu.
+func (d *Device) packLocked() unsafe.Pointer {
+	if n := len(d.packs); n > 0 {
+		p := d.packs[n-1]
+		d.packs = d.packs[:n-1]
+		return p
+	}
+	return C.malloc(C.size_t(frameCap))
+}
+
+// Poll hands the frames that arrived to the Handler, in order.
+func (d *Device) Poll() int {
+	if !d.pmu.TryLock() {
+		return 0
+	}
+	defer d.pmu.Unlock()
+	n := 0
+	for n < pollBudget && d.posted {
+		var flag, src, tag, cnt C.int
+		d.mu.Lock()
+		rc := C.vmpi_test(&d.rreq, &flag, &src, &tag, &cnt)
+		d.mu.Unlock()
+		if rc != 0 || flag == 0 {
+			break
+		}
+		d.posted = false
+		d.deliver(int(src), unsafe.Slice((*byte)(d.rbuf), int(cnt)))
+		d.mu.Lock()
+		err := d.postLocked()
+		d.mu.Unlock()
+		if err != nil {
+			panic(err) // the vendor broke: no way to receive again
+		}
+		n++
+	}
+	return n
+}
+
+// deliver decodes one frame message from vendor rank src, reads its body
+// if it has one, and hands it to the Handler. Must hold d.pmu.
+func (d *Device) deliver(src int, msg []byte) {
+	if src < 0 || src >= len(d.grank) || d.grank[src] < 0 || len(msg) < prefixSize+mpirt.HeaderSize {
+		return // not one of ours: drop
+	}
+	plen := binary.LittleEndian.Uint64(msg[0:])
+	inline := binary.LittleEndian.Uint32(msg[8:]) != 0
+	hdr := *(*mpirt.Header)(unsafe.Pointer(&msg[prefixSize]))
+	var payload []byte
+	if inline {
+		payload = msg[prefixSize+mpirt.HeaderSize:]
+		if uint64(len(payload)) != plen {
+			return
+		}
+	} else {
+		var dst []byte
+		if hdr.Kind == mpirt.FrameData && d.sink != nil && plen <= uint64(d.MaxPayload()) {
+			dst = d.sink(hdr.RecvID, hdr.Offset, int(plen))
+		}
+		if dst == nil {
+			if uint64(cap(d.scratch)) < plen {
+				d.scratch = make([]byte, plen)
+			}
+			dst = d.scratch[:plen]
+		}
+		for off := 0; off < len(dst); {
+			c := min(len(dst)-off, bodyChunk)
+			var got C.int
+			d.mu.Lock()
+			rc := C.vmpi_recv(unsafe.Pointer(&dst[off]), C.int(c), C.int(src), tagBody, &got)
+			d.mu.Unlock()
+			if rc != 0 {
+				panic(fmt.Errorf("vmpi: MPI_Recv from vendor rank %d: %s", src, errorString(rc)))
+			}
+			off += c
+		}
+		payload = dst
+	}
+	d.h(d.grank[src], &hdr, payload)
+}
+
+// Close withdraws the posted receive, finalizes the vendor and frees the
+// buffers. The caller made sure no traffic is in flight.
+func (d *Device) Close() error {
+	d.pmu.Lock()
+	defer d.pmu.Unlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.posted {
+		C.vmpi_cancel(&d.rreq)
+		var s, t, c C.int
+		C.vmpi_wait(&d.rreq, &s, &t, &c)
+		d.posted = false
+	}
+	for _, p := range d.packs {
+		C.free(p)
+	}
+	d.packs = nil
+	C.free(d.rbuf)
+	d.rbuf = nil
+	if rc := C.vmpi_finalize(); rc != 0 {
+		return fmt.Errorf("vmpi: MPI_Finalize: %s", errorString(rc))
+	}
+	return nil
+}
+
+// Peers lists the world ranks the device reaches, in order.
+func (d *Device) Peers() []int {
+	var ps []int
+	for w, vr := range d.vrank {
+		if vr >= 0 {
+			ps = append(ps, w)
+		}
+	}
+	return ps
+}
+
+// The shim and vendorlib number the ABIs alike.
+var _ = [1]int{}[vendorlib.MPICH-C.VMPI_ABI_MPICH+vendorlib.OpenMPI-C.VMPI_ABI_OMPI]
