@@ -75,7 +75,8 @@ type proto interface {
 	put(kvs, key, value string) error
 	// get fails with an error wrapping ErrNotFound for a missing key.
 	get(kvs, key string) (string, error)
-	barrier() error
+	// barrier returns once every process has entered it.
+	barrier(kvs string) error
 	// jobAttr returns a job attribute the server provides (such as
 	// PMI_process_mapping) and whether it has it.
 	jobAttr(kvs, key string) (string, bool, error)
@@ -404,7 +405,7 @@ func (c *Client) Barrier() error {
 	if c.l.err != nil {
 		return fmt.Errorf("pmi: barrier: %w", c.l.err)
 	}
-	if err := c.p.barrier(); err != nil {
+	if err := c.p.barrier(c.kvsName); err != nil {
 		return fmt.Errorf("pmi: barrier: %w", err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -33,6 +34,11 @@ func clearPMIEnv(t *testing.T) {
 // requires pmirank and threaded, appnum is -1.
 type fake2 struct {
 	n int
+	// hydraFence makes the server behave like hydra's (MPICH 4.0): puts
+	// are visible at once, kvs-fence returns at once, and a get of a
+	// missing key is answered only once every rank has fenced as often
+	// as the asker.
+	hydraFence bool
 
 	mu      sync.Mutex
 	kvs     map[string]string
@@ -41,10 +47,14 @@ type fake2 struct {
 	fenceCh chan struct{}
 	aborts  []map[string]string
 	inits   []map[string]string
+	epochs  map[string]int // hydraFence: fences per pmirank
+	cond    *sync.Cond
 }
 
 func newFake2(n int) *fake2 {
-	return &fake2{n: n, kvs: map[string]string{}, staged: map[string]string{}, fenceCh: make(chan struct{})}
+	s := &fake2{n: n, kvs: map[string]string{}, staged: map[string]string{}, fenceCh: make(chan struct{}), epochs: map[string]int{}}
+	s.cond = sync.NewCond(&s.mu)
+	return s
 }
 
 func reply2(w io.Writer, cmd string, kv ...string) {
@@ -64,6 +74,7 @@ func (s *fake2) serve(conn net.Conn) {
 		return
 	}
 	io.WriteString(conn, "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0\n")
+	me := ""
 	for {
 		body, err := pmi.ReadCommand2(r)
 		if err != nil {
@@ -77,6 +88,7 @@ func (s *fake2) serve(conn net.Conn) {
 		case "fullinit":
 			s.mu.Lock()
 			s.inits = append(s.inits, f)
+			me = f["pmirank"]
 			s.mu.Unlock()
 			if f["pmirank"] == "" || f["threaded"] == "" {
 				reply2(conn, "fullinit-response", "rc", "-1", "errmsg", "pmirank or threaded missing")
@@ -97,10 +109,22 @@ func (s *fake2) serve(conn net.Conn) {
 			}
 		case "kvs-put":
 			s.mu.Lock()
-			s.staged[f["key"]] = f["value"]
+			if s.hydraFence {
+				s.kvs[f["key"]] = f["value"]
+			} else {
+				s.staged[f["key"]] = f["value"]
+			}
 			s.mu.Unlock()
 			reply2(conn, "kvs-put-response", "rc", "0")
 		case "kvs-fence":
+			if s.hydraFence {
+				s.mu.Lock()
+				s.epochs[me]++
+				s.cond.Broadcast()
+				s.mu.Unlock()
+				reply2(conn, "kvs-fence-response", "rc", "0")
+				continue
+			}
 			s.mu.Lock()
 			ch := s.fenceCh
 			if s.fenceIn++; s.fenceIn == s.n {
@@ -118,6 +142,10 @@ func (s *fake2) serve(conn net.Conn) {
 		case "kvs-get":
 			s.mu.Lock()
 			v, ok := s.kvs[f["key"]]
+			for s.hydraFence && !ok && !s.allReachedLocked(s.epochs[me]) {
+				s.cond.Wait()
+				v, ok = s.kvs[f["key"]]
+			}
 			s.mu.Unlock()
 			if ok {
 				reply2(conn, "kvs-get-response", "rc", "0", "found", "TRUE", "value", v)
@@ -138,10 +166,27 @@ func (s *fake2) serve(conn net.Conn) {
 	}
 }
 
+// allReachedLocked says whether every rank has fenced at least e times.
+func (s *fake2) allReachedLocked(e int) bool {
+	if len(s.epochs) < s.n {
+		return e == 0
+	}
+	for _, got := range s.epochs {
+		if got < e {
+			return false
+		}
+	}
+	return true
+}
+
 // job2 connects n PMI-2 clients to a fake2 server.
 func job2(t *testing.T, n int) ([]*pmi.Client, *fake2) {
+	return job2With(t, newFake2(n))
+}
+
+func job2With(t *testing.T, s *fake2) ([]*pmi.Client, *fake2) {
 	t.Helper()
-	s := newFake2(n)
+	n := s.n
 	clients := make([]*pmi.Client, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -230,6 +275,36 @@ func TestPMI2PutFenceGet(t *testing.T) {
 	if err := clients[0].Barrier(); !errors.Is(err, pmi.ErrClosed) {
 		t.Errorf("barrier after finalize: %v, want ErrClosed", err)
 	}
+}
+
+// TestPMI2BarrierHydra checks that Barrier is a barrier even on a server
+// whose fence does not wait (hydra's).
+func TestPMI2BarrierHydra(t *testing.T) {
+	s := newFake2(4)
+	s.hydraFence = true
+	clients, _ := job2With(t, s)
+	var entered atomic.Int32
+	parallel(t, clients, func(r int, c *pmi.Client) error {
+		for round := 1; round <= 3; round++ {
+			time.Sleep(time.Duration((r*7+round*3)%5) * 10 * time.Millisecond)
+			if err := c.Put(fmt.Sprintf("k-%d-%d", round, r), "v"); err != nil {
+				return err
+			}
+			entered.Add(1)
+			if err := c.Barrier(); err != nil {
+				return err
+			}
+			if got := entered.Load(); got < int32(4*round) {
+				return fmt.Errorf("round %d: left the barrier when only %d of %d had entered", round, got, 4*round)
+			}
+			for p := 0; p < 4; p++ {
+				if _, err := c.Get(fmt.Sprintf("k-%d-%d", round, p)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
 
 func TestPMI2Abort(t *testing.T) {

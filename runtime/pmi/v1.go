@@ -204,7 +204,7 @@ func (p v1) jobAttr(kvs, key string) (string, bool, error) {
 	return v, err == nil, err
 }
 
-func (p v1) barrier() error {
+func (p v1) barrier(string) error {
 	_, err := p.request("barrier_out", "barrier_in")
 	return err
 }

@@ -1,6 +1,7 @@
 package pmi
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -14,7 +15,7 @@ import (
 //	fullinit pmirank [pmijobid] threaded -> fullinit-response rank size appnum [spawner-jobid]
 //	job-getid                          -> job-getid-response jobid
 //	kvs-put key value                  -> kvs-put-response
-//	kvs-fence                          -> kvs-fence-response
+//	kvs-fence                          -> kvs-fence-response (then a kvs-get, see barrier)
 //	kvs-get jobid key                  -> kvs-get-response found [value]
 //	info-getjobattr key                -> info-getjobattr-response found [value]
 //	finalize                           -> finalize-response
@@ -163,8 +164,23 @@ func (p v2) jobAttr(_, key string) (string, bool, error) {
 	return p.found(f, "info-getjobattr")
 }
 
-func (p v2) barrier() error {
-	_, err := p.request("kvs-fence-response", "kvs-fence")
+// syncKey is a key nobody puts: barrier reads it to wait for the others.
+const syncKey = "gmpi-fence-sync"
+
+// barrier is kvs-fence followed by a get of a key nobody puts. Slurm's
+// fence already waits for every process; hydra's (MPICH 4.0) only commits
+// and returns at once, but it holds back the answer to a get of a missing
+// key until every process of the job has fenced as often as the asker, so
+// the get makes the fence a barrier there too (Client.Barrier promises
+// one; the shm device depends on it).
+func (p v2) barrier(kvs string) error {
+	if _, err := p.request("kvs-fence-response", "kvs-fence"); err != nil {
+		return err
+	}
+	_, err := p.get(kvs, syncKey)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
 	return err
 }
 
