@@ -86,20 +86,20 @@ MpiDefault=none
 ReturnToService=2
 InactiveLimit=0
 KillWait=5
-NodeName=gmpinode NodeAddr=127.0.0.1 NodeHostname=$host CPUs=4 State=UNKNOWN
-PartitionName=gmpi Nodes=gmpinode Default=YES MaxTime=10 State=UP OverSubscribe=YES
+NodeName=$host NodeAddr=127.0.0.1 CPUs=4 State=UNKNOWN
+PartitionName=gmpi Nodes=$host Default=YES MaxTime=10 State=UP OverSubscribe=YES
 EOF
 export SLURM_CONF="$T/slurm.conf"
 slurmctld -D -i -f "$T/slurm.conf" >"$T/slurmctld.out" 2>&1 &
 pids+=($!)
-slurmd -D -N gmpinode -f "$T/slurm.conf" >"$T/slurmd.out" 2>&1 &
+slurmd -D -N "$host" -f "$T/slurm.conf" >"$T/slurmd.out" 2>&1 &
 pids+=($!)
 
 t0=$(now)
-until [ "$(sinfo -h -n gmpinode -o %T 2>/dev/null)" = idle ]; do
+until [ "$(sinfo -h -n "$host" -o %T 2>/dev/null)" = idle ]; do
     if awk -v a="$t0" -v b="$(now)" 'BEGIN { exit !(b - a > 60) }'; then
         tail -20 "$T"/slurmctld.log "$T"/slurmd.log "$T"/*.out
-        fail "the Slurm node did not become idle in 60 s (state: $(sinfo -h -n gmpinode -o %T 2>&1))"
+        fail "the Slurm node did not become idle in 60 s (state: $(sinfo -h -n "$host" -o %T 2>&1))"
     fi
     sleep 0.5
 done
