@@ -18,9 +18,12 @@ for t in hello ring; do
 done
 readelf -d "$dir/ring" | grep -q 'libmpich\.so\.12' || fail "ring is not linked against libmpich.so.12"
 export LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# hello in every combination; ring (point-to-point up to 4 MiB) in two.
 for pmi in 1 2; do
     for mode in "" -pmi-port; do
-        for t in hello ring; do
+        tests=hello
+        [ "$pmi$mode" = 1 ] || [ "$pmi$mode" = 2-pmi-port ] && tests="hello ring"
+        for t in $tests; do
             echo "+ GMPI_PMI=$pmi mpiexec.hydra $mode -n 4 $t"
             GMPI_PMI=$pmi timeout -k 5 120 "$HYDRA" $mode -n 4 "$dir/$t" >"$dir/out" 2>&1 </dev/null
             rc=$?
