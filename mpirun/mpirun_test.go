@@ -127,7 +127,7 @@ func TestKVS4(t *testing.T) {
 	host, _ := os.Hostname()
 	jobs := map[string]bool{}
 	for rank := 0; rank < 4; rank++ {
-		re := regexp.MustCompile(fmt.Sprintf(`(?m)^rank %d of 4 ok kvs=\S+ jobid=([0-9]+-[0-9a-f]{16}) host=%s local=%d/4$`, rank, regexp.QuoteMeta(host), rank))
+		re := regexp.MustCompile(fmt.Sprintf(`(?m)^rank %d of 4 ok pmi=1 kvs=\S+ jobid=([0-9]+-[0-9a-f]{16}) host=%s local=%d/4$`, rank, regexp.QuoteMeta(host), rank))
 		m := re.FindStringSubmatch(r.stdout)
 		if m == nil {
 			t.Fatalf("no line for rank %d in %q", rank, r.stdout)
