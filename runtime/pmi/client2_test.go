@@ -371,7 +371,7 @@ func TestPMI2Malformed(t *testing.T) {
 		wantText string
 	}{
 		{name: "pmi1 only", init: "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n", wantText: "does not speak PMI-2"},
-		{name: "init refused", init: "cmd=response_to_init pmi_version=2 rc=-1 msg=no\n", wantText: "rc=-1"},
+		{name: "init refused", init: "cmd=response_to_init pmi_version=1 rc=-1 msg=no\n", wantText: "refused PMI-2 (pmi: response_to_init failed: rc=-1: no; it offers pmi_version=\"1\"): GMPI_PMI=1 selects PMI-1"},
 		{name: "init garbage", init: "hello world\n", wantText: "without cmd"},
 		{name: "init eof", init: "", wantText: "EOF"},
 		{name: "bad length", init: okInit, replies: []string{"abcdefcmd=fullinit-response;"}, wantText: "length prefix"},

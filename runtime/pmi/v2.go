@@ -51,6 +51,10 @@ func NewClient2(conn io.ReadWriteCloser, pmiid int, jobid string) (*Client, erro
 func (c *Client) init2(pmiid int, jobid string) error {
 	p := c.p.(v2)
 	f, err := v1(p).request("response_to_init", "init", "pmi_version", "2", "pmi_subversion", "0")
+	var rce *rcError
+	if errors.As(err, &rce) {
+		return fmt.Errorf("pmi: the server refused PMI-2 (%v; it offers pmi_version=%q): GMPI_PMI=1 selects PMI-1", err, f["pmi_version"])
+	}
 	if err != nil {
 		return err
 	}
