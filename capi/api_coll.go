@@ -91,6 +91,26 @@ func (k *collCheck) side(send bool) int32 {
 	return 0
 }
 
+// blocks is side for a buffer of n blocks of count elements (the root's
+// buffer of gather and scatter, allgather's and alltoall's): the whole
+// buffer is checked too.
+func (k *collCheck) blocks(send bool, n int) int32 {
+	if rc := k.side(send); rc != 0 {
+		return rc
+	}
+	buf, count, dt, arg := k.rbuf, int64(k.a.Rcount), k.a.Rdt, "recvbuf"
+	if send {
+		buf, count, dt, arg = k.sbuf, int64(k.a.Scount), k.a.Sdt, "sendbuf"
+	}
+	if n <= 1 || count == 0 || mpirt.IsInPlace(buf) {
+		return 0
+	}
+	if count > mpirt.MaxMessageBytes/int64(n) {
+		return k.errf(mpirt.ErrCount, "invalid count argument for %s: %d blocks of %d elements exceed the %d-byte message limit", arg, n, count, int64(mpirt.MaxMessageBytes))
+	}
+	return checkBuf(k.fn, k.c, buf, count*int64(n), dt, arg)
+}
+
 // ints reads n entries of an array argument; counts must not be negative.
 func (k *collCheck) ints(x carr, n int, arg string, isCount bool) ([]int, int32) {
 	if n == 0 {
@@ -141,12 +161,24 @@ func (k *collCheck) vside(send bool, counts, displs carr, n int, cname, dname st
 		return rc
 	}
 	if !mpirt.IsInPlace(buf) {
-		for _, v := range cs {
-			if v > 0 {
-				if rc := checkBuf(k.fn, k.c, buf, int64(v), dt, side+"buf"); rc != 0 {
-					return rc
-				}
-				break
+		// Each block: at displs[i] extents, or packed one after the other
+		// when the operation has no displacements (reduce_scatter).
+		next := int64(0)
+		for i, v := range cs {
+			d := next
+			if ds != nil {
+				d = int64(ds[i])
+			}
+			next += int64(v)
+			if v <= 0 {
+				continue
+			}
+			off, ok := byteOffset(d, int64(dt.Extent()))
+			if !ok {
+				return k.errf(mpirt.ErrArg, "invalid argument %s[%d]: %d extents of %s overflow the address space", dname, i, d, dt)
+			}
+			if rc := checkBufAt(k.fn, k.c, buf, off, int64(v), dt, side+"buf"); rc != 0 {
+				return rc
 			}
 		}
 	}
@@ -189,9 +221,12 @@ func (k *collCheck) wside(send bool, n int) int32 {
 	if send {
 		buf = k.sbuf
 	}
-	if buf == nil {
+	if !mpirt.IsInPlace(buf) {
 		for i, v := range cs {
-			if rc := checkBuf(k.fn, k.c, buf, int64(v), dts[i], side+"buf"); rc != 0 {
+			if d := int64(ds[i]); v > 0 && (d <= -userSpace || d >= userSpace) {
+				return k.errf(mpirt.ErrArg, "invalid argument %s[%d]: %d bytes overflow the address space", dname, i, d)
+			}
+			if rc := checkBufAt(k.fn, k.c, buf, int64(ds[i]), int64(v), dts[i], side+"buf"); rc != 0 {
 				return rc
 			}
 		}
@@ -202,6 +237,26 @@ func (k *collCheck) wside(send bool, n int) int32 {
 		k.a.Rcounts, k.a.Rdispls, k.a.Rdts = cs, ds, dts
 	}
 	return 0
+}
+
+// byteOffset is d extents of ext bytes, and whether it stays inside the
+// address space.
+func byteOffset(d, ext int64) (int64, bool) {
+	if d == 0 || ext == 0 {
+		return 0, true
+	}
+	if (d < 1<<31 && d > -1<<31 && ext < 1<<31 && ext > -1<<31) || (d < userSpace && d > -userSpace && userSpace/abs64(ext) > abs64(d)) {
+		off := d * ext
+		return off, off > -userSpace && off < userSpace
+	}
+	return 0, false
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // noInPlace rejects MPI_IN_PLACE for buffer arg.
@@ -369,7 +424,7 @@ func (k *collCheck) check() int32 {
 			return rc
 		}
 		if k.coll == mpirt.CollGather {
-			if rc := k.side(false); rc != 0 {
+			if rc := k.blocks(false, n); rc != 0 {
 				return rc
 			}
 			return k.alias(k.a.Rcount > 0 && !k.inter)
@@ -402,7 +457,7 @@ func (k *collCheck) check() int32 {
 			return rc
 		}
 		if k.coll == mpirt.CollScatter {
-			if rc := k.side(true); rc != 0 {
+			if rc := k.blocks(true, n); rc != 0 {
 				return rc
 			}
 			return k.alias(k.a.Scount > 0 && !k.inter)
@@ -416,11 +471,15 @@ func (k *collCheck) check() int32 {
 			return rc
 		}
 		if !inPlace {
-			if rc := k.side(true); rc != 0 {
+			sn := 1
+			if k.coll == mpirt.CollAlltoall {
+				sn = n
+			}
+			if rc := k.blocks(true, sn); rc != 0 {
 				return rc
 			}
 		}
-		if rc := k.side(false); rc != 0 {
+		if rc := k.blocks(false, n); rc != 0 {
 			return rc
 		}
 		return k.alias(k.a.Rcount > 0)
@@ -504,6 +563,9 @@ func (k *collCheck) check() int32 {
 			return rc
 		}
 		if k.coll == mpirt.CollReduceScatterBlock {
+			if total > mpirt.MaxMessageBytes/int64(c.Size()) {
+				return k.errf(mpirt.ErrCount, "invalid count argument recvcount: %d blocks of %d elements exceed the %d-byte message limit", c.Size(), total, int64(mpirt.MaxMessageBytes))
+			}
 			total *= int64(c.Size())
 		}
 		if rc := k.op(k.a.Rdt); rc != 0 {

@@ -836,8 +836,11 @@ func pack(fn string, in unsafe.Pointer, incount int64, dtH int32, out unsafe.Poi
 	if pos == nil {
 		return failf(fn, c, mpirt.ErrArg, "invalid argument position: NULL pointer")
 	}
+	if rc := checkBuf(fn, c, in, incount, d, "inbuf"); rc != 0 {
+		return rc
+	}
 	n := incount * int64(d.Size())
-	if *pos < 0 || *pos+n > outsize {
+	if *pos < 0 || n > outsize || *pos > outsize-n {
 		return failf(fn, c, mpirt.ErrArg, "invalid argument outsize: %d bytes from position %d do not fit in %d", n, *pos, outsize)
 	}
 	if n == 0 {
@@ -845,6 +848,9 @@ func pack(fn string, in unsafe.Pointer, incount int64, dtH int32, out unsafe.Poi
 	}
 	if out == nil {
 		return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument outbuf: NULL")
+	}
+	if rc := checkBytes(fn, c, out, *pos, n, "outbuf"); rc != 0 {
+		return rc
 	}
 	buf := unsafe.Slice((*byte)(unsafe.Add(out, *pos)), n)
 	*pos += int64(d.Pack(buf, in, int(incount)))
@@ -886,8 +892,11 @@ func unpack(fn string, in unsafe.Pointer, insize int64, pos *int64, out unsafe.P
 	if pos == nil {
 		return failf(fn, c, mpirt.ErrArg, "invalid argument position: NULL pointer")
 	}
+	if rc := checkBuf(fn, c, out, outcount, d, "outbuf"); rc != 0 {
+		return rc
+	}
 	n := outcount * int64(d.Size())
-	if *pos < 0 || *pos+n > insize {
+	if *pos < 0 || n > insize || *pos > insize-n {
 		return failf(fn, c, mpirt.ErrTruncate, "message truncated: unpacking %d bytes from position %d of a %d-byte buffer", n, *pos, insize)
 	}
 	if n == 0 {
@@ -895,6 +904,9 @@ func unpack(fn string, in unsafe.Pointer, insize int64, pos *int64, out unsafe.P
 	}
 	if in == nil {
 		return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument inbuf: NULL")
+	}
+	if rc := checkBytes(fn, c, in, *pos, n, "inbuf"); rc != 0 {
+		return rc
 	}
 	buf := unsafe.Slice((*byte)(unsafe.Add(in, *pos)), n)
 	*pos += int64(d.Unpack(out, buf, int(outcount)))
@@ -1010,13 +1022,19 @@ func packExternal(fn string, rep *byte, in unsafe.Pointer, incount int64, dtH in
 	if rc != 0 {
 		return rc
 	}
-	if *pos < 0 || *pos+n > outsize {
+	if rc := checkBuf(fn, nil, in, incount, d, "inbuf"); rc != 0 {
+		return rc
+	}
+	if *pos < 0 || n > outsize || *pos > outsize-n {
 		return failf(fn, nil, mpirt.ErrArg, "invalid argument outsize: %d bytes from position %d do not fit in %d", n, *pos, outsize)
 	}
 	if n == 0 {
 		return 0
 	}
 	if rc := nullArg(fn, nil, out == nil, "outbuf"); rc != 0 {
+		return rc
+	}
+	if rc := checkBytes(fn, nil, out, *pos, n, "outbuf"); rc != 0 {
 		return rc
 	}
 	*pos += int64(d.PackExternal(unsafe.Slice((*byte)(unsafe.Add(out, *pos)), n), in, int(incount)))
@@ -1036,13 +1054,19 @@ func unpackExternal(fn string, rep *byte, in unsafe.Pointer, insize int64, pos *
 	if rc != 0 {
 		return rc
 	}
-	if *pos < 0 || *pos+n > insize {
+	if rc := checkBuf(fn, nil, out, outcount, d, "outbuf"); rc != 0 {
+		return rc
+	}
+	if *pos < 0 || n > insize || *pos > insize-n {
 		return failf(fn, nil, mpirt.ErrTruncate, "message truncated: unpacking %d bytes from position %d of a %d-byte buffer", n, *pos, insize)
 	}
 	if n == 0 {
 		return 0
 	}
 	if rc := nullArg(fn, nil, in == nil, "inbuf"); rc != 0 {
+		return rc
+	}
+	if rc := checkBytes(fn, nil, in, *pos, n, "inbuf"); rc != 0 {
 		return rc
 	}
 	*pos += int64(d.UnpackExternal(out, unsafe.Slice((*byte)(unsafe.Add(in, *pos)), n), int(outcount)))

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"os"
 	"strconv"
 	"unsafe"
 
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 )
 
 // Neighborhood collectives: MPI_Neighbor_X (blocking), MPI_Ineighbor_X
@@ -39,7 +39,7 @@ func neighborComm(fn string, commH int32, mode ncMode, info int32, request *int3
 		return nil, nil, fail(fn, c, err)
 	}
 	if c.Coll.Neighbor.Alltoallw == nil {
-		return nil, nil, failf(fn, c, mpirt.ErrUnsupportedOperation, "no collective component provides the neighborhood collectives (GMPI_COLL=%q)", os.Getenv("GMPI_COLL"))
+		return nil, nil, failf(fn, c, mpirt.ErrUnsupportedOperation, "no collective component provides the neighborhood collectives (GMPI_COLL=%q)", param.Coll.Get(c.World().Params()))
 	}
 	if mode != ncBlocking {
 		if rc := nullArg(fn, c, request == nil, "request"); rc != 0 {
@@ -127,10 +127,16 @@ func neighborBufV[C, D countT](fn string, c *mpirt.Comm, buf unsafe.Pointer, cou
 	if dt, rc = datatype(fn, c, dtH, side+"type"); rc != 0 {
 		return
 	}
-	for _, k := range cs {
-		if k > 0 {
-			rc = checkBuf(fn, c, buf, int64(k), dt, side+"buf")
-			break
+	for i, k := range cs {
+		if k <= 0 {
+			continue
+		}
+		off, ok := byteOffset(int64(ds[i]), int64(dt.Extent()))
+		if !ok {
+			return nil, nil, nil, failf(fn, c, mpirt.ErrArg, "invalid argument %s[%d]: %d extents of %s overflow the address space", displName, i, ds[i], dt)
+		}
+		if rc = checkBufAt(fn, c, buf, off, int64(k), dt, side+"buf"); rc != 0 {
+			return
 		}
 	}
 	return
@@ -217,10 +223,11 @@ func neighborBufW[C countT](fn string, c *mpirt.Comm, buf unsafe.Pointer, counts
 		if dts[i], rc = datatype(fn, c, h, side+"types["+strconv.Itoa(i)+"]"); rc != 0 {
 			return
 		}
-		if cs[i] > 0 && ds[i] == 0 {
-			if rc = checkBuf(fn, c, buf, int64(cs[i]), dts[i], side+"buf"); rc != 0 {
-				return
-			}
+		if d := int64(ds[i]); cs[i] > 0 && (d <= -userSpace || d >= userSpace) {
+			return nil, nil, nil, failf(fn, c, mpirt.ErrArg, "invalid argument %s[%d]: %d bytes overflow the address space", displName, i, d)
+		}
+		if rc = checkBufAt(fn, c, buf, int64(ds[i]), int64(cs[i]), dts[i], side+"buf"); rc != 0 {
+			return
 		}
 	}
 	return

@@ -98,8 +98,14 @@ func reduceLocal(fn string, in, inout unsafe.Pointer, count int64, dtH, op int32
 	if count == 0 || d.Size() == 0 {
 		return 0
 	}
-	if in == nil || inout == nil || mpirt.IsInPlace(in) || mpirt.IsInPlace(inout) {
-		return failf(fn, nil, mpirt.ErrBuffer, "invalid buffer argument inbuf/inoutbuf: NULL or MPI_IN_PLACE")
+	if mpirt.IsInPlace(in) || mpirt.IsInPlace(inout) {
+		return failf(fn, nil, mpirt.ErrBuffer, "invalid buffer argument inbuf/inoutbuf: MPI_IN_PLACE")
+	}
+	if rc := checkBuf(fn, nil, in, count, d, "inbuf"); rc != 0 {
+		return rc
+	}
+	if rc := checkBuf(fn, nil, inout, count, d, "inoutbuf"); rc != 0 {
+		return rc
 	}
 	n := (int(count)-1)*d.Extent() + d.TrueExtent()
 	a := unsafe.Slice((*byte)(unsafe.Add(in, d.TrueLB())), n)

@@ -117,12 +117,80 @@ func checkTag(fn string, c *mpirt.Comm, t int32, wildcard bool) int32 {
 	return failf(fn, c, mpirt.ErrTag, "invalid tag argument tag: %d (valid: 0..%d)", t, tagUB)
 }
 
-// checkBuf rejects a null buffer that would be read or written.
+// The bounds every buffer lies in: nothing is ever mapped in the first
+// page (vm.mmap_min_addr is at least 4096), and user addresses of the
+// 64-bit Linux targets stay below 2^47.
+const (
+	nullPage  = 4096
+	userSpace = 1 << 47
+)
+
+// checkBuf checks count elements of dt at p that would be read or
+// written: NULL (MPI_BOTTOM) is accepted only with a datatype whose
+// displacements are addresses (the bytes touched start past the first
+// page), and count must neither make a message larger than the runtime
+// carries nor make the bytes touched overflow the address space. Every
+// buffer argument of p2p, collectives, pack/unpack and reduce_local goes
+// through it (or checkBufAt), so no later slice of the buffer can panic.
 func checkBuf(fn string, c *mpirt.Comm, p unsafe.Pointer, count int64, dt *mpirt.Datatype, arg string) int32 {
-	if p == nil && count > 0 && dt.Size() > 0 && dt.IsPredefined() {
-		return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument %s: NULL with count %d", arg, count)
+	return checkBufAt(fn, c, p, 0, count, dt, arg)
+}
+
+// checkBufAt is checkBuf for the elements starting off bytes from p (a
+// v-collective's block; off already checked against userSpace).
+func checkBufAt(fn string, c *mpirt.Comm, p unsafe.Pointer, off, count int64, dt *mpirt.Datatype, arg string) int32 {
+	sz := int64(dt.Size())
+	if count <= 0 || sz == 0 {
+		return 0
+	}
+	ext := int64(dt.Extent())
+	if ext < 0 {
+		ext = -ext
+	}
+	// (Counts, sizes and extents below 2^31 cannot overflow: no division
+	// on the fast path.)
+	if count|sz|ext >= 1<<31 {
+		if count > mpirt.MaxMessageBytes/sz || ext > 0 && count-1 > userSpace/ext {
+			return failf(fn, c, mpirt.ErrCount, "invalid count argument for %s: %d elements of %s (size %d, extent %d) exceed the address space or the %d-byte message limit",
+				arg, count, dt, sz, dt.Extent(), int64(mpirt.MaxMessageBytes))
+		}
+	} else if count*sz > mpirt.MaxMessageBytes {
+		return failf(fn, c, mpirt.ErrCount, "invalid count argument for %s: %d elements of %s exceed the %d-byte message limit",
+			arg, count, dt, int64(mpirt.MaxMessageBytes))
+	}
+	lo, hi := off+int64(dt.TrueLB()), off+int64(dt.TrueLB())+int64(dt.TrueExtent())
+	if dt.Extent() >= 0 {
+		hi += (count - 1) * ext
+	} else {
+		lo -= (count - 1) * ext
+	}
+	base := int64(uintptr(p))
+	if base >= userSpace {
+		// A pointer no user buffer has (MPI_IN_PLACE and such are
+		// handled by the caller).
+		return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument %s: %p is not a user address", arg, p)
+	}
+	if base+lo < nullPage {
+		if p == nil {
+			return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument %s: NULL with count %d", arg, count)
+		}
+		return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument %s: %d elements of %s at %p start at address %d, in the first page", arg, count, dt, p, base+lo)
+	}
+	if base+hi > userSpace {
+		return failf(fn, c, mpirt.ErrCount, "invalid count argument for %s: %d elements of %s at %p reach past the end of the address space", arg, count, dt, p)
 	}
 	return 0
+}
+
+// checkBytes checks n bytes at off from p (packed buffers).
+func checkBytes(fn string, c *mpirt.Comm, p unsafe.Pointer, off, n int64, arg string) int32 {
+	if n <= 0 {
+		return 0
+	}
+	if off < 0 || off >= userSpace || n >= userSpace {
+		return failf(fn, c, mpirt.ErrArg, "invalid argument position: %d bytes at %d are outside the address space", n, off)
+	}
+	return checkBufAt(fn, c, p, off, n, world.Datatype(mpirt.TypeByte), arg)
 }
 
 // checkMessageSize rejects count elements of dt that make a message

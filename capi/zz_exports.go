@@ -1439,6 +1439,66 @@ func gmpi_Intercomm_merge(intercomm int32, high int32, newintracomm unsafe.Point
 	return MPI_Intercomm_merge(intercomm, high, (*int32)(newintracomm))
 }
 
+//export gmpix_Comm_revoke
+func gmpix_Comm_revoke(comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPIX_Comm_revoke", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPIX_Comm_revoke", []uarg{{kind: uComm, name: "comm", v: int64(comm)}})
+}
+
+//export gmpix_Comm_shrink
+func gmpix_Comm_shrink(comm int32, newcomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPIX_Comm_shrink", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPIX_Comm_shrink", []uarg{{kind: uComm, name: "comm", v: int64(comm)}})
+}
+
+//export gmpix_Comm_failure_ack
+func gmpix_Comm_failure_ack(comm int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPIX_Comm_failure_ack", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPIX_Comm_failure_ack", []uarg{{kind: uComm, name: "comm", v: int64(comm)}})
+}
+
+//export gmpix_Comm_failure_get_acked
+func gmpix_Comm_failure_get_acked(comm int32, failedgrp unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPIX_Comm_failure_get_acked", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPIX_Comm_failure_get_acked", []uarg{{kind: uComm, name: "comm", v: int64(comm)}})
+}
+
+//export gmpix_Comm_agree
+func gmpix_Comm_agree(comm int32, flag unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPIX_Comm_agree", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPIX_Comm_agree", []uarg{{kind: uComm, name: "comm", v: int64(comm)}})
+}
+
 //export gmpi_Get_address
 func gmpi_Get_address(location unsafe.Pointer, address unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -3455,6 +3515,30 @@ func gmpi_Free_mem(base unsafe.Pointer) (rc int32) {
 	return MPI_Free_mem(base)
 }
 
+//export gmpi_Comm_accept
+func gmpi_Comm_accept(port_name unsafe.Pointer, info int32, root int32, comm int32, newcomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_accept", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_Comm_accept", []uarg{{kind: uInfo, name: "info", v: int64(info)}, {kind: uRoot, name: "root", v: int64(root)}, {kind: uComm, name: "comm", v: int64(comm)}})
+}
+
+//export gmpi_Comm_connect
+func gmpi_Comm_connect(port_name unsafe.Pointer, info int32, root int32, comm int32, newcomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_connect", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_Comm_connect", []uarg{{kind: uInfo, name: "info", v: int64(info)}, {kind: uRoot, name: "root", v: int64(root)}, {kind: uComm, name: "comm", v: int64(comm)}})
+}
+
 //export gmpi_Comm_disconnect
 func gmpi_Comm_disconnect(comm unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -3477,6 +3561,78 @@ func gmpi_Comm_get_parent(parent unsafe.Pointer) (rc int32) {
 	}()
 	bgEnter()
 	return MPI_Comm_get_parent((*int32)(parent))
+}
+
+//export gmpi_Comm_spawn
+func gmpi_Comm_spawn(command unsafe.Pointer, argv unsafe.Pointer, maxprocs int32, info int32, root int32, comm int32, intercomm unsafe.Pointer, array_of_errcodes unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_spawn", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_Comm_spawn", []uarg{{kind: uInfo, name: "info", v: int64(info)}, {kind: uRoot, name: "root", v: int64(root)}, {kind: uComm, name: "comm", v: int64(comm)}})
+}
+
+//export gmpi_Comm_spawn_multiple
+func gmpi_Comm_spawn_multiple(count int32, array_of_commands unsafe.Pointer, array_of_argv unsafe.Pointer, array_of_maxprocs unsafe.Pointer, array_of_info unsafe.Pointer, root int32, comm int32, intercomm unsafe.Pointer, array_of_errcodes unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_spawn_multiple", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_Comm_spawn_multiple", []uarg{{kind: uCount, name: "count", v: int64(count)}, {kind: uRoot, name: "root", v: int64(root)}, {kind: uComm, name: "comm", v: int64(comm)}})
+}
+
+//export gmpi_Lookup_name
+func gmpi_Lookup_name(service_name unsafe.Pointer, info int32, port_name unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Lookup_name", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_Lookup_name", []uarg{{kind: uInfo, name: "info", v: int64(info)}})
+}
+
+//export gmpi_Open_port
+func gmpi_Open_port(info int32, port_name unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Open_port", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_Open_port", []uarg{{kind: uInfo, name: "info", v: int64(info)}})
+}
+
+//export gmpi_Publish_name
+func gmpi_Publish_name(service_name unsafe.Pointer, info int32, port_name unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Publish_name", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_Publish_name", []uarg{{kind: uInfo, name: "info", v: int64(info)}})
+}
+
+//export gmpi_Unpublish_name
+func gmpi_Unpublish_name(service_name unsafe.Pointer, info int32, port_name unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Unpublish_name", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_Unpublish_name", []uarg{{kind: uInfo, name: "info", v: int64(info)}})
 }
 
 //export gmpi_Wtick
@@ -5121,4 +5277,1000 @@ func gmpi_Ssend_init_c(buf unsafe.Pointer, count int64, datatype int32, dest int
 	}()
 	bgEnter()
 	return MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, (*int32)(request))
+}
+
+//export gmpi_File_open
+func gmpi_File_open(comm int32, filename unsafe.Pointer, amode int32, info int32, fh unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_open", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_open", []uarg{{kind: uComm, name: "comm", v: int64(comm)}, {kind: uInfo, name: "info", v: int64(info)}})
+}
+
+//export gmpi_File_delete
+func gmpi_File_delete(filename unsafe.Pointer, info int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_delete", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_delete", []uarg{{kind: uInfo, name: "info", v: int64(info)}})
+}
+
+//export gmpi_File_set_size
+func gmpi_File_set_size(fh unsafe.Pointer, size int64) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_set_size", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_set_size", []uarg{{kind: uFile, name: "fh", p: fh}})
+}
+
+//export gmpi_File_preallocate
+func gmpi_File_preallocate(fh unsafe.Pointer, size int64) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_preallocate", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_preallocate", []uarg{{kind: uFile, name: "fh", p: fh}})
+}
+
+//export gmpi_File_get_size
+func gmpi_File_get_size(fh unsafe.Pointer, size unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_get_size", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_get_size", []uarg{{kind: uFile, name: "fh", p: fh}})
+}
+
+//export gmpi_File_get_group
+func gmpi_File_get_group(fh unsafe.Pointer, group unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_get_group", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_get_group", []uarg{{kind: uFile, name: "fh", p: fh}})
+}
+
+//export gmpi_File_get_amode
+func gmpi_File_get_amode(fh unsafe.Pointer, amode unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_get_amode", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_get_amode", []uarg{{kind: uFile, name: "fh", p: fh}})
+}
+
+//export gmpi_File_set_info
+func gmpi_File_set_info(fh unsafe.Pointer, info int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_set_info", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_set_info", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uInfo, name: "info", v: int64(info)}})
+}
+
+//export gmpi_File_get_info
+func gmpi_File_get_info(fh unsafe.Pointer, info_used unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_get_info", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_get_info", []uarg{{kind: uFile, name: "fh", p: fh}})
+}
+
+//export gmpi_File_set_view
+func gmpi_File_set_view(fh unsafe.Pointer, disp int64, etype int32, filetype int32, datarep unsafe.Pointer, info int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_set_view", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_set_view", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uType, name: "etype", v: int64(etype)}, {kind: uType, name: "filetype", v: int64(filetype)}, {kind: uInfo, name: "info", v: int64(info)}})
+}
+
+//export gmpi_File_get_view
+func gmpi_File_get_view(fh unsafe.Pointer, disp unsafe.Pointer, etype unsafe.Pointer, filetype unsafe.Pointer, datarep unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_get_view", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_get_view", []uarg{{kind: uFile, name: "fh", p: fh}})
+}
+
+//export gmpi_File_read_at
+func gmpi_File_read_at(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int32, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_at", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_at", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_at_all
+func gmpi_File_read_at_all(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int32, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_at_all", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_at_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_at
+func gmpi_File_write_at(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int32, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_at", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_at", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_at_all
+func gmpi_File_write_at_all(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int32, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_at_all", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_at_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iread_at
+func gmpi_File_iread_at(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int32, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iread_at", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iread_at", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iwrite_at
+func gmpi_File_iwrite_at(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int32, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iwrite_at", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iwrite_at", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read
+func gmpi_File_read(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_all
+func gmpi_File_read_all(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_all", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write
+func gmpi_File_write(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_all
+func gmpi_File_write_all(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_all", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iread
+func gmpi_File_iread(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iread", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iread", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iwrite
+func gmpi_File_iwrite(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iwrite", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iwrite", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_seek
+func gmpi_File_seek(fh unsafe.Pointer, offset int64, whence int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_seek", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_seek", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}})
+}
+
+//export gmpi_File_get_position
+func gmpi_File_get_position(fh unsafe.Pointer, offset unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_get_position", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_get_position", []uarg{{kind: uFile, name: "fh", p: fh}})
+}
+
+//export gmpi_File_get_byte_offset
+func gmpi_File_get_byte_offset(fh unsafe.Pointer, offset int64, disp unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_get_byte_offset", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_get_byte_offset", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}})
+}
+
+//export gmpi_File_read_shared
+func gmpi_File_read_shared(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_shared", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_shared", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_shared
+func gmpi_File_write_shared(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_shared", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_shared", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iread_shared
+func gmpi_File_iread_shared(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iread_shared", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iread_shared", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iwrite_shared
+func gmpi_File_iwrite_shared(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iwrite_shared", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iwrite_shared", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_ordered
+func gmpi_File_read_ordered(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_ordered", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_ordered", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_ordered
+func gmpi_File_write_ordered(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_ordered", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_ordered", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_seek_shared
+func gmpi_File_seek_shared(fh unsafe.Pointer, offset int64, whence int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_seek_shared", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_seek_shared", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}})
+}
+
+//export gmpi_File_get_position_shared
+func gmpi_File_get_position_shared(fh unsafe.Pointer, offset unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_get_position_shared", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_get_position_shared", []uarg{{kind: uFile, name: "fh", p: fh}})
+}
+
+//export gmpi_File_read_at_all_begin
+func gmpi_File_read_at_all_begin(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int32, datatype int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_at_all_begin", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_at_all_begin", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_at_all_end
+func gmpi_File_read_at_all_end(fh unsafe.Pointer, buf unsafe.Pointer, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_at_all_end", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_at_all_end", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}})
+}
+
+//export gmpi_File_write_at_all_begin
+func gmpi_File_write_at_all_begin(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int32, datatype int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_at_all_begin", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_at_all_begin", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_at_all_end
+func gmpi_File_write_at_all_end(fh unsafe.Pointer, buf unsafe.Pointer, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_at_all_end", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_at_all_end", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}})
+}
+
+//export gmpi_File_read_all_begin
+func gmpi_File_read_all_begin(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_all_begin", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_all_begin", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_all_end
+func gmpi_File_read_all_end(fh unsafe.Pointer, buf unsafe.Pointer, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_all_end", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_all_end", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}})
+}
+
+//export gmpi_File_write_all_begin
+func gmpi_File_write_all_begin(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_all_begin", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_all_begin", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_all_end
+func gmpi_File_write_all_end(fh unsafe.Pointer, buf unsafe.Pointer, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_all_end", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_all_end", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}})
+}
+
+//export gmpi_File_read_ordered_begin
+func gmpi_File_read_ordered_begin(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_ordered_begin", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_ordered_begin", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_ordered_end
+func gmpi_File_read_ordered_end(fh unsafe.Pointer, buf unsafe.Pointer, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_ordered_end", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_ordered_end", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}})
+}
+
+//export gmpi_File_write_ordered_begin
+func gmpi_File_write_ordered_begin(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_ordered_begin", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_ordered_begin", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_ordered_end
+func gmpi_File_write_ordered_end(fh unsafe.Pointer, buf unsafe.Pointer, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_ordered_end", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_ordered_end", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}})
+}
+
+//export gmpi_File_get_type_extent
+func gmpi_File_get_type_extent(fh unsafe.Pointer, datatype int32, extent unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_get_type_extent", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_get_type_extent", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_set_atomicity
+func gmpi_File_set_atomicity(fh unsafe.Pointer, flag int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_set_atomicity", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_set_atomicity", []uarg{{kind: uFile, name: "fh", p: fh}})
+}
+
+//export gmpi_File_get_atomicity
+func gmpi_File_get_atomicity(fh unsafe.Pointer, flag unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_get_atomicity", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_get_atomicity", []uarg{{kind: uFile, name: "fh", p: fh}})
+}
+
+//export gmpi_File_sync
+func gmpi_File_sync(fh unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_sync", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_sync", []uarg{{kind: uFile, name: "fh", p: fh}})
+}
+
+//export gmpi_File_iread_at_all
+func gmpi_File_iread_at_all(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int32, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iread_at_all", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iread_at_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iwrite_at_all
+func gmpi_File_iwrite_at_all(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int32, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iwrite_at_all", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iwrite_at_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iread_all
+func gmpi_File_iread_all(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iread_all", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iread_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iwrite_all
+func gmpi_File_iwrite_all(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iwrite_all", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iwrite_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_c
+func gmpi_File_read_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_all_c
+func gmpi_File_read_all_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_all_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_all_begin_c
+func gmpi_File_read_all_begin_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_all_begin_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_all_begin_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_at_c
+func gmpi_File_read_at_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int64, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_at_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_at_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_at_all_c
+func gmpi_File_read_at_all_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int64, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_at_all_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_at_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_at_all_begin_c
+func gmpi_File_read_at_all_begin_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int64, datatype int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_at_all_begin_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_at_all_begin_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_ordered_c
+func gmpi_File_read_ordered_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_ordered_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_ordered_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_ordered_begin_c
+func gmpi_File_read_ordered_begin_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_ordered_begin_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_ordered_begin_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_read_shared_c
+func gmpi_File_read_shared_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_read_shared_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_read_shared_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_c
+func gmpi_File_write_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_all_c
+func gmpi_File_write_all_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_all_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_all_begin_c
+func gmpi_File_write_all_begin_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_all_begin_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_all_begin_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_at_c
+func gmpi_File_write_at_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int64, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_at_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_at_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_at_all_c
+func gmpi_File_write_at_all_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int64, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_at_all_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_at_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_at_all_begin_c
+func gmpi_File_write_at_all_begin_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int64, datatype int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_at_all_begin_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_at_all_begin_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_ordered_c
+func gmpi_File_write_ordered_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_ordered_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_ordered_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_ordered_begin_c
+func gmpi_File_write_ordered_begin_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_ordered_begin_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_ordered_begin_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_write_shared_c
+func gmpi_File_write_shared_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32, status unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_write_shared_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_write_shared_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iread_c
+func gmpi_File_iread_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iread_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iread_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iread_all_c
+func gmpi_File_iread_all_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iread_all_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iread_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iread_at_c
+func gmpi_File_iread_at_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int64, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iread_at_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iread_at_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iread_at_all_c
+func gmpi_File_iread_at_all_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int64, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iread_at_all_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iread_at_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iread_shared_c
+func gmpi_File_iread_shared_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iread_shared_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iread_shared_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iwrite_c
+func gmpi_File_iwrite_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iwrite_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iwrite_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iwrite_all_c
+func gmpi_File_iwrite_all_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iwrite_all_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iwrite_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iwrite_at_c
+func gmpi_File_iwrite_at_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int64, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iwrite_at_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iwrite_at_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iwrite_at_all_c
+func gmpi_File_iwrite_at_all_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, count int64, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iwrite_at_all_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iwrite_at_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_iwrite_shared_c
+func gmpi_File_iwrite_shared_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datatype int32, request unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_iwrite_shared_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_iwrite_shared_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+}
+
+//export gmpi_File_get_type_extent_c
+func gmpi_File_get_type_extent_c(fh unsafe.Pointer, datatype int32, extent unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_get_type_extent_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return unsupportedArgs("MPI_File_get_type_extent_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uType, name: "datatype", v: int64(datatype)}})
 }

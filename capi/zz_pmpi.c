@@ -133,6 +133,11 @@ extern int gmpi_Comm_test_inter(int, void *);
 extern int gmpi_Intercomm_create(int, int, int, int, int, void *);
 extern int gmpi_Intercomm_create_from_groups(int, int, int, int, void *, int, int, void *);
 extern int gmpi_Intercomm_merge(int, int, void *);
+extern int gmpix_Comm_revoke(int);
+extern int gmpix_Comm_shrink(int, void *);
+extern int gmpix_Comm_failure_ack(int);
+extern int gmpix_Comm_failure_get_acked(int, void *);
+extern int gmpix_Comm_agree(int, void *);
 extern int gmpi_Get_address(void *, void *);
 extern int gmpi_Get_count(void *, int, void *);
 extern int gmpi_Get_elements(void *, int, void *);
@@ -301,8 +306,16 @@ extern int gmpi_Waitany(int, void *, void *, void *);
 extern int gmpi_Waitsome(int, void *, void *, void *, void *);
 extern int gmpi_Alloc_mem(long long, int, void *);
 extern int gmpi_Free_mem(void *);
+extern int gmpi_Comm_accept(void *, int, int, int, void *);
+extern int gmpi_Comm_connect(void *, int, int, int, void *);
 extern int gmpi_Comm_disconnect(void *);
 extern int gmpi_Comm_get_parent(void *);
+extern int gmpi_Comm_spawn(void *, void *, int, int, int, int, void *, void *);
+extern int gmpi_Comm_spawn_multiple(int, void *, void *, void *, void *, int, int, void *, void *);
+extern int gmpi_Lookup_name(void *, int, void *);
+extern int gmpi_Open_port(int, void *);
+extern int gmpi_Publish_name(void *, int, void *);
+extern int gmpi_Unpublish_name(void *, int, void *);
 extern double gmpi_Wtick(void);
 extern double gmpi_Wtime(void);
 extern int gmpi_Cart_coords(int, int, int, void *);
@@ -440,6 +453,89 @@ extern int gmpi_Sendrecv_c(void *, long long, int, int, int, void *, long long, 
 extern int gmpi_Sendrecv_replace_c(void *, long long, int, int, int, int, int, int, void *);
 extern int gmpi_Ssend_c(void *, long long, int, int, int, int);
 extern int gmpi_Ssend_init_c(void *, long long, int, int, int, int, void *);
+extern int gmpi_File_open(int, void *, int, int, void *);
+extern int gmpi_File_delete(void *, int);
+extern int gmpi_File_set_size(void *, long long);
+extern int gmpi_File_preallocate(void *, long long);
+extern int gmpi_File_get_size(void *, void *);
+extern int gmpi_File_get_group(void *, void *);
+extern int gmpi_File_get_amode(void *, void *);
+extern int gmpi_File_set_info(void *, int);
+extern int gmpi_File_get_info(void *, void *);
+extern int gmpi_File_set_view(void *, long long, int, int, void *, int);
+extern int gmpi_File_get_view(void *, void *, void *, void *, void *);
+extern int gmpi_File_read_at(void *, long long, void *, int, int, void *);
+extern int gmpi_File_read_at_all(void *, long long, void *, int, int, void *);
+extern int gmpi_File_write_at(void *, long long, void *, int, int, void *);
+extern int gmpi_File_write_at_all(void *, long long, void *, int, int, void *);
+extern int gmpi_File_iread_at(void *, long long, void *, int, int, void *);
+extern int gmpi_File_iwrite_at(void *, long long, void *, int, int, void *);
+extern int gmpi_File_read(void *, void *, int, int, void *);
+extern int gmpi_File_read_all(void *, void *, int, int, void *);
+extern int gmpi_File_write(void *, void *, int, int, void *);
+extern int gmpi_File_write_all(void *, void *, int, int, void *);
+extern int gmpi_File_iread(void *, void *, int, int, void *);
+extern int gmpi_File_iwrite(void *, void *, int, int, void *);
+extern int gmpi_File_seek(void *, long long, int);
+extern int gmpi_File_get_position(void *, void *);
+extern int gmpi_File_get_byte_offset(void *, long long, void *);
+extern int gmpi_File_read_shared(void *, void *, int, int, void *);
+extern int gmpi_File_write_shared(void *, void *, int, int, void *);
+extern int gmpi_File_iread_shared(void *, void *, int, int, void *);
+extern int gmpi_File_iwrite_shared(void *, void *, int, int, void *);
+extern int gmpi_File_read_ordered(void *, void *, int, int, void *);
+extern int gmpi_File_write_ordered(void *, void *, int, int, void *);
+extern int gmpi_File_seek_shared(void *, long long, int);
+extern int gmpi_File_get_position_shared(void *, void *);
+extern int gmpi_File_read_at_all_begin(void *, long long, void *, int, int);
+extern int gmpi_File_read_at_all_end(void *, void *, void *);
+extern int gmpi_File_write_at_all_begin(void *, long long, void *, int, int);
+extern int gmpi_File_write_at_all_end(void *, void *, void *);
+extern int gmpi_File_read_all_begin(void *, void *, int, int);
+extern int gmpi_File_read_all_end(void *, void *, void *);
+extern int gmpi_File_write_all_begin(void *, void *, int, int);
+extern int gmpi_File_write_all_end(void *, void *, void *);
+extern int gmpi_File_read_ordered_begin(void *, void *, int, int);
+extern int gmpi_File_read_ordered_end(void *, void *, void *);
+extern int gmpi_File_write_ordered_begin(void *, void *, int, int);
+extern int gmpi_File_write_ordered_end(void *, void *, void *);
+extern int gmpi_File_get_type_extent(void *, int, void *);
+extern int gmpi_File_set_atomicity(void *, int);
+extern int gmpi_File_get_atomicity(void *, void *);
+extern int gmpi_File_sync(void *);
+extern int gmpi_File_iread_at_all(void *, long long, void *, int, int, void *);
+extern int gmpi_File_iwrite_at_all(void *, long long, void *, int, int, void *);
+extern int gmpi_File_iread_all(void *, void *, int, int, void *);
+extern int gmpi_File_iwrite_all(void *, void *, int, int, void *);
+extern int gmpi_File_read_c(void *, void *, long long, int, void *);
+extern int gmpi_File_read_all_c(void *, void *, long long, int, void *);
+extern int gmpi_File_read_all_begin_c(void *, void *, long long, int);
+extern int gmpi_File_read_at_c(void *, long long, void *, long long, int, void *);
+extern int gmpi_File_read_at_all_c(void *, long long, void *, long long, int, void *);
+extern int gmpi_File_read_at_all_begin_c(void *, long long, void *, long long, int);
+extern int gmpi_File_read_ordered_c(void *, void *, long long, int, void *);
+extern int gmpi_File_read_ordered_begin_c(void *, void *, long long, int);
+extern int gmpi_File_read_shared_c(void *, void *, long long, int, void *);
+extern int gmpi_File_write_c(void *, void *, long long, int, void *);
+extern int gmpi_File_write_all_c(void *, void *, long long, int, void *);
+extern int gmpi_File_write_all_begin_c(void *, void *, long long, int);
+extern int gmpi_File_write_at_c(void *, long long, void *, long long, int, void *);
+extern int gmpi_File_write_at_all_c(void *, long long, void *, long long, int, void *);
+extern int gmpi_File_write_at_all_begin_c(void *, long long, void *, long long, int);
+extern int gmpi_File_write_ordered_c(void *, void *, long long, int, void *);
+extern int gmpi_File_write_ordered_begin_c(void *, void *, long long, int);
+extern int gmpi_File_write_shared_c(void *, void *, long long, int, void *);
+extern int gmpi_File_iread_c(void *, void *, long long, int, void *);
+extern int gmpi_File_iread_all_c(void *, void *, long long, int, void *);
+extern int gmpi_File_iread_at_c(void *, long long, void *, long long, int, void *);
+extern int gmpi_File_iread_at_all_c(void *, long long, void *, long long, int, void *);
+extern int gmpi_File_iread_shared_c(void *, void *, long long, int, void *);
+extern int gmpi_File_iwrite_c(void *, void *, long long, int, void *);
+extern int gmpi_File_iwrite_all_c(void *, void *, long long, int, void *);
+extern int gmpi_File_iwrite_at_c(void *, long long, void *, long long, int, void *);
+extern int gmpi_File_iwrite_at_all_c(void *, long long, void *, long long, int, void *);
+extern int gmpi_File_iwrite_shared_c(void *, void *, long long, int, void *);
+extern int gmpi_File_get_type_extent_c(void *, int, void *);
 extern int gmpi_express_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 extern int gmpi_express_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 extern int gmpi_express_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
@@ -1162,31 +1258,31 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 #pragma weak MPIX_Comm_revoke = PMPIX_Comm_revoke
 int PMPIX_Comm_revoke(MPI_Comm comm)
 {
-    return gmpi_unsupported("MPIX_Comm_revoke", comm);
+    return gmpix_Comm_revoke(comm);
 }
 
 #pragma weak MPIX_Comm_shrink = PMPIX_Comm_shrink
 int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    return gmpi_unsupported("MPIX_Comm_shrink", comm);
+    return gmpix_Comm_shrink(comm, (void *)newcomm);
 }
 
 #pragma weak MPIX_Comm_failure_ack = PMPIX_Comm_failure_ack
 int PMPIX_Comm_failure_ack(MPI_Comm comm)
 {
-    return gmpi_unsupported("MPIX_Comm_failure_ack", comm);
+    return gmpix_Comm_failure_ack(comm);
 }
 
 #pragma weak MPIX_Comm_failure_get_acked = PMPIX_Comm_failure_get_acked
 int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp)
 {
-    return gmpi_unsupported("MPIX_Comm_failure_get_acked", comm);
+    return gmpix_Comm_failure_get_acked(comm, (void *)failedgrp);
 }
 
 #pragma weak MPIX_Comm_agree = PMPIX_Comm_agree
 int PMPIX_Comm_agree(MPI_Comm comm, int *flag)
 {
-    return gmpi_unsupported("MPIX_Comm_agree", comm);
+    return gmpix_Comm_agree(comm, (void *)flag);
 }
 
 #pragma weak MPI_Get_address = PMPI_Get_address
@@ -2488,13 +2584,13 @@ int PMPI_Close_port(const char *port_name)
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    return gmpi_unsupported("MPI_Comm_accept", comm);
+    return gmpi_Comm_accept((void *)port_name, info, root, comm, (void *)newcomm);
 }
 
 #pragma weak MPI_Comm_connect = PMPI_Comm_connect
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    return gmpi_unsupported("MPI_Comm_connect", comm);
+    return gmpi_Comm_connect((void *)port_name, info, root, comm, (void *)newcomm);
 }
 
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
@@ -2518,37 +2614,37 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    return gmpi_unsupported("MPI_Comm_spawn", comm);
+    return gmpi_Comm_spawn((void *)command, (void *)argv, maxprocs, info, root, comm, (void *)intercomm, (void *)array_of_errcodes);
 }
 
 #pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    return gmpi_unsupported("MPI_Comm_spawn_multiple", comm);
+    return gmpi_Comm_spawn_multiple(count, (void *)array_of_commands, (void *)array_of_argv, (void *)array_of_maxprocs, (void *)array_of_info, root, comm, (void *)intercomm, (void *)array_of_errcodes);
 }
 
 #pragma weak MPI_Lookup_name = PMPI_Lookup_name
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
-    return gmpi_unsupported("MPI_Lookup_name", 0x44000000);
+    return gmpi_Lookup_name((void *)service_name, info, (void *)port_name);
 }
 
 #pragma weak MPI_Open_port = PMPI_Open_port
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
-    return gmpi_unsupported("MPI_Open_port", 0x44000000);
+    return gmpi_Open_port(info, (void *)port_name);
 }
 
 #pragma weak MPI_Publish_name = PMPI_Publish_name
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
-    return gmpi_unsupported("MPI_Publish_name", 0x44000000);
+    return gmpi_Publish_name((void *)service_name, info, (void *)port_name);
 }
 
 #pragma weak MPI_Unpublish_name = PMPI_Unpublish_name
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
-    return gmpi_unsupported("MPI_Unpublish_name", 0x44000000);
+    return gmpi_Unpublish_name((void *)service_name, info, (void *)port_name);
 }
 
 #pragma weak MPI_Wtick = PMPI_Wtick
@@ -3754,7 +3850,7 @@ int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *dis
 #pragma weak MPI_File_open = PMPI_File_open
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
-    return gmpi_unsupported("MPI_File_open", comm);
+    return gmpi_File_open(comm, (void *)filename, amode, info, (void *)fh);
 }
 
 #pragma weak MPI_File_close = PMPI_File_close
@@ -3766,277 +3862,277 @@ int PMPI_File_close(MPI_File *fh)
 #pragma weak MPI_File_delete = PMPI_File_delete
 int PMPI_File_delete(const char *filename, MPI_Info info)
 {
-    return gmpi_unsupported("MPI_File_delete", 0x44000000);
+    return gmpi_File_delete((void *)filename, info);
 }
 
 #pragma weak MPI_File_set_size = PMPI_File_set_size
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
-    return gmpi_unsupported("MPI_File_set_size", 0x44000000);
+    return gmpi_File_set_size((void *)fh, size);
 }
 
 #pragma weak MPI_File_preallocate = PMPI_File_preallocate
 int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
-    return gmpi_unsupported("MPI_File_preallocate", 0x44000000);
+    return gmpi_File_preallocate((void *)fh, size);
 }
 
 #pragma weak MPI_File_get_size = PMPI_File_get_size
 int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
-    return gmpi_unsupported("MPI_File_get_size", 0x44000000);
+    return gmpi_File_get_size((void *)fh, (void *)size);
 }
 
 #pragma weak MPI_File_get_group = PMPI_File_get_group
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
-    return gmpi_unsupported("MPI_File_get_group", 0x44000000);
+    return gmpi_File_get_group((void *)fh, (void *)group);
 }
 
 #pragma weak MPI_File_get_amode = PMPI_File_get_amode
 int PMPI_File_get_amode(MPI_File fh, int *amode)
 {
-    return gmpi_unsupported("MPI_File_get_amode", 0x44000000);
+    return gmpi_File_get_amode((void *)fh, (void *)amode);
 }
 
 #pragma weak MPI_File_set_info = PMPI_File_set_info
 int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
-    return gmpi_unsupported("MPI_File_set_info", 0x44000000);
+    return gmpi_File_set_info((void *)fh, info);
 }
 
 #pragma weak MPI_File_get_info = PMPI_File_get_info
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
-    return gmpi_unsupported("MPI_File_get_info", 0x44000000);
+    return gmpi_File_get_info((void *)fh, (void *)info_used);
 }
 
 #pragma weak MPI_File_set_view = PMPI_File_set_view
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
-    return gmpi_unsupported("MPI_File_set_view", 0x44000000);
+    return gmpi_File_set_view((void *)fh, disp, etype, filetype, (void *)datarep, info);
 }
 
 #pragma weak MPI_File_get_view = PMPI_File_get_view
 int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
-    return gmpi_unsupported("MPI_File_get_view", 0x44000000);
+    return gmpi_File_get_view((void *)fh, (void *)disp, (void *)etype, (void *)filetype, (void *)datarep);
 }
 
 #pragma weak MPI_File_read_at = PMPI_File_read_at
 int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read_at", 0x44000000);
+    return gmpi_File_read_at((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_read_at_all = PMPI_File_read_at_all
 int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read_at_all", 0x44000000);
+    return gmpi_File_read_at_all((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_write_at = PMPI_File_write_at
 int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write_at", 0x44000000);
+    return gmpi_File_write_at((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_write_at_all = PMPI_File_write_at_all
 int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write_at_all", 0x44000000);
+    return gmpi_File_write_at_all((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_iread_at = PMPI_File_iread_at
 int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iread_at", 0x44000000);
+    return gmpi_File_iread_at((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iwrite_at = PMPI_File_iwrite_at
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iwrite_at", 0x44000000);
+    return gmpi_File_iwrite_at((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_read = PMPI_File_read
 int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read", 0x44000000);
+    return gmpi_File_read((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_read_all = PMPI_File_read_all
 int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read_all", 0x44000000);
+    return gmpi_File_read_all((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_write = PMPI_File_write
 int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write", 0x44000000);
+    return gmpi_File_write((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_write_all = PMPI_File_write_all
 int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write_all", 0x44000000);
+    return gmpi_File_write_all((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_iread = PMPI_File_iread
 int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iread", 0x44000000);
+    return gmpi_File_iread((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iwrite = PMPI_File_iwrite
 int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iwrite", 0x44000000);
+    return gmpi_File_iwrite((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_seek = PMPI_File_seek
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
-    return gmpi_unsupported("MPI_File_seek", 0x44000000);
+    return gmpi_File_seek((void *)fh, offset, whence);
 }
 
 #pragma weak MPI_File_get_position = PMPI_File_get_position
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
-    return gmpi_unsupported("MPI_File_get_position", 0x44000000);
+    return gmpi_File_get_position((void *)fh, (void *)offset);
 }
 
 #pragma weak MPI_File_get_byte_offset = PMPI_File_get_byte_offset
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
-    return gmpi_unsupported("MPI_File_get_byte_offset", 0x44000000);
+    return gmpi_File_get_byte_offset((void *)fh, offset, (void *)disp);
 }
 
 #pragma weak MPI_File_read_shared = PMPI_File_read_shared
 int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read_shared", 0x44000000);
+    return gmpi_File_read_shared((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_write_shared = PMPI_File_write_shared
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write_shared", 0x44000000);
+    return gmpi_File_write_shared((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_iread_shared = PMPI_File_iread_shared
 int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iread_shared", 0x44000000);
+    return gmpi_File_iread_shared((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iwrite_shared = PMPI_File_iwrite_shared
 int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iwrite_shared", 0x44000000);
+    return gmpi_File_iwrite_shared((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_read_ordered = PMPI_File_read_ordered
 int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read_ordered", 0x44000000);
+    return gmpi_File_read_ordered((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_write_ordered = PMPI_File_write_ordered
 int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write_ordered", 0x44000000);
+    return gmpi_File_write_ordered((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_seek_shared = PMPI_File_seek_shared
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
-    return gmpi_unsupported("MPI_File_seek_shared", 0x44000000);
+    return gmpi_File_seek_shared((void *)fh, offset, whence);
 }
 
 #pragma weak MPI_File_get_position_shared = PMPI_File_get_position_shared
 int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
-    return gmpi_unsupported("MPI_File_get_position_shared", 0x44000000);
+    return gmpi_File_get_position_shared((void *)fh, (void *)offset);
 }
 
 #pragma weak MPI_File_read_at_all_begin = PMPI_File_read_at_all_begin
 int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
-    return gmpi_unsupported("MPI_File_read_at_all_begin", 0x44000000);
+    return gmpi_File_read_at_all_begin((void *)fh, offset, (void *)buf, count, datatype);
 }
 
 #pragma weak MPI_File_read_at_all_end = PMPI_File_read_at_all_end
 int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read_at_all_end", 0x44000000);
+    return gmpi_File_read_at_all_end((void *)fh, (void *)buf, (void *)status);
 }
 
 #pragma weak MPI_File_write_at_all_begin = PMPI_File_write_at_all_begin
 int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
-    return gmpi_unsupported("MPI_File_write_at_all_begin", 0x44000000);
+    return gmpi_File_write_at_all_begin((void *)fh, offset, (void *)buf, count, datatype);
 }
 
 #pragma weak MPI_File_write_at_all_end = PMPI_File_write_at_all_end
 int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write_at_all_end", 0x44000000);
+    return gmpi_File_write_at_all_end((void *)fh, (void *)buf, (void *)status);
 }
 
 #pragma weak MPI_File_read_all_begin = PMPI_File_read_all_begin
 int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
-    return gmpi_unsupported("MPI_File_read_all_begin", 0x44000000);
+    return gmpi_File_read_all_begin((void *)fh, (void *)buf, count, datatype);
 }
 
 #pragma weak MPI_File_read_all_end = PMPI_File_read_all_end
 int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read_all_end", 0x44000000);
+    return gmpi_File_read_all_end((void *)fh, (void *)buf, (void *)status);
 }
 
 #pragma weak MPI_File_write_all_begin = PMPI_File_write_all_begin
 int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
-    return gmpi_unsupported("MPI_File_write_all_begin", 0x44000000);
+    return gmpi_File_write_all_begin((void *)fh, (void *)buf, count, datatype);
 }
 
 #pragma weak MPI_File_write_all_end = PMPI_File_write_all_end
 int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write_all_end", 0x44000000);
+    return gmpi_File_write_all_end((void *)fh, (void *)buf, (void *)status);
 }
 
 #pragma weak MPI_File_read_ordered_begin = PMPI_File_read_ordered_begin
 int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
-    return gmpi_unsupported("MPI_File_read_ordered_begin", 0x44000000);
+    return gmpi_File_read_ordered_begin((void *)fh, (void *)buf, count, datatype);
 }
 
 #pragma weak MPI_File_read_ordered_end = PMPI_File_read_ordered_end
 int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read_ordered_end", 0x44000000);
+    return gmpi_File_read_ordered_end((void *)fh, (void *)buf, (void *)status);
 }
 
 #pragma weak MPI_File_write_ordered_begin = PMPI_File_write_ordered_begin
 int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
-    return gmpi_unsupported("MPI_File_write_ordered_begin", 0x44000000);
+    return gmpi_File_write_ordered_begin((void *)fh, (void *)buf, count, datatype);
 }
 
 #pragma weak MPI_File_write_ordered_end = PMPI_File_write_ordered_end
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write_ordered_end", 0x44000000);
+    return gmpi_File_write_ordered_end((void *)fh, (void *)buf, (void *)status);
 }
 
 #pragma weak MPI_File_get_type_extent = PMPI_File_get_type_extent
 int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
-    return gmpi_unsupported("MPI_File_get_type_extent", 0x44000000);
+    return gmpi_File_get_type_extent((void *)fh, datatype, (void *)extent);
 }
 
 #pragma weak MPI_Register_datarep = PMPI_Register_datarep
@@ -4048,217 +4144,217 @@ int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *
 #pragma weak MPI_File_set_atomicity = PMPI_File_set_atomicity
 int PMPI_File_set_atomicity(MPI_File fh, int flag)
 {
-    return gmpi_unsupported("MPI_File_set_atomicity", 0x44000000);
+    return gmpi_File_set_atomicity((void *)fh, flag);
 }
 
 #pragma weak MPI_File_get_atomicity = PMPI_File_get_atomicity
 int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 {
-    return gmpi_unsupported("MPI_File_get_atomicity", 0x44000000);
+    return gmpi_File_get_atomicity((void *)fh, (void *)flag);
 }
 
 #pragma weak MPI_File_sync = PMPI_File_sync
 int PMPI_File_sync(MPI_File fh)
 {
-    return gmpi_unsupported("MPI_File_sync", 0x44000000);
+    return gmpi_File_sync((void *)fh);
 }
 
 #pragma weak MPI_File_iread_at_all = PMPI_File_iread_at_all
 int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iread_at_all", 0x44000000);
+    return gmpi_File_iread_at_all((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iwrite_at_all = PMPI_File_iwrite_at_all
 int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iwrite_at_all", 0x44000000);
+    return gmpi_File_iwrite_at_all((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iread_all = PMPI_File_iread_all
 int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iread_all", 0x44000000);
+    return gmpi_File_iread_all((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iwrite_all = PMPI_File_iwrite_all
 int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iwrite_all", 0x44000000);
+    return gmpi_File_iwrite_all((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_read_c = PMPI_File_read_c
 int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read_c", 0x44000000);
+    return gmpi_File_read_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_read_all_c = PMPI_File_read_all_c
 int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read_all_c", 0x44000000);
+    return gmpi_File_read_all_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_read_all_begin_c = PMPI_File_read_all_begin_c
 int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return gmpi_unsupported("MPI_File_read_all_begin_c", 0x44000000);
+    return gmpi_File_read_all_begin_c((void *)fh, (void *)buf, count, datatype);
 }
 
 #pragma weak MPI_File_read_at_c = PMPI_File_read_at_c
 int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read_at_c", 0x44000000);
+    return gmpi_File_read_at_c((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_read_at_all_c = PMPI_File_read_at_all_c
 int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read_at_all_c", 0x44000000);
+    return gmpi_File_read_at_all_c((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_read_at_all_begin_c = PMPI_File_read_at_all_begin_c
 int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return gmpi_unsupported("MPI_File_read_at_all_begin_c", 0x44000000);
+    return gmpi_File_read_at_all_begin_c((void *)fh, offset, (void *)buf, count, datatype);
 }
 
 #pragma weak MPI_File_read_ordered_c = PMPI_File_read_ordered_c
 int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read_ordered_c", 0x44000000);
+    return gmpi_File_read_ordered_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_read_ordered_begin_c = PMPI_File_read_ordered_begin_c
 int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return gmpi_unsupported("MPI_File_read_ordered_begin_c", 0x44000000);
+    return gmpi_File_read_ordered_begin_c((void *)fh, (void *)buf, count, datatype);
 }
 
 #pragma weak MPI_File_read_shared_c = PMPI_File_read_shared_c
 int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_read_shared_c", 0x44000000);
+    return gmpi_File_read_shared_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_write_c = PMPI_File_write_c
 int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write_c", 0x44000000);
+    return gmpi_File_write_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_write_all_c = PMPI_File_write_all_c
 int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write_all_c", 0x44000000);
+    return gmpi_File_write_all_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_write_all_begin_c = PMPI_File_write_all_begin_c
 int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return gmpi_unsupported("MPI_File_write_all_begin_c", 0x44000000);
+    return gmpi_File_write_all_begin_c((void *)fh, (void *)buf, count, datatype);
 }
 
 #pragma weak MPI_File_write_at_c = PMPI_File_write_at_c
 int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write_at_c", 0x44000000);
+    return gmpi_File_write_at_c((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_write_at_all_c = PMPI_File_write_at_all_c
 int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write_at_all_c", 0x44000000);
+    return gmpi_File_write_at_all_c((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_write_at_all_begin_c = PMPI_File_write_at_all_begin_c
 int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return gmpi_unsupported("MPI_File_write_at_all_begin_c", 0x44000000);
+    return gmpi_File_write_at_all_begin_c((void *)fh, offset, (void *)buf, count, datatype);
 }
 
 #pragma weak MPI_File_write_ordered_c = PMPI_File_write_ordered_c
 int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write_ordered_c", 0x44000000);
+    return gmpi_File_write_ordered_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_write_ordered_begin_c = PMPI_File_write_ordered_begin_c
 int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return gmpi_unsupported("MPI_File_write_ordered_begin_c", 0x44000000);
+    return gmpi_File_write_ordered_begin_c((void *)fh, (void *)buf, count, datatype);
 }
 
 #pragma weak MPI_File_write_shared_c = PMPI_File_write_shared_c
 int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return gmpi_unsupported("MPI_File_write_shared_c", 0x44000000);
+    return gmpi_File_write_shared_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #pragma weak MPI_File_iread_c = PMPI_File_iread_c
 int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iread_c", 0x44000000);
+    return gmpi_File_iread_c((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iread_all_c = PMPI_File_iread_all_c
 int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iread_all_c", 0x44000000);
+    return gmpi_File_iread_all_c((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iread_at_c = PMPI_File_iread_at_c
 int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iread_at_c", 0x44000000);
+    return gmpi_File_iread_at_c((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iread_at_all_c = PMPI_File_iread_at_all_c
 int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iread_at_all_c", 0x44000000);
+    return gmpi_File_iread_at_all_c((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iread_shared_c = PMPI_File_iread_shared_c
 int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iread_shared_c", 0x44000000);
+    return gmpi_File_iread_shared_c((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iwrite_c = PMPI_File_iwrite_c
 int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iwrite_c", 0x44000000);
+    return gmpi_File_iwrite_c((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iwrite_all_c = PMPI_File_iwrite_all_c
 int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iwrite_all_c", 0x44000000);
+    return gmpi_File_iwrite_all_c((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iwrite_at_c = PMPI_File_iwrite_at_c
 int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iwrite_at_c", 0x44000000);
+    return gmpi_File_iwrite_at_c((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iwrite_at_all_c = PMPI_File_iwrite_at_all_c
 int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iwrite_at_all_c", 0x44000000);
+    return gmpi_File_iwrite_at_all_c((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_iwrite_shared_c = PMPI_File_iwrite_shared_c
 int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return gmpi_unsupported("MPI_File_iwrite_shared_c", 0x44000000);
+    return gmpi_File_iwrite_shared_c((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #pragma weak MPI_File_get_type_extent_c = PMPI_File_get_type_extent_c
 int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
 {
-    return gmpi_unsupported("MPI_File_get_type_extent_c", 0x44000000);
+    return gmpi_File_get_type_extent_c((void *)fh, datatype, (void *)extent);
 }
 
 #pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c

@@ -439,7 +439,9 @@ func (c *Comm) Idup(info *Info, finish func(*Comm, error)) (*Request, error) {
 	r := &Request{w: w, comm: c}
 	r.Status = Status{Source: AnySource, Tag: AnyTag}
 	prev, mine := c.ticket()
+	w.creating.Add(1)
 	go func() {
+		defer w.doneCreating()
 		var nc *Comm
 		var err error
 		func() {
@@ -727,23 +729,67 @@ func CompareComms(a, b *Comm) int {
 // Free is MPI_Comm_free: the attributes' delete callbacks run (newest
 // first; a failing one stops the free and its error is returned), then
 // the handle and the context ids are released.
+//
+// An MPI_Comm_idup still running on c in the background keeps using c's
+// context: freeing c is legal then (the idup completes), so the handle
+// goes at once and the rest of c is released when the creations started
+// on it are done.
 func (c *Comm) Free() error {
-	if c == c.w.commWorld || c == c.w.commSelf {
+	w := c.w
+	if c == w.commWorld || c == w.commSelf {
 		return Errorf(ErrComm, "", "invalid communicator argument comm: %s cannot be freed", c.name)
 	}
 	if err := c.Attrs.DeleteAll(c.handle); err != nil {
 		return err
 	}
-	c.w.destroy(c)
+	c.mu.Lock()
+	tail := c.createTail
+	c.mu.Unlock()
+	if tail != nil {
+		select {
+		case <-tail:
+		default:
+			w.comms.Remove(c.handle)
+			w.creating.Add(1)
+			go func() {
+				defer w.doneCreating()
+				<-tail
+				w.release(c)
+			}()
+			return nil
+		}
+	}
+	w.destroy(c)
 	return nil
+}
+
+// doneCreating ends one of the background jobs WaitCreations waits for.
+func (w *World) doneCreating() {
+	w.creating.Add(-1)
+	w.waker.Ring()
+}
+
+// WaitCreations makes progress until no communicator creation runs in the
+// background and no release waits for one (MPI_Finalize completes pending
+// MPI_Comm_idup operations first, as MPICH does).
+func (w *World) WaitCreations() {
+	w.waitUntil(func() bool { return w.creating.Load() == 0 })
 }
 
 // destroy releases c's handle, hooks and context pair.
 func (w *World) destroy(c *Comm) {
+	if w.release(c) {
+		w.comms.Remove(c.handle)
+	}
+}
+
+// release releases c's hooks, matching queues and context pair (not its
+// handle); it reports whether it did (false: c was released before).
+func (w *World) release(c *Comm) bool {
 	c.mu.Lock()
 	if c.freed {
 		c.mu.Unlock()
-		return
+		return false
 	}
 	c.freed = true
 	hooks := c.onFree
@@ -752,7 +798,6 @@ func (w *World) destroy(c *Comm) {
 	for _, f := range hooks {
 		f()
 	}
-	w.comms.Remove(c.handle)
 	// Drop the matching queues of the two contexts when they are empty,
 	// so that a reused id starts clean.
 	m := &w.match
@@ -764,6 +809,7 @@ func (w *World) destroy(c *Comm) {
 	if c.local != nil {
 		w.destroy(c.local)
 	}
+	return true
 }
 
 // CommCount is the number of live communicator handles besides

@@ -5,16 +5,21 @@ package mpirt
 // for its receiver (rendezvous, synchronous), then synchronizes with the
 // other processes of c (which do the same, so their sends to us were
 // issued and, being ordered per pair, arrive before the barrier's) and
-// frees c as MPI_Comm_free does. Like MPI_Comm_free it refuses
-// MPI_COMM_WORLD and MPI_COMM_SELF.
+// frees c as MPI_Comm_free does.
+//
+// MPI_COMM_WORLD and MPI_COMM_SELF are accepted as MPICH 4.0 accepts them
+// (the caller's handle becomes MPI_COMM_NULL): the waiting and the
+// synchronization happen, but the predefined communicator itself stays
+// usable (MPICH releases it and then fails in MPI_Finalize; keeping it is
+// what a program that disconnects everything before finalizing needs).
 func (c *Comm) Disconnect() error {
 	w := c.w
-	if c == w.commWorld || c == w.commSelf {
-		return Errorf(ErrComm, "", "invalid communicator argument comm: %s cannot be disconnected", c.name)
-	}
 	w.waitUntil(func() bool { return !w.hasPendingOn(c) })
 	if err := c.Coll.Barrier(c); err != nil {
 		return err
+	}
+	if c == w.commWorld || c == w.commSelf {
+		return nil
 	}
 	return c.Free()
 }

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"gmpi/runtime/auth"
+	"gmpi/runtime/param"
 )
 
 // ErrNotFound is wrapped by the error Get returns when the server has no
@@ -149,12 +150,20 @@ const (
 // makes the server say them. PMI-2 identifies itself with pmirank=<PMI_ID,
 // else PMI_RANK> and pmijobid=<PMI_JOBID> (when set) in fullinit and the
 // server says rank and size.
-func FromEnv() (*Client, error) {
-	version, err := envVersion()
+func FromEnv() (*Client, error) { return Connect(nil) }
+
+// Connect is FromEnv with gmpi's tunables (GMPI_PMI, GMPI_PMI_AUTH,
+// GMPI_JOB_SECRET) taken from p; nil p reads them from the environment.
+func Connect(p *param.Values) (*Client, error) {
+	p, err := param.OrEnv(p)
 	if err != nil {
 		return nil, err
 	}
-	conn, port, err := connFromEnv()
+	version, err := envVersion(p)
+	if err != nil {
+		return nil, err
+	}
+	conn, port, err := connFromEnv(p)
 	if conn == nil || err != nil {
 		return nil, err
 	}
@@ -187,22 +196,22 @@ func FromEnv() (*Client, error) {
 }
 
 // envVersion reads GMPI_PMI.
-func envVersion() (int, error) {
-	switch v := strings.TrimSpace(os.Getenv("GMPI_PMI")); v {
-	case "", "auto":
+func envVersion(p *param.Values) (int, error) {
+	switch v := param.PMI.Get(p); v {
+	case "auto":
 		return Auto, nil
 	case "1":
 		return V1, nil
 	case "2":
 		return V2, nil
-	default:
-		return 0, fmt.Errorf("pmi: GMPI_PMI=%s: want 1, 2 or auto", v)
+	default: // param.PMI accepts nothing else
+		return 0, fmt.Errorf("pmi: GMPI_PMI=%q: want 1, 2 or auto", v)
 	}
 }
 
 // connFromEnv opens the connection PMI_FD or PMI_PORT names; port says
 // which. It returns a nil connection when neither is set.
-func connFromEnv() (conn io.ReadWriteCloser, port bool, err error) {
+func connFromEnv(p *param.Values) (conn io.ReadWriteCloser, port bool, err error) {
 	if s, ok := os.LookupEnv("PMI_FD"); ok && s != "" {
 		fd, err := strconv.Atoi(s)
 		if err != nil || fd < 0 {
@@ -223,8 +232,8 @@ func connFromEnv() (conn io.ReadWriteCloser, port bool, err error) {
 	}
 	if addr, ok := os.LookupEnv("PMI_PORT"); ok && addr != "" {
 		var secret []byte
-		if os.Getenv("GMPI_PMI_AUTH") == "1" {
-			if secret = []byte(os.Getenv("GMPI_JOB_SECRET")); len(secret) == 0 {
+		if param.PMIAuth.Get(p) {
+			if secret = []byte(param.JobSecret.Get(p)); len(secret) == 0 {
 				return nil, true, errors.New("pmi: GMPI_PMI_AUTH=1 but GMPI_JOB_SECRET is not set")
 			}
 		}

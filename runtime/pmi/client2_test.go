@@ -480,7 +480,7 @@ func TestFromEnvVersion(t *testing.T) {
 	clearPMIEnv(t)
 	t.Setenv("GMPI_PMI", "3")
 	t.Setenv("PMI_FD", "1000")
-	if _, err := pmi.FromEnv(); err == nil || !strings.Contains(err.Error(), "GMPI_PMI=3") {
+	if _, err := pmi.FromEnv(); err == nil || !strings.Contains(err.Error(), `GMPI_PMI="3"`) {
 		t.Errorf("GMPI_PMI=3: got %v, want an error naming it", err)
 	}
 }

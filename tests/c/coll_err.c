@@ -108,6 +108,53 @@ int main(int argc, char **argv)
         MPI_Comm_free(&local);
     }
 
+    /* NULL buffers with positive counts, also with derived datatypes whose
+     * displacements are small (MPI_BOTTOM with them touches the first
+     * page), and counts whose span overflows: MPI_ERR_BUFFER and
+     * MPI_ERR_COUNT, never a panic turned into MPI_ERR_INTERN. */
+    {
+        MPI_Datatype pair, huge;
+        int pos = 0;
+        char pk[64];
+        MPI_Type_contiguous(2, MPI_INT, &pair);
+        MPI_Type_commit(&pair);
+        MPI_Type_contiguous(1 << 30, MPI_INT, &huge);
+        MPI_Type_commit(&huge);
+        EXPECT_ERR(errs, MPI_Allreduce(sb, NULL, 4, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER, "MPI_Allreduce", "recvbuf");
+        EXPECT_ERR(errs, MPI_Allreduce(sb, NULL, 2, pair, MPI_SUM, comm), MPI_ERR_BUFFER, "MPI_Allreduce", "recvbuf");
+        EXPECT_ERR(errs, MPI_Bcast(NULL, 2, pair, 0, comm), MPI_ERR_BUFFER, "MPI_Bcast", "buffer");
+        EXPECT_ERR(errs, MPI_Allreduce(sb, rb, 1000, huge, MPI_SUM, comm), MPI_ERR_COUNT, "MPI_Allreduce", NULL);
+        EXPECT_ERR(errs, MPI_Allgather(sb, 1, MPI_INT, NULL, 1, MPI_INT, comm), MPI_ERR_BUFFER, "MPI_Allgather", "recvbuf");
+        EXPECT_ERR(errs, MPI_Reduce_local(sb, NULL, 2, pair, MPI_SUM), MPI_ERR_BUFFER, "MPI_Reduce_local", "inoutbuf");
+        EXPECT_ERR(errs, MPI_Reduce_local(sb, rb, 1000, huge, MPI_SUM), MPI_ERR_COUNT, "MPI_Reduce_local", NULL);
+        EXPECT_ERR(errs, MPI_Pack(NULL, 2, MPI_INT, pk, 64, &pos, comm), MPI_ERR_BUFFER, "MPI_Pack", "inbuf");
+        pos = 0;
+        EXPECT_ERR(errs, MPI_Unpack(pk, 64, &pos, NULL, 2, MPI_INT, comm), MPI_ERR_BUFFER, "MPI_Unpack", "outbuf");
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+        EXPECT_ERR(errs, MPI_Send(sb, 1000, huge, 0, 0, MPI_COMM_SELF), MPI_ERR_COUNT, "MPI_Send", NULL);
+        MPI_Datatype mid;
+        MPI_Type_contiguous(1 << 16, MPI_INT, &mid);
+        MPI_Type_commit(&mid);
+        for (i = 0; i < size; i++)
+            counts[i] = 0, displs[i] = 0;
+        counts[size - 1] = 1;
+        displs[size - 1] = 0x7fffffff;
+        EXPECT_ERR(errs, MPI_Allgatherv(sb, 1, mid, rb, counts, displs, mid, comm), MPI_ERR_ARG, "MPI_Allgatherv", "displs");
+        MPI_Type_free(&mid);
+        /* MPI_BOTTOM with absolute addresses stays valid. */
+        MPI_Aint addr;
+        MPI_Datatype abs;
+        int blk = 1, v = rank + 1;
+        MPI_Get_address(&v, &addr);
+        MPI_Type_create_hindexed(1, &blk, &addr, MPI_INT, &abs);
+        MPI_Type_commit(&abs);
+        EXPECT_OK(errs, MPI_Bcast(MPI_BOTTOM, 1, abs, 0, comm));
+        MTEST_CHECK(errs, v == 1, "bcast into MPI_BOTTOM gave %d", v);
+        MPI_Type_free(&abs);
+        MPI_Type_free(&pair);
+        MPI_Type_free(&huge);
+    }
+
     /* still usable */
     EXPECT_OK(errs, MPI_Allreduce(&one, &out, 1, MPI_INT, MPI_SUM, comm));
     if (out != size)

@@ -9,7 +9,11 @@
  *  4. a group communicator (MPI_Comm_create_group) may be created on the
  *     parent right after an idup, before it completes, and on the new
  *     communicator afterwards;
- *  5. attributes are copied and the communicator works as a duplicate.
+ *  5. attributes are copied and the communicator works as a duplicate;
+ *  6. the parent may be freed while idups on it are pending: they still
+ *     complete and work, and the parent's handle is invalid at once;
+ *  7. MPI_Finalize completes an idup that the program never waited for
+ *     (some ranks start it late).
  * Before the fix idup was a blocking dup and cases 1, 3 and 4 hung. */
 #include "mtest.h"
 #include <stdlib.h>
@@ -191,6 +195,45 @@ int main(int argc, char **argv)
         MPI_Comm_free(&base);
         MPI_Comm_free_keyval(&kcopy);
         MPI_Comm_free_keyval(&knull);
+    }
+    /* 6: free the parent right after starting idups on it; odd ranks
+     * start late (after their partner's Ssend). */
+    {
+        MPI_Comm base, d[2];
+        MPI_Request r[2];
+        MPI_Comm_dup(MPI_COMM_WORLD, &base);
+        if (rank % 2 == 1)
+            MPI_Recv(&token, 1, MPI_INT, partner, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Comm_idup(base, &d[0], &r[0]);
+        MPI_Comm_idup(base, &d[1], &r[1]);
+        MPI_Comm keep = base;
+        rc = MPI_Comm_free(&base);
+        MTEST_CHECK(errs, rc == MPI_SUCCESS && base == MPI_COMM_NULL, "free of the parent: rc %d", rc);
+        int sz = -1;
+        rc = MPI_Comm_size(keep, &sz);
+        MTEST_CHECK(errs, rc != MPI_SUCCESS, "freed parent still usable (size %d)", sz);
+        if (partner < size && rank % 2 == 0) {
+            token = 46;
+            MPI_Ssend(&token, 1, MPI_INT, partner, 6, MPI_COMM_WORLD);
+        }
+        MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        errs += check_dups(MPI_COMM_WORLD, d, 2, "freed parent");
+        MPI_Comm_free(&d[0]);
+        MPI_Comm_free(&d[1]);
+    }
+    /* 7: an idup pending into MPI_Finalize. */
+    {
+        MPI_Comm base, d;
+        MPI_Request r;
+        MPI_Comm_dup(MPI_COMM_WORLD, &base);
+        if (rank % 2 == 1)
+            MPI_Recv(&token, 1, MPI_INT, partner, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Comm_idup(base, &d, &r);
+        MPI_Request_free(&r);
+        if (partner < size && rank % 2 == 0) {
+            token = 47;
+            MPI_Ssend(&token, 1, MPI_INT, partner, 7, MPI_COMM_WORLD);
+        }
     }
     MTest_Finalize(errs);
     return MTestReturnValue(errs);

@@ -105,6 +105,7 @@ func run(dir string) error {
 		{filepath.Join(dir, "zz_exports.go"), genExports(funcs), true},
 		{filepath.Join(dir, "zz_list.go"), genList(funcs), true},
 		{filepath.Join(dir, "zz_coll.go"), collSrc, true},
+		{filepath.Join(dir, "..", "tests", "c", "badargs_calls.h"), genBadArgs(funcs), false},
 	}
 	for _, o := range outputs {
 		data := o.data
@@ -221,7 +222,7 @@ extern int gmpi_unsupported(const char *name, int comm);
 #define GMPI_EXPRESS_DECLINED (-1)
 `)
 	for _, f := range funcs {
-		if f.Impl == implGo {
+		if f.Impl == implGo || f.checkedUnsupported() {
 			var ps []string
 			for _, p := range f.Params {
 				ps = append(ps, p.kind().cType)
@@ -268,6 +269,17 @@ extern int gmpi_unsupported(const char *name, int comm);
 				fmt.Fprintf(&b, "    return (%s)%s;\n", f.Ret, call)
 			}
 		case implNone:
+			if f.checkedUnsupported() {
+				var args []string
+				for _, p := range f.Params {
+					args = append(args, "(void *)"+p.Name)
+					if k := p.kind(); k.goType != "unsafe.Pointer" && !strings.HasPrefix(k.goType, "*") {
+						args[len(args)-1] = p.Name
+					}
+				}
+				fmt.Fprintf(&b, "    return %s(%s);\n}\n", f.shimName(), strings.Join(args, ", "))
+				continue
+			}
 			comm := commWorld
 			for _, p := range f.Params {
 				if p.Type == "MPI_Comm" && p.Suffix == "" {
@@ -322,6 +334,11 @@ func genExports(funcs []*Func) []byte {
 	usesUnsafe := false
 	var body bytes.Buffer
 	for _, f := range funcs {
+		if f.checkedUnsupported() {
+			usesUnsafe = true
+			genUnsupportedShim(&body, f)
+			continue
+		}
 		if f.Impl != implGo {
 			continue
 		}
