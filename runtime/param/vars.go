@@ -92,7 +92,7 @@ var (
 	Site    = internal(String("GMPI_SITE", "", ScopeLaunch, "the rank's site for the topology attributes"))
 	Machine = internal(String("GMPI_MACHINE", "", ScopeLaunch, "the rank's machine for the topology attributes"))
 	VMPI    = internal(String("GMPI_VMPI", "", ScopeLaunch, "the rank's vendor MPI job for the topology attributes"))
-	PMI = String("GMPI_PMI", "auto", ScopeLibrary,
+	PMI     = String("GMPI_PMI", "auto", ScopeLibrary,
 		"PMI wire protocol: 1, 2, or auto (PMI-2 when Slurm's pmi2 plugin set PMI_JOBID or PMI2_SUN_PATH, else PMI-1)",
 		"auto", "1", "2")
 	PMIAuth = internal(Bool("GMPI_PMI_AUTH", false, ScopeLaunch,
