@@ -78,6 +78,9 @@ func initWorld() error {
 	jobName := "" // the shm collective component declines everything without a job id
 	if c != nil {
 		cfg.Rank, cfg.Size, cfg.AppNum, cfg.Universe = c.Rank(), c.Size(), c.AppNum(), c.UniverseSize()
+		if cfg.Log != nil {
+			cfg.Log("PMI-%d: rank %d of %d, key-value space %s", c.Version(), cfg.Rank, cfg.Size, c.KVSName())
+		}
 		vendor, err := startVendor(c, params, cfg.Rank)
 		if err != nil {
 			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "vmpi device: %v", err)

@@ -127,7 +127,7 @@ func TestKVS4(t *testing.T) {
 	host, _ := os.Hostname()
 	jobs := map[string]bool{}
 	for rank := 0; rank < 4; rank++ {
-		re := regexp.MustCompile(fmt.Sprintf(`(?m)^rank %d of 4 ok kvs=\S+ jobid=([0-9]+-[0-9a-f]{16}) host=%s local=%d/4$`, rank, regexp.QuoteMeta(host), rank))
+		re := regexp.MustCompile(fmt.Sprintf(`(?m)^rank %d of 4 ok pmi=1 kvs=\S+ jobid=([0-9]+-[0-9a-f]{16}) host=%s local=%d/4$`, rank, regexp.QuoteMeta(host), rank))
 		m := re.FindStringSubmatch(r.stdout)
 		if m == nil {
 			t.Fatalf("no line for rank %d in %q", rank, r.stdout)
@@ -383,6 +383,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-n", "1", "/nonexistent/prog"}, "not an executable"},
 		{[]string{"-n", "1", "no-such-command-xyz"}, "command not found"},
 		{[]string{"--timeout", "-3", "true"}, "bad timeout"},
+		{[]string{"--launcher", "rsh", "true"}, `unknown launcher "rsh"`},
+		{[]string{"--launcher", "hydra", "--grid", "x.toml", "true"}, "--launcher applies to -H/--hostfile"},
 	} {
 		r := mpirun(t, "", nil, tc.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
@@ -401,6 +403,25 @@ func TestUsageErrors(t *testing.T) {
 	r = mpirun(t, "", nil, "-H", "localhost:3", pmiprogBin, "kvs")
 	if r.code != 0 || strings.Count(r.stdout, " of 3 ok") != 3 {
 		t.Errorf("-H localhost:3: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestLauncherOption starts every rank through a launcher command; through
+// hydra the ranks reach mpirun over authenticated TCP PMI (PMI-1) although
+// hydra gives them its own PMI_FD.
+func TestLauncherOption(t *testing.T) {
+	t.Parallel()
+	// A template run here (PMI over the inherited socket).
+	r := mpirun(t, "", nil, "--launcher", "env {cmd}", "-n", "2", "--timeout", "60", pmiprogBin, "kvs")
+	if r.code != 0 || strings.Count(r.stdout, " of 2 ok pmi=1") != 2 {
+		t.Errorf("--launcher template: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if _, err := exec.LookPath("mpiexec.hydra"); err != nil {
+		t.Skip("mpiexec.hydra not installed")
+	}
+	r = mpirun(t, "", nil, "--launcher", "hydra", "-n", "3", "--timeout", "60", pmiprogBin, "kvs")
+	if r.code != 0 || strings.Count(r.stdout, " of 3 ok pmi=1") != 3 {
+		t.Errorf("--launcher hydra: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 }
 

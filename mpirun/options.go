@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"gmpi/mpirun/grid"
 	"os"
 	"strconv"
 	"strings"
@@ -29,6 +30,7 @@ type options struct {
 	wdir      string
 	hosts     []hostSpec // from -H/--host and --hostfile, recorded
 	grid      string     // --grid FILE
+	launcher  string     // --launcher: how -H/--hostfile hosts are started ("" default)
 	showTopo  bool       // --show-topology: print the placement, run nothing
 	emulate   bool       // --emulate: run on emulated grid hosts
 	verbose   bool
@@ -66,6 +68,11 @@ options:
                          each host's slots in turn; hosts other than this one
                          are started with ssh (GMPI_SSH names the client)
   --hostfile FILE        file of hosts, "host[:slots]" or "host slots=S" per line
+  --launcher L           start the processes of every host (this one too)
+                         with L: "ssh", "srun" (one Slurm task each), "hydra"
+                         (MPICH's mpiexec.hydra), or a template with {host}
+                         and {cmd}; they join the job over TCP PMI (default
+                         "local": fork here, ssh to other hosts)
   --grid FILE            place and start the processes as the grid file says
                          (sites, machines, hosts, launchers; see examples/)
   --show-topology        print the placement and the topology colors every
@@ -253,6 +260,15 @@ func parseArgs(args []string) (*options, error) {
 				return nil, err
 			}
 			o.hosts = append(o.hosts, hs...)
+		case "launcher":
+			v, err := value(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := grid.ParseLauncher(v); err != nil {
+				return nil, fmt.Errorf("--launcher: %w", err)
+			}
+			o.launcher = v
 		case "grid":
 			v, err := value(name, inline, has)
 			if err != nil {
@@ -299,6 +315,9 @@ func parseArgs(args []string) (*options, error) {
 		}
 	} else if len(o.apps) > 0 || cur.n != 0 || len(cur.env) > 0 {
 		return nil, errors.New("no program given after the options")
+	}
+	if o.launcher != "" && o.grid != "" {
+		return nil, errors.New("--launcher applies to -H/--hostfile hosts; with --grid, set each machine's launcher in the grid file")
 	}
 	if o.emulate && o.grid == "" {
 		return nil, errors.New("--emulate needs --grid FILE")

@@ -68,19 +68,25 @@ func (j *job) place() error {
 	if len(j.opts.apps) == 0 { // --show-topology without a program
 		j.size = max(slots, 1)
 	}
-	local := grid.Launcher{Kind: grid.Local, PMI: "fd"}
+	chosen, err := grid.ParseLauncher(j.opts.launcher) // checked by parseArgs
+	if err != nil {
+		return err
+	}
+	if chosen.Kind == grid.SSH {
+		chosen = sshLauncher(j.params)
+	}
 	j.slots = make([]slot, 0, j.size)
 	if len(j.opts.hosts) == 0 {
 		for len(j.slots) < j.size {
-			j.slots = append(j.slots, slot{host: j.host, launcher: local})
+			j.slots = append(j.slots, slot{host: j.host, launcher: chosen})
 		}
 	}
 	for len(j.slots) < j.size {
 		for _, h := range j.opts.hosts {
-			s := slot{host: h.name, launcher: local}
+			s := slot{host: h.name, launcher: chosen}
 			if isLocalHost(h.name, j.host) {
 				s.host = j.host
-			} else {
+			} else if chosen.Kind == grid.Local {
 				s.launcher = sshLauncher(j.params)
 			}
 			for k := 0; k < max(h.slots, 1) && len(j.slots) < j.size; k++ {
@@ -274,6 +280,9 @@ func orDash(s string) string {
 }
 
 func launcherName(l grid.Launcher) string {
+	if l.Name != "" {
+		return l.Name
+	}
 	switch l.Kind {
 	case grid.Template:
 		return fmt.Sprintf("%q", strings.Join(l.Command, " "))

@@ -18,8 +18,9 @@
 //
 //	  [[site.machine]]
 //	  name = "east-cluster"
-//	  launcher = "local"      # "local" (default), "ssh", or a command
-//	                          # template such as "ip netns exec {host} {cmd}"
+//	  launcher = "local"      # "local" (default), "ssh", "srun", "hydra",
+//	                          # or a command template such as
+//	                          # "ip netns exec {host} {cmd}"
 //	  procs = 1               # processes per host (default 1)
 //	  hosts = ["e1", "e2"]    # hosts with the machine's procs, or:
 //
@@ -102,6 +103,8 @@ const (
 // Launcher says how a machine's processes are started.
 type Launcher struct {
 	Kind string // Local, SSH or Template
+	// Name is a predefined template's name ("srun", "hydra"), "" otherwise.
+	Name string
 	// SSH
 	User    string
 	Port    int // 0: ssh's default
@@ -555,34 +558,67 @@ func validIfName(s string) bool {
 	return true
 }
 
-func (p *parser) launcher(mt *table) Launcher {
+// Predefined launchers: templates that start one process on {host}
+// through a cluster's own process manager, the process then joining the
+// gmpi job over TCP PMI to mpirun like an ssh-started one. The launcher
+// gives the process its own PMI environment (hydra: PMI_FD, PMI_RANK=0,
+// PMI_SIZE=1), which env(1) removes or overrides so that the process
+// talks to mpirun, not to the launcher.
+var named = map[string][]string{
+	// One task on {host}, no Slurm PMI (Slurm still sets SLURM_*); inside
+	// an allocation each rank is a job step, outside it a job of its own.
+	"srun": {"srun", "--nodes=1", "--ntasks=1", "--nodelist={host}", "--mpi=none", "--quiet",
+		"env", "-u", "PMI_FD", "-u", "PMI_JOBID", "-u", "PMI2_SUN_PATH", "GMPI_PMI=1", "{cmd}"},
+	// MPICH's hydra: one process on {host} (forked when it is this one,
+	// else through hydra's own bootstrap, ssh by default).
+	"hydra": {"mpiexec.hydra", "-n", "1", "-hosts", "{host}",
+		"env", "-u", "PMI_FD", "-u", "PMI_JOBID", "-u", "PMI2_SUN_PATH", "GMPI_PMI=1", "{cmd}"},
+}
+
+// ParseLauncher reads a launcher as a grid file's launcher key or
+// mpirun's --launcher give it: "local" (or ""), "ssh", "srun", "hydra", or
+// a command template with {cmd} (and optionally {host}).
+func ParseLauncher(v string) (Launcher, error) {
 	l := Launcher{Kind: Local, PMI: "fd"}
-	v := strings.TrimSpace(mt.str("launcher", false))
-	st := mt.sub("ssh")
+	v = strings.TrimSpace(v)
 	switch {
 	case v == "" || v == Local:
 	case v == SSH:
 		l.Kind, l.PMI, l.Program = SSH, "tcp", "ssh"
+	case named[v] != nil:
+		l.Kind, l.Name, l.PMI = Template, v, "tcp"
+		l.Command = append([]string(nil), named[v]...)
 	case strings.Contains(v, "{cmd}"):
 		l.Kind = Template
 		words, err := splitWords(v)
 		if err != nil {
-			p.errf(mt.at("launcher"), "launcher %q: %v", v, err)
+			return l, fmt.Errorf("launcher %q: %v", v, err)
 		}
 		found := false
 		for _, w := range words {
 			if w == "{cmd}" {
 				found = true
 			} else if strings.Contains(w, "{cmd}") {
-				p.errf(mt.at("launcher"), "launcher %q: {cmd} must be a word of its own", v)
+				found = false
+				break
 			}
 		}
-		if !found && err == nil {
-			p.errf(mt.at("launcher"), "launcher %q: {cmd} must be a word of its own", v)
+		if !found {
+			return l, fmt.Errorf("launcher %q: {cmd} must be a word of its own", v)
 		}
 		l.Command = words
 	default:
-		p.errf(mt.at("launcher"), "unknown launcher %q: want \"local\", \"ssh\" or a command template with {cmd} (e.g. \"ip netns exec {host} {cmd}\")", v)
+		return l, fmt.Errorf("unknown launcher %q: want \"local\", \"ssh\", \"srun\", \"hydra\" or a command template with {cmd} (e.g. \"ip netns exec {host} {cmd}\")", v)
+	}
+	return l, nil
+}
+
+func (p *parser) launcher(mt *table) Launcher {
+	v := mt.str("launcher", false)
+	st := mt.sub("ssh")
+	l, err := ParseLauncher(v)
+	if err != nil {
+		p.errf(mt.at("launcher"), "%v", err)
 	}
 	if pm := mt.str("pmi", false); pm != "" {
 		switch {
@@ -590,6 +626,8 @@ func (p *parser) launcher(mt *table) Launcher {
 			p.errf(mt.at("pmi"), "pmi %q: want \"fd\" or \"tcp\"", pm)
 		case l.Kind == SSH && pm == "fd":
 			p.errf(mt.at("pmi"), "pmi \"fd\" is impossible with the ssh launcher")
+		case l.Name != "" && pm == "fd":
+			p.errf(mt.at("pmi"), "pmi \"fd\" is impossible with the %s launcher", l.Name)
 		default:
 			l.PMI = pm
 		}

@@ -133,6 +133,7 @@ func TestErrors(t *testing.T) {
 		{"procs range", head + "procs = 0\nhosts=[\"h\"]\n", `x.toml:5: "procs" = 0 out of range`},
 		{"bad launcher", head + "launcher = \"rsh\"\nhosts=[\"h\"]\n", `x.toml:5: unknown launcher "rsh"`},
 		{"template cmd glued", head + "launcher = \"run {host}:{cmd}\"\nhosts=[\"h\"]\n", `x.toml:5: launcher "run {host}:{cmd}": {cmd} must be a word`},
+		{"hydra pmi fd", head + "launcher = \"hydra\"\npmi = \"fd\"\nhosts=[\"h\"]\n", `x.toml:6: pmi "fd" is impossible with the hydra launcher`},
 		{"ssh table without ssh", head + "hosts=[\"h\"]\n[site.machine.ssh]\nuser = \"x\"\n", `x.toml:6: [site[0].machine[0].ssh] given but the launcher is not "ssh"`},
 		{"ssh port", head + "launcher = \"ssh\"\nhosts=[\"h\"]\n[site.machine.ssh]\nport = 70000\n", `x.toml:8: "port" = 70000 out of range`},
 		{"vmpi lib", head + "hosts=[\"h\"]\n[site.machine.vmpi]\nlauncher = \"mpiexec\"\n", `x.toml:6: missing "lib" in [site[0].machine[0].vmpi]`},
@@ -152,6 +153,35 @@ func TestErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %q, want it to contain %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestNamedLaunchers checks the predefined cluster launchers: templates
+// run on this computer that reach mpirun over TCP PMI and clear the
+// launcher's own PMI variables.
+func TestNamedLaunchers(t *testing.T) {
+	for _, name := range []string{"srun", "hydra"} {
+		l, err := ParseLauncher(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := strings.Join(l.Command, " ")
+		if l.Kind != Template || l.Name != name || l.PMI != "tcp" || !strings.Contains(cmd, "{host}") ||
+			!strings.HasSuffix(cmd, "-u PMI_FD -u PMI_JOBID -u PMI2_SUN_PATH GMPI_PMI=1 {cmd}") {
+			t.Errorf("%s: got %+v", name, l)
+		}
+		l.Command[0] = "changed" // a copy: the next parse is unchanged
+		if l2, _ := ParseLauncher(name); l2.Command[0] == "changed" {
+			t.Errorf("%s: ParseLauncher returned the shared template", name)
+		}
+	}
+	for _, bad := range []string{"rsh", "run {host}:{cmd}", "no placeholder"} {
+		if _, err := ParseLauncher(bad); err == nil {
+			t.Errorf("ParseLauncher(%q) accepted", bad)
+		}
+	}
+	if l, err := ParseLauncher(""); err != nil || l.Kind != Local {
+		t.Errorf("empty launcher: %+v %v", l, err)
 	}
 }
 

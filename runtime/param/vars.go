@@ -104,6 +104,9 @@ var (
 		"the gmpi ranks of a vMPI machine in vendor rank order (for mpirun __vmpi-exec)"))
 	VMPILocal = internal(String("GMPI_VMPI_LOCAL", "", ScopeLaunch,
 		"the local ranks of a vMPI machine's ranks in vendor rank order (for mpirun __vmpi-exec)"))
+	PMI = String("GMPI_PMI", "auto", ScopeLibrary,
+		"PMI wire protocol: 1, 2, or auto (PMI-2 when Slurm's pmi2 plugin set PMI_JOBID or PMI2_SUN_PATH, else PMI-1)",
+		"auto", "1", "2")
 	PMIAuth = internal(Bool("GMPI_PMI_AUTH", false, ScopeLaunch,
 		"1: the PMI connection over PMI_PORT proves the job secret first"))
 	JobSecret = secret(internal(String("GMPI_JOB_SECRET", "", ScopeLaunch,

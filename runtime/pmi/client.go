@@ -1,17 +1,20 @@
-// Package pmi is gmpi's client of the PMI-1 "simple" wire protocol, the
-// bootstrap protocol served by gmpi's mpirun, MPICH's hydra (mpiexec) and
-// Slurm's PMI-1 plugin.
+// Package pmi is gmpi's PMI client: the bootstrap protocol served by
+// gmpi's mpirun, MPICH's hydra (mpiexec) and Slurm's pmi2 plugin (srun
+// --mpi=pmi2). It speaks both wire protocols of the MPICH family: PMI-1
+// "simple" (line based) and PMI-2 (length-framed, ';'-separated); FromEnv
+// picks one from what the launcher put in the environment.
 //
 // A launched process finds its server through the environment (see
 // FromEnv), learns its rank, the job size and the name of the job's
 // key-value space (KVS), publishes business cards with Put, makes them
 // visible with Barrier and reads the other processes' cards with Get.
 //
-// Values: PMI-1 values cannot carry spaces, newlines or '='. Put encodes
-// its value with EncodeValue (printable ASCII other than space, '%' and
-// '=' kept as is, every other byte as %XX) and Get decodes it, so callers
-// can store arbitrary bytes. A value whose encoding is longer than the
-// server's vallen_max is split transparently over several keys (see Put).
+// Values: PMI values cannot carry spaces, newlines, '=' or (PMI-2) ';'.
+// Put encodes its value with EncodeValue (printable ASCII other than
+// space, '%', '=' and ';' kept as is, every other byte as %XX) and Get
+// decodes it, so callers can store arbitrary bytes. A value whose encoding
+// is longer than the server's vallen_max is split transparently over
+// several keys (see Put).
 //
 // A Client is safe for concurrent use: one mutex serializes each request
 // with its reply.
@@ -50,103 +53,194 @@ const chunkMarker = "%%gmpi-chunks:"
 // contain it.
 const chunkSep = "#"
 
-// Defaults used when the server does not announce its maxima.
-const (
-	defaultKVSNameMax = 256
-	defaultKeyLenMax  = 64
-	defaultValLenMax  = 1024
-)
-
-// Client is a connection to a PMI-1 server. Create it with FromEnv,
-// NewClient or Dial.
+// Client is a connection to a PMI server. Create it with FromEnv,
+// NewClient, NewClient2 or Dial.
 type Client struct {
-	mu   sync.Mutex
-	conn io.ReadWriteCloser
-	r    *bufio.Reader
-	err  error // sticky: set once the connection is unusable
+	mu sync.Mutex
+	l  *link
+	p  proto
 
+	version      int // 1 or 2
 	rank, size   int
 	appNum       int
 	universeSize int
 	kvsName      string
 
-	kvsNameMax, keyLenMax, valLenMax int
+	keyLenMax, valLenMax int
 }
+
+// proto is one wire protocol's side of the requests a Client makes. The
+// caller holds Client.mu. Values and keys are already encoded and fit the
+// server's maxima.
+type proto interface {
+	put(kvs, key, value string) error
+	// get fails with an error wrapping ErrNotFound for a missing key.
+	get(kvs, key string) (string, error)
+	// barrier returns once every process has entered it.
+	barrier(kvs string) error
+	// jobAttr returns a job attribute the server provides (such as
+	// PMI_process_mapping) and whether it has it.
+	jobAttr(kvs, key string) (string, bool, error)
+	// abort sends the abort request; no reply comes.
+	abort(code int, msg string) error
+	finalize() error
+}
+
+// link is the connection to the server. Its error is sticky: once set
+// (I/O or protocol error, or ErrClosed) every later request returns it.
+type link struct {
+	conn io.ReadWriteCloser
+	r    *bufio.Reader
+	err  error
+}
+
+func newLink(conn io.ReadWriteCloser) *link {
+	return &link{conn: conn, r: bufio.NewReaderSize(conn, 4096)}
+}
+
+// write sends s, recording a failure as the sticky error.
+func (l *link) write(what, s string) error {
+	if l.err != nil {
+		return l.err
+	}
+	if _, err := io.WriteString(l.conn, s); err != nil {
+		l.err = fmt.Errorf("pmi: write %s: %w", what, err)
+	}
+	return l.err
+}
+
+// fail records err as the sticky error (unless one is set) and returns
+// the sticky error.
+func (l *link) fail(err error) error {
+	if l.err == nil {
+		l.err = err
+	}
+	return l.err
+}
+
+// Wire protocol choices for GMPI_PMI and Options.
+const (
+	Auto = 0 // from the environment (see FromEnv)
+	V1   = 1 // PMI-1 "simple"
+	V2   = 2 // PMI-2
+)
 
 // FromEnv connects to the PMI server named by the environment:
 //   - PMI_FD set: the inherited, already connected socket with that file
-//     descriptor number is used; rank and size come from PMI_RANK (default
-//     0) and PMI_SIZE (default: the server's universe size). The inherited descriptor is closed (the client keeps a
-//     close-on-exec duplicate) and PMI_FD is removed from the environment
-//     so that processes the caller starts do not try to use it.
-//   - else PMI_PORT set (host:port): a TCP connection is made and the
-//     "cmd=initack pmiid=<PMI_ID>" handshake tells the server who we are
-//     (PMI_ID defaults to PMI_RANK); the server answers with size and rank.
-//     With GMPI_PMI_AUTH=1 (gmpi's mpirun sets it; hydra's PMI_PORT does
-//     not authenticate) the connection first proves the job secret
+//     descriptor number is used. The inherited descriptor is closed (the
+//     client keeps a close-on-exec duplicate) and PMI_FD is removed from
+//     the environment so that processes the caller starts do not try to
+//     use it.
+//   - else PMI_PORT set (host:port): a TCP connection is made. With
+//     GMPI_PMI_AUTH=1 (gmpi's mpirun sets it; hydra's PMI_PORT does not
+//     authenticate) the connection first proves the job secret
 //     GMPI_JOB_SECRET (runtime/auth, context "pmi") before any PMI byte.
 //   - else FromEnv returns (nil, nil): no launcher, the caller is a
 //     singleton.
 //
-// In both connected cases the PMI-1 init exchange is done before return
-// (see NewClient).
+// The wire protocol is GMPI_PMI: "1" (PMI-1), "2" (PMI-2), or unset/"auto":
+// PMI-2 when the environment has PMI_JOBID or PMI2_SUN_PATH (Slurm's pmi2
+// plugin sets them; it serves both protocols but PMI-2 is its own),
+// otherwise PMI-1 (gmpi's mpirun serves only PMI-1; hydra serves both and
+// tells them apart by the client's first line).
+//
+// PMI-1 over PMI_FD takes rank and size from PMI_RANK (default 0) and
+// PMI_SIZE (default: the server's universe size); over PMI_PORT the
+// "cmd=initack pmiid=<PMI_ID>" handshake (PMI_ID defaults to PMI_RANK)
+// makes the server say them. PMI-2 identifies itself with pmirank=<PMI_ID,
+// else PMI_RANK> and pmijobid=<PMI_JOBID> (when set) in fullinit and the
+// server says rank and size.
 func FromEnv() (*Client, error) { return Connect(nil) }
 
-// Connect is FromEnv with gmpi's tunables (GMPI_PMI_AUTH, GMPI_JOB_SECRET)
-// taken from p; nil p reads them from the environment.
+// Connect is FromEnv with gmpi's tunables (GMPI_PMI, GMPI_PMI_AUTH,
+// GMPI_JOB_SECRET) taken from p; nil p reads them from the environment.
 func Connect(p *param.Values) (*Client, error) {
+	p, err := param.OrEnv(p)
+	if err != nil {
+		return nil, err
+	}
+	version, err := envVersion(p)
+	if err != nil {
+		return nil, err
+	}
+	conn, port, err := connFromEnv(p)
+	if conn == nil || err != nil {
+		return nil, err
+	}
+	if version == Auto {
+		version = V1
+		if os.Getenv("PMI_JOBID") != "" || os.Getenv("PMI2_SUN_PATH") != "" {
+			version = V2
+		}
+	}
+	id, err := envInt("PMI_ID", -1)
+	if err == nil && id < 0 {
+		id, err = envInt("PMI_RANK", 0)
+	}
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if version == V2 {
+		return NewClient2(conn, id, os.Getenv("PMI_JOBID"))
+	}
+	if port {
+		return connectPort1(conn, id)
+	}
+	size, err := envInt("PMI_SIZE", -1)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return NewClient(conn, id, size)
+}
+
+// envVersion reads GMPI_PMI.
+func envVersion(p *param.Values) (int, error) {
+	switch v := param.PMI.Get(p); v {
+	case "auto":
+		return Auto, nil
+	case "1":
+		return V1, nil
+	case "2":
+		return V2, nil
+	default: // param.PMI accepts nothing else
+		return 0, fmt.Errorf("pmi: GMPI_PMI=%q: want 1, 2 or auto", v)
+	}
+}
+
+// connFromEnv opens the connection PMI_FD or PMI_PORT names; port says
+// which. It returns a nil connection when neither is set.
+func connFromEnv(p *param.Values) (conn io.ReadWriteCloser, port bool, err error) {
 	if s, ok := os.LookupEnv("PMI_FD"); ok && s != "" {
 		fd, err := strconv.Atoi(s)
 		if err != nil || fd < 0 {
-			return nil, fmt.Errorf("pmi: bad PMI_FD %q", s)
-		}
-		rank, err := envInt("PMI_RANK", 0)
-		if err != nil {
-			return nil, err
-		}
-		size, err := envInt("PMI_SIZE", -1)
-		if err != nil {
-			return nil, err
+			return nil, false, fmt.Errorf("pmi: bad PMI_FD %q", s)
 		}
 		f := os.NewFile(uintptr(fd), "pmi-fd")
 		if f == nil {
-			return nil, fmt.Errorf("pmi: PMI_FD %d is not a valid file descriptor", fd)
-		}
-		var conn io.ReadWriteCloser
-		if c, err := net.FileConn(f); err == nil {
-			f.Close()
-			conn = c
-		} else {
-			// Not a socket (a pipe pair is not allowed by the protocol, but
-			// be forgiving): use the descriptor as it is.
-			conn = f
+			return nil, false, fmt.Errorf("pmi: PMI_FD %d is not a valid file descriptor", fd)
 		}
 		os.Unsetenv("PMI_FD")
-		return NewClient(conn, rank, size)
+		if c, err := net.FileConn(f); err == nil {
+			f.Close()
+			return c, false, nil
+		}
+		// Not a socket (a pipe pair is not allowed by the protocol, but
+		// be forgiving): use the descriptor as it is.
+		return f, false, nil
 	}
 	if addr, ok := os.LookupEnv("PMI_PORT"); ok && addr != "" {
-		id, err := envInt("PMI_ID", -1)
-		if err != nil {
-			return nil, err
-		}
-		if id < 0 {
-			if id, err = envInt("PMI_RANK", 0); err != nil {
-				return nil, err
-			}
-		}
 		var secret []byte
-		p, err := param.OrEnv(p)
-		if err != nil {
-			return nil, err
-		}
 		if param.PMIAuth.Get(p) {
 			if secret = []byte(param.JobSecret.Get(p)); len(secret) == 0 {
-				return nil, errors.New("pmi: GMPI_PMI_AUTH=1 but GMPI_JOB_SECRET is not set")
+				return nil, true, errors.New("pmi: GMPI_PMI_AUTH=1 but GMPI_JOB_SECRET is not set")
 			}
 		}
-		return DialSecret(addr, id, secret)
+		c, err := dialPort(addr, secret)
+		return c, true, err
 	}
-	return nil, nil
+	return nil, false, nil
 }
 
 func envInt(name string, def int) (int, error) {
@@ -174,6 +268,15 @@ const authTimeout = 30 * time.Second
 // connection proves it (auth.Handshake, context "pmi") before the first
 // PMI byte, and a server that does not know it is refused.
 func DialSecret(addr string, pmiid int, secret []byte) (*Client, error) {
+	conn, err := dialPort(addr, secret)
+	if err != nil {
+		return nil, err
+	}
+	return connectPort1(conn, pmiid)
+}
+
+// dialPort connects to addr and, with a secret, authenticates.
+func dialPort(addr string, secret []byte) (net.Conn, error) {
 	network := "tcp"
 	if strings.HasPrefix(addr, "/") { // a Unix socket (mpirun's for vendor-launched ranks)
 		network = "unix"
@@ -188,125 +291,11 @@ func DialSecret(addr string, pmiid int, secret []byte) (*Client, error) {
 			return nil, fmt.Errorf("pmi: authenticating to PMI_PORT %s: %w", addr, err)
 		}
 	}
-	c := newClient(conn, -1, -1)
-	if err := c.initack(pmiid); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	if err := c.init(); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	return c, nil
+	return conn, nil
 }
 
-// NewClient does the PMI-1 init exchange over conn, an already connected
-// stream to a server, for the process with the given rank in a job of the
-// given size (PMI-1 carries neither in fd mode: they come from PMI_RANK
-// and PMI_SIZE). A size < 1 is replaced by the universe size. The exchange
-// is: init (pmi_version=1 pmi_subversion=1), get_maxes, get_my_kvsname,
-// get_appnum and get_universe_size. On error conn is closed.
-func NewClient(conn io.ReadWriteCloser, rank, size int) (*Client, error) {
-	c := newClient(conn, rank, size)
-	if err := c.init(); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	return c, nil
-}
-
-func newClient(conn io.ReadWriteCloser, rank, size int) *Client {
-	return &Client{
-		conn:       conn,
-		r:          bufio.NewReaderSize(conn, 4096),
-		rank:       rank,
-		size:       size,
-		kvsNameMax: defaultKVSNameMax,
-		keyLenMax:  defaultKeyLenMax,
-		valLenMax:  defaultValLenMax,
-	}
-}
-
-// initack is the PMI_PORT handshake: the server answers cmd=initack and
-// then sends "cmd=set size=N", "cmd=set rank=N" and "cmd=set debug=N".
-func (c *Client) initack(pmiid int) error {
-	if _, err := c.request("initack", "initack", "pmiid", strconv.Itoa(pmiid)); err != nil {
-		return err
-	}
-	for got := 0; got < 3; got++ {
-		f, err := c.readReply("set")
-		if err != nil {
-			return err
-		}
-		for k, v := range f {
-			var dst *int
-			switch k {
-			case "size":
-				dst = &c.size
-			case "rank":
-				dst = &c.rank
-			default:
-				continue
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return fmt.Errorf("pmi: bad %s=%q in initack reply", k, v)
-			}
-			*dst = n
-		}
-	}
-	if c.rank < 0 || c.size < 1 {
-		return fmt.Errorf("pmi: server did not assign rank and size (rank=%d size=%d)", c.rank, c.size)
-	}
-	return nil
-}
-
-func (c *Client) init() error {
-	f, err := c.request("response_to_init", "init", "pmi_version", "1", "pmi_subversion", "1")
-	if err != nil {
-		return err
-	}
-	if v := f["pmi_version"]; v != "" && v != "1" {
-		return fmt.Errorf("pmi: server speaks PMI version %s, want 1", v)
-	}
-	if f, err = c.request("maxes", "get_maxes"); err != nil {
-		return err
-	}
-	for k, dst := range map[string]*int{"kvsname_max": &c.kvsNameMax, "keylen_max": &c.keyLenMax, "vallen_max": &c.valLenMax} {
-		if v, ok := f[k]; ok {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return fmt.Errorf("pmi: bad %s=%q from server", k, v)
-			}
-			*dst = n
-		}
-	}
-	if c.valLenMax < 16 || c.keyLenMax < 8 {
-		return fmt.Errorf("pmi: server limits too small (keylen_max=%d vallen_max=%d)", c.keyLenMax, c.valLenMax)
-	}
-	if f, err = c.request("my_kvsname", "get_my_kvsname"); err != nil {
-		return err
-	}
-	if c.kvsName = f["kvsname"]; c.kvsName == "" {
-		return errors.New("pmi: server sent an empty kvsname")
-	}
-	if f, err = c.request("appnum", "get_appnum"); err != nil {
-		return err
-	}
-	if c.appNum, err = strconv.Atoi(f["appnum"]); err != nil {
-		return fmt.Errorf("pmi: bad appnum %q from server", f["appnum"])
-	}
-	c.universeSize = -1
-	if f, err = c.request("universe_size", "get_universe_size"); err == nil {
-		if n, err := strconv.Atoi(f["size"]); err == nil {
-			c.universeSize = n
-		}
-	} else if c.err != nil {
-		return err
-	}
-	if c.size < 1 {
-		c.size = c.universeSize
-	}
+// checkJob validates what the server said about the job.
+func (c *Client) checkJob() error {
 	if c.size < 1 {
 		return errors.New("pmi: job size unknown (PMI_SIZE unset and no universe size)")
 	}
@@ -316,62 +305,10 @@ func (c *Client) init() error {
 	if c.rank < 0 || c.rank >= c.size {
 		return fmt.Errorf("pmi: rank %d out of range for size %d", c.rank, c.size)
 	}
-	return nil
-}
-
-// send writes one request line. The caller holds c.mu (or is the
-// constructor). Errors are sticky.
-func (c *Client) send(cmd string, kv ...string) error {
-	if c.err != nil {
-		return c.err
-	}
-	if _, err := io.WriteString(c.conn, FormatLine(cmd, kv...)); err != nil {
-		c.err = fmt.Errorf("pmi: write %s: %w", cmd, err)
-		return c.err
+	if c.kvsName == "" {
+		return errors.New("pmi: server sent an empty kvsname")
 	}
 	return nil
-}
-
-// readReply reads one reply line and checks that it is cmd=want and that
-// its rc, if any, is 0. A reply with rc != 0 is returned as an error that
-// leaves the connection usable; I/O and protocol errors are sticky.
-func (c *Client) readReply(want string) (map[string]string, error) {
-	if c.err != nil {
-		return nil, c.err
-	}
-	line, err := ReadLine(c.r)
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		c.err = fmt.Errorf("pmi: waiting for %s: %w", want, err)
-		return nil, c.err
-	}
-	f, err := ParseLine(line)
-	if err != nil {
-		c.err = err
-		return nil, err
-	}
-	if f["cmd"] != want {
-		c.err = fmt.Errorf("pmi: expected cmd=%s from server, got %q", want, line)
-		return nil, c.err
-	}
-	if rc, ok := f["rc"]; ok && rc != "0" {
-		msg := f["msg"]
-		if msg == "" {
-			msg = f["errmsg"]
-		}
-		return f, &rcError{cmd: want, rc: rc, msg: msg}
-	}
-	return f, nil
-}
-
-// request sends one command and reads its reply.
-func (c *Client) request(want, cmd string, kv ...string) (map[string]string, error) {
-	if err := c.send(cmd, kv...); err != nil {
-		return nil, err
-	}
-	return c.readReply(want)
 }
 
 // rcError is a server reply with a non-zero rc.
@@ -383,6 +320,9 @@ func (e *rcError) Error() string {
 	}
 	return fmt.Sprintf("pmi: %s failed: rc=%s", e.cmd, e.rc)
 }
+
+// Version is the wire protocol in use: 1 (PMI-1) or 2 (PMI-2).
+func (c *Client) Version() int { return c.version }
 
 // Rank is this process's rank in the job, in [0, Size()).
 func (c *Client) Rank() int { return c.rank }
@@ -460,11 +400,10 @@ func (c *Client) Put(key, value string) error {
 }
 
 func (c *Client) putRaw(key, value string) error {
-	if c.err != nil {
-		return c.err
+	if c.l.err != nil {
+		return c.l.err
 	}
-	_, err := c.request("put_result", "put", "kvsname", c.kvsName, "key", key, "value", value)
-	if err != nil {
+	if err := c.p.put(c.kvsName, key, value); err != nil {
 		return fmt.Errorf("pmi: put %q: %w", key, err)
 	}
 	return nil
@@ -476,7 +415,10 @@ func (c *Client) putRaw(key, value string) error {
 func (c *Client) Barrier() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, err := c.request("barrier_out", "barrier_in"); err != nil {
+	if c.l.err != nil {
+		return fmt.Errorf("pmi: barrier: %w", c.l.err)
+	}
+	if err := c.p.barrier(c.kvsName); err != nil {
 		return fmt.Errorf("pmi: barrier: %w", err)
 	}
 	return nil
@@ -512,62 +454,65 @@ func (c *Client) Get(key string) (string, error) {
 }
 
 func (c *Client) getRaw(key string) (string, error) {
-	if c.err != nil {
-		return "", c.err
+	if c.l.err != nil {
+		return "", c.l.err
 	}
-	f, err := c.request("get_result", "get", "kvsname", c.kvsName, "key", key)
+	v, err := c.p.get(c.kvsName, key)
 	if err != nil {
-		var rce *rcError
-		if errors.As(err, &rce) {
-			return "", fmt.Errorf("pmi: get %q: %w (server: rc=%s %s)", key, ErrNotFound, rce.rc, rce.msg)
-		}
 		return "", fmt.Errorf("pmi: get %q: %w", key, err)
-	}
-	v, ok := f["value"]
-	if !ok {
-		return "", fmt.Errorf("pmi: get %q: reply without value", key)
 	}
 	return v, nil
 }
 
-// Abort asks the server to terminate the whole job with exit code code
-// ("cmd=abort exitcode=<code>", the form MPICH 4 clients send) and passes
-// msg along as an extra, encoded "message=" field that gmpi's mpirun prints
-// and other servers ignore. The client does not print msg itself. The
-// server does not reply; after Abort the client is closed and the caller
-// should exit (with code) without waiting to be killed.
+// JobAttr returns a job attribute the launcher provides, such as
+// "PMI_process_mapping", and whether it has it: PMI-2's info-getjobattr,
+// or a KVS get under PMI-1 (where such attributes live in the KVS).
+func (c *Client) JobAttr(key string) (string, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.l.err != nil {
+		return "", false, c.l.err
+	}
+	v, ok, err := c.p.jobAttr(c.kvsName, key)
+	if err != nil {
+		return "", false, fmt.Errorf("pmi: job attribute %q: %w", key, err)
+	}
+	return v, ok, nil
+}
+
+// Abort asks the server to terminate the whole job with exit code code and
+// passes msg along (PMI-1: "cmd=abort exitcode=<code> message=<encoded
+// msg>", the form MPICH 4 clients send plus a field gmpi's mpirun prints;
+// PMI-2: "cmd=abort;isworld=TRUE;exitcode=<code>;message=<msg>;"). The
+// client does not print msg itself. The server does not reply; after
+// Abort the client is closed and the caller should exit (with code)
+// without waiting to be killed.
 func (c *Client) Abort(code int, msg string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(msg) > 512 {
 		msg = msg[:512]
 	}
-	kv := []string{"exitcode", strconv.Itoa(code)}
-	if msg != "" {
-		kv = append(kv, "message", EncodeValue(msg))
-	}
-	err := c.send("abort", kv...)
-	if c.err == nil {
-		c.err = ErrClosed
-	}
+	err := c.p.abort(code, msg)
+	c.l.fail(ErrClosed)
 	return err
 }
 
-// Finalize tells the server this process is done with PMI ("cmd=finalize"
-// answered by "cmd=finalize_ack") and closes the connection. A process
-// that did the init exchange and exits without Finalize is treated by
-// gmpi's mpirun as having failed.
+// Finalize tells the server this process is done with PMI (PMI-1
+// finalize/finalize_ack, PMI-2 finalize/finalize-response) and closes the
+// connection. A process that did the init exchange and exits without
+// Finalize is treated by gmpi's mpirun as having failed.
 func (c *Client) Finalize() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.err == ErrClosed {
+	if c.l.err == ErrClosed {
 		return ErrClosed
 	}
-	_, err := c.request("finalize_ack", "finalize")
-	if cerr := c.conn.Close(); err == nil && cerr != nil {
+	err := c.p.finalize()
+	if cerr := c.l.conn.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	c.err = ErrClosed
+	c.l.err = ErrClosed
 	if err != nil {
 		return fmt.Errorf("pmi: finalize: %w", err)
 	}
@@ -579,9 +524,9 @@ func (c *Client) Finalize() error {
 func (c *Client) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.err == ErrClosed {
+	if c.l.err == ErrClosed {
 		return nil
 	}
-	c.err = ErrClosed
-	return c.conn.Close()
+	c.l.err = ErrClosed
+	return c.l.conn.Close()
 }

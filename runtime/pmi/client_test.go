@@ -292,7 +292,7 @@ func TestFromEnvFD(t *testing.T) {
 		t.Fatal(err)
 	}
 	go srv.Serve(1, sc)
-	t.Setenv("PMI_PORT", "")
+	clearPMIEnv(t)
 	t.Setenv("PMI_FD", strconv.Itoa(fds[1]))
 	t.Setenv("PMI_RANK", "1")
 	t.Setenv("PMI_SIZE", "2")
@@ -329,7 +329,7 @@ func TestFromEnvPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	go srv.ServeListener(l)
-	t.Setenv("PMI_FD", "")
+	clearPMIEnv(t)
 	t.Setenv("PMI_PORT", l.Addr().String())
 	t.Setenv("PMI_ID", "2")
 	c, err := pmi.FromEnv()

@@ -61,13 +61,15 @@ func ParseLine(line string) (map[string]string, error) {
 }
 
 // safeByte reports whether b may appear unescaped in an encoded value:
-// printable ASCII except space, '%' (the escape character) and '='.
+// printable ASCII except space, '%' (the escape character), '=' and ';'
+// (PMI-2's field separator, which neither hydra nor Slurm escapes).
 func safeByte(b byte) bool {
-	return b > ' ' && b < 0x7f && b != '%' && b != '='
+	return b > ' ' && b < 0x7f && b != '%' && b != '=' && b != ';'
 }
 
-// EncodeValue makes an arbitrary byte string safe to carry as a PMI-1
-// value. Bytes that are printable ASCII other than space, '%' and '=' are
+// EncodeValue makes an arbitrary byte string safe to carry as a PMI-1 or
+// PMI-2 value. Bytes that are printable ASCII other than space, '%', '='
+// and ';' are
 // kept; every other byte becomes %XX (two upper-case hex digits). Strings
 // made only of safe bytes are thus unchanged, which keeps ordinary values
 // readable by other PMI clients. The result is never empty (servers may
@@ -167,4 +169,97 @@ func ReadLine(r *bufio.Reader) (string, error) {
 			return "", err
 		}
 	}
+}
+
+// The PMI-2 wire protocol frames every message as a 6-character decimal
+// length (space padded; MPICH writes it right-justified, Slurm
+// left-justified) followed by that many bytes of ';'-terminated key=value
+// fields, the first being cmd=<name>:
+//
+//	    38cmd=kvs-get;jobid=kvs_1;key=card-0;
+//
+// No escape exists for ';' (Slurm and hydra both split at every ';'), so
+// values must not contain one: EncodeValue never produces it. A PMI-2
+// session starts with one PMI-1 line, "cmd=init pmi_version=2
+// pmi_subversion=0", which the server answers in PMI-1 form.
+
+// lenField is the size of a PMI-2 message's length prefix.
+const lenField = 6
+
+// FormatCommand2 builds one framed PMI-2 message "<len>cmd=<cmd>;k1=v1;...;"
+// from cmd and the alternating keys and values in kv, which must not
+// contain ';'.
+func FormatCommand2(cmd string, kv ...string) string {
+	if len(kv)%2 != 0 {
+		panic("pmi.FormatCommand2: odd number of key/value arguments")
+	}
+	var b strings.Builder
+	b.WriteString("cmd=")
+	b.WriteString(cmd)
+	b.WriteByte(';')
+	for i := 0; i < len(kv); i += 2 {
+		b.WriteString(kv[i])
+		b.WriteByte('=')
+		b.WriteString(kv[i+1])
+		b.WriteByte(';')
+	}
+	return fmt.Sprintf("%*d", lenField, b.Len()) + b.String()
+}
+
+// ErrBadFrame is wrapped by ReadCommand2's errors for a length prefix that
+// is not a decimal number in [1, MaxLine].
+var ErrBadFrame = errors.New("pmi: bad PMI-2 length prefix")
+
+// ReadCommand2 reads one framed PMI-2 message from r and returns its body
+// (without the length prefix). It never reads past the message.
+func ReadCommand2(r io.Reader) (string, error) {
+	var hdr [lenField]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return "", err
+	}
+	s := strings.TrimSpace(string(hdr[:]))
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return "", fmt.Errorf("%w %q", ErrBadFrame, hdr[:])
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	if s == "" || n < 1 || n > MaxLine {
+		return "", fmt.Errorf("%w %q", ErrBadFrame, hdr[:])
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(r, body); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return "", err
+	}
+	return string(body), nil
+}
+
+// ParseCommand2 splits a PMI-2 message body into its fields: fields end
+// at ';' (empty ones are skipped), each is split at its first '=', and
+// the first must be cmd=<name>. Repeated keys keep the last value.
+func ParseCommand2(body string) (map[string]string, error) {
+	fields := make(map[string]string)
+	first := true
+	for tok := range strings.SplitSeq(body, ";") {
+		if tok == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(tok, "=")
+		if k == "" {
+			return nil, fmt.Errorf("pmi: malformed field %q in PMI-2 message %q", tok, body)
+		}
+		if first && (k != "cmd" || v == "") {
+			return nil, fmt.Errorf("pmi: PMI-2 message does not start with cmd=: %q", body)
+		}
+		first = false
+		fields[k] = v
+	}
+	if first {
+		return nil, fmt.Errorf("pmi: empty PMI-2 message")
+	}
+	return fields, nil
 }

@@ -38,6 +38,29 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
 fi
 
+# Optional packages: only some script tests use them (slurm.sh runs a
+# private Slurm), and those skip without them. Installed as root when
+# missing; a failed install is reported, not fatal.
+declare -A optprobe=(
+    [slurm-wlm]=/usr/sbin/slurmctld
+    [munge]=/usr/sbin/munged
+)
+optional=()
+for pkg in slurm-wlm munge; do
+    [ -e "${optprobe[$pkg]}" ] || optional+=("$pkg")
+done
+if [ ${#optional[@]} -gt 0 ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+        echo "prereqs: installing optional ${optional[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get install -y -q --no-install-recommends "${optional[@]}" ||
+            { apt-get update -q && apt-get install -y -q --no-install-recommends "${optional[@]}"; } ||
+            echo "prereqs: could not install ${optional[*]}: the Slurm test will be skipped" >&2
+    else
+        echo "prereqs: optional packages missing (the Slurm test will be skipped): ${optional[*]}" >&2
+    fi
+fi
+
 # Go is not a Debian package here (the module needs a newer one): it must
 # be on PATH or in /usr/local/go.
 if ! command -v go >/dev/null && [ ! -x /usr/local/go/bin/go ]; then

@@ -138,7 +138,7 @@ func main() {
 				}
 			}
 		}
-		fmt.Printf("rank %d of %d ok kvs=%s jobid=%s host=%s local=%s/%s\n", r, n, c.KVSName(),
+		fmt.Printf("rank %d of %d ok pmi=%d kvs=%s jobid=%s host=%s local=%s/%s\n", r, n, c.Version(), c.KVSName(),
 			os.Getenv("GMPI_JOBID"), os.Getenv("GMPI_HOSTNAME"), os.Getenv("GMPI_LOCAL_RANK"), os.Getenv("GMPI_LOCAL_SIZE"))
 	case "exitcode": // RANK CODE: everybody finalizes; RANK exits with CODE
 		c.Barrier()
