@@ -12,6 +12,7 @@ import (
 
 	"gmpi/coll"
 	"gmpi/coll/basic"
+	"gmpi/coll/hier"
 	"gmpi/coll/inter"
 	collshm "gmpi/coll/shm"
 	"gmpi/coll/tuned"
@@ -124,7 +125,7 @@ func initWorld() error {
 	if err != nil {
 		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "coll/tuned: %v", err)
 	}
-	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}, tc, inter.Component{}, shmColl))
+	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}, tc, inter.Component{}, shmColl, hier.Component{}))
 	if err != nil {
 		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "%v", err)
 	}
