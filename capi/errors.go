@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 
 	mpirt "gmpi/runtime"
 )
@@ -106,9 +105,6 @@ func invokeHandler(c *mpirt.Comm, code int32, msg string, class int) int32 {
 
 // panicked turns a Go panic caught at the C boundary into MPI_ERR_INTERN.
 func panicked(fn string, r any) int32 {
-	if os.Getenv("GMPI_DEBUG") != "" {
-		os.Stderr.Write(debug.Stack())
-	}
 	return raise(commOrNil(nil), mpirt.Errorf(mpirt.ErrIntern, fn, "internal error (Go panic): %v", r))
 }
 

@@ -36,14 +36,13 @@
 package hier
 
 import (
-	"os"
-	"strconv"
 	"sync"
 	"unsafe"
 
 	"gmpi/coll"
 	"gmpi/coll/basic"
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 )
 
 // Priority is the component's default priority: above shm (60) and tuned
@@ -56,6 +55,27 @@ type Component struct{}
 var _ coll.Component = Component{}
 
 func (Component) Name() string { return "hier" }
+
+// GMPI_COLL_HIER_PRIORITY overrides Priority (the selector reads it).
+var _ = coll.PriorityParam("hier", Priority)
+
+// Describe implements coll.Component.
+func (Component) Describe() coll.Description {
+	var names [mpirt.NumCollOps]string
+	for op, n := range map[mpirt.CollOp]string{
+		mpirt.CollBarrier: "group_barrier+allpairs", mpirt.CollBcast: "flat_tree|split_relay",
+		mpirt.CollReduce: "group_reduce+flat_tree|canonical_fold", mpirt.CollAllreduce: "group_reduce+allpairs|split|canonical_fold",
+		mpirt.CollAllgather: "group_gather+allpairs", mpirt.CollAllgatherv: "group_gather+allpairs",
+		mpirt.CollGather: "group_gather+flat_tree", mpirt.CollScatter: "flat_tree+group_scatter",
+		mpirt.CollReduceScatter: "allreduce+block", mpirt.CollReduceScatterBlock: "allreduce+block",
+		mpirt.CollAlltoall: "direct (sites only)", mpirt.CollAlltoallv: "direct (sites only)", mpirt.CollAlltoallw: "direct (sites only)",
+	} {
+		names[op] = n
+	}
+	return coll.Description{Name: "hier", Priority: Priority,
+		Serves: "intracommunicators spanning several sites, or several machines or hosts one of which holds two members",
+		Ops:    coll.OneEach(names, "")}
+}
 
 // Query serves intracommunicators that span several sites, or several
 // machines or hosts of which at least one holds two members. Its inputs
@@ -172,11 +192,9 @@ var byteType, _ = mpirt.PredefinedDatatype(mpirt.TypeByte)
 
 func (m *module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
 	m.c = c
-	m.assocEnv = os.Getenv("GMPI_ASSOCIATIVE") == "1"
-	m.splitMin = 16384
-	if v, err := strconv.Atoi(os.Getenv("GMPI_HIER_SPLIT_MIN")); err == nil && v > 0 {
-		m.splitMin = v
-	}
+	params := c.World().Params()
+	m.assocEnv = param.Associative.Get(params)
+	m.splitMin = max(1, int(param.HierSplitMin.Get(params)))
 	ops := map[mpirt.CollOp]builder{
 		mpirt.CollBarrier:            m.barrier,
 		mpirt.CollBcast:              m.bcast,
