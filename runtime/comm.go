@@ -22,6 +22,9 @@ type Comm struct {
 	// intercommunicator (merge, intercomm collectives), nil otherwise.
 	local *Comm
 	ctx   uint32
+	// subDepth is 0 for a communicator with a context pair of its own, k
+	// for a level sub-communicator k levels below one (SubComm).
+	subDepth uint8
 	// collSeq numbers the schedules started on c (the tag space of each
 	// collective call; sched.go).
 	collSeq uint32

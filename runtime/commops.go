@@ -805,7 +805,9 @@ func (w *World) release(c *Comm) bool {
 	m.dropIfEmptyLocked(c.ctx)
 	m.dropIfEmptyLocked(c.ctx + 1)
 	m.mu.Unlock()
-	w.ctx.release(int(c.ctx / 2))
+	if c.subDepth == 0 {
+		w.ctx.release(int(c.ctx / 2))
+	}
 	if c.local != nil {
 		w.destroy(c.local)
 	}
@@ -830,7 +832,25 @@ func (c *Comm) Info() *Info {
 		}
 		out.Set(k, v)
 	}
+	if c.info != nil {
+		for _, k := range gmpiCommKeys {
+			if v, ok := c.info.Get(k); ok {
+				out.Set(k, v)
+			}
+		}
+	}
 	return out
+}
+
+// Hint returns the value of the hint key on c (one of commAssertKeys or
+// gmpiCommKeys, normalized to "true" or "false"), false when not set.
+func (c *Comm) Hint(key string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.info == nil {
+		return "", false
+	}
+	return c.info.Get(key)
 }
 
 // SetInfo replaces c's hints (MPI_Comm_set_info). Keys gmpi does not know
@@ -848,6 +868,12 @@ func (c *Comm) SetInfo(in *Info) {
 var commAssertKeys = []string{"mpi_assert_no_any_tag", "mpi_assert_no_any_source",
 	"mpi_assert_exact_length", "mpi_assert_allow_overtaking"}
 
+// gmpiCommKeys are gmpi's own boolean communicator hints, reported by
+// MPI_Comm_get_info only when set: gmpi_assert_associative (the user's
+// reduction operators are associative, so coll/hier may reduce per site
+// first even when an operator is not commutative).
+var gmpiCommKeys = []string{"gmpi_assert_associative"}
+
 // commHints keeps the known hints of in whose value is a boolean,
 // normalized to "true" or "false".
 func commHints(in *Info) *Info {
@@ -855,7 +881,7 @@ func commHints(in *Info) *Info {
 	if in == nil {
 		return out
 	}
-	for _, k := range commAssertKeys {
+	for _, k := range append(commAssertKeys[:len(commAssertKeys):len(commAssertKeys)], gmpiCommKeys...) {
 		if v, ok := in.Get(k); ok {
 			switch strings.ToLower(strings.TrimSpace(v)) {
 			case "true":

@@ -24,7 +24,7 @@ import "sync"
 type matcher struct {
 	mu     sync.Mutex
 	queues []*ctxQueues          // indexed by context id
-	part   map[uint32]*ctxQueues // partitioned contexts (partBit set)
+	part   map[uint32]*ctxQueues // contexts above the pool: partitioned (partBit set), level sub-communicators (SubComm)
 	// single is set when only one thread calls into the library at a
 	// time (thread level below MPI_THREAD_MULTIPLE, no internal
 	// goroutines): the data path then skips mu. Rare paths may lock mu
@@ -143,7 +143,7 @@ var unexpLinks = [uLists]linked[unexpected]{unexpLink(0), unexpLink(1), unexpLin
 
 // queuesLocked returns the queues of ctx, creating them. Must hold m.mu.
 func (m *matcher) queuesLocked(ctx uint32) *ctxQueues {
-	if ctx&partBit != 0 {
+	if ctx >= 2*ctxPairs {
 		q := m.part[ctx]
 		if q == nil {
 			if m.part == nil {
@@ -178,7 +178,7 @@ func (m *matcher) queuedPtr() *int32 {
 // dropIfEmptyLocked forgets the queues of ctx when nothing is queued
 // there (communicator freed; a reused id starts clean). Must hold m.mu.
 func (m *matcher) dropIfEmptyLocked(ctx uint32) {
-	if ctx&partBit != 0 {
+	if ctx >= 2*ctxPairs {
 		if q := m.part[ctx]; q != nil && q.nPosted == 0 && q.nUnexp == 0 {
 			delete(m.part, ctx)
 		}

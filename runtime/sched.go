@@ -62,6 +62,7 @@ type step struct {
 	count int
 	dt    *Datatype
 	fn    func() error
+	tag   int // 0: the schedule's own tag (steps inlined from another schedule keep its tag)
 }
 
 // schedTagBase is above every fixed tag the collective components use.
@@ -123,6 +124,45 @@ func (s *Schedule) RecvTyped(c *Comm, p unsafe.Pointer, count int, dt *Datatype,
 	}
 }
 
+// Inline appends the rounds of child (a schedule built on any
+// communicator, never started) after the current round: they run in
+// order, each step with child's tag on its own communicator, so a
+// component composes one call from the schedules other components build
+// for sub-communicators. The next step added starts a new round.
+func (s *Schedule) Inline(child *Schedule) { s.InlineParallel(child) }
+
+// InlineParallel appends the rounds of several children side by side:
+// round i of the result holds round i of every child that has one.
+func (s *Schedule) InlineParallel(children ...*Schedule) {
+	s.open = false
+	base := len(s.rounds)
+	for _, ch := range children {
+		if ch == nil {
+			continue
+		}
+		for i, round := range ch.rounds {
+			for len(s.rounds) <= base+i {
+				s.rounds = append(s.rounds, nil)
+			}
+			for _, st := range round {
+				if st.tag == 0 {
+					st.tag = ch.tag
+				}
+				s.rounds[base+i] = append(s.rounds[base+i], st)
+			}
+		}
+	}
+	s.open = false
+}
+
+// Reset drops every step of a schedule that is not running, keeping its
+// tag, so a blocking composition runs several phases under one tag.
+func (s *Schedule) Reset() {
+	if !s.running {
+		s.rounds, s.open = s.rounds[:0], false
+	}
+}
+
 // Local adds a local computation (a reduction, a copy).
 func (s *Schedule) Local(fn func() error) { s.add(step{kind: stepLocal, fn: fn}) }
 
@@ -180,6 +220,10 @@ func (s *Schedule) run() bool {
 		s.pending.Store(1)
 		for i := range round {
 			st := &round[i]
+			tag := s.tag
+			if st.tag != 0 {
+				tag = st.tag
+			}
 			switch st.kind {
 			case stepLocal:
 				if err := st.fn(); err != nil {
@@ -191,13 +235,13 @@ func (s *Schedule) run() bool {
 					buf = sendView(st.p, st.count, st.dt)
 				}
 				s.pending.Add(1)
-				if _, err := w.isend(st.c, st.c.CollContext(), buf, st.peer, s.tag, ModeStandard, s.hook); err != nil {
+				if _, err := w.isend(st.c, st.c.CollContext(), buf, st.peer, tag, ModeStandard, s.hook); err != nil {
 					s.pending.Add(-1)
 					s.fail(err)
 				}
 			case stepRecv:
 				s.pending.Add(1)
-				w.irecv(st.c, st.c.CollContext(), st.buf, st.peer, s.tag, s.hook)
+				w.irecv(st.c, st.c.CollContext(), st.buf, st.peer, tag, s.hook)
 			case stepRecvTyped:
 				data, unpack := recvView(st.p, st.count, st.dt)
 				hook := s.hook
@@ -208,7 +252,7 @@ func (s *Schedule) run() bool {
 					}
 				}
 				s.pending.Add(1)
-				w.irecv(st.c, st.c.CollContext(), data, st.peer, s.tag, hook)
+				w.irecv(st.c, st.c.CollContext(), data, st.peer, tag, hook)
 			}
 		}
 		s.pending.Add(-1)
@@ -377,4 +421,15 @@ func (k *Packed) Store() error {
 		k.dt.Unpack(k.p, k.Data, k.count)
 	}
 	return nil
+}
+
+// RunBlocking runs the schedule once and waits for it, for a blocking
+// call (no background progress is started for it).
+func (s *Schedule) RunBlocking() error {
+	s.foreground = true
+	r, err := s.Start()
+	if err != nil {
+		return err
+	}
+	return s.c.w.Wait(r)
 }

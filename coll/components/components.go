@@ -6,6 +6,7 @@ package components
 import (
 	"gmpi/coll"
 	"gmpi/coll/basic"
+	"gmpi/coll/hier"
 	"gmpi/coll/inter"
 	"gmpi/coll/shm"
 	"gmpi/coll/tuned"
@@ -20,5 +21,5 @@ func List(p *param.Values, jobID string) ([]coll.Component, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []coll.Component{basic.Component{}, tc, inter.Component{}, shm.Component{JobID: jobID}}, nil
+	return []coll.Component{basic.Component{}, tc, inter.Component{}, shm.Component{JobID: jobID}, hier.Component{}}, nil
 }

@@ -11,6 +11,7 @@ const (
 	ScopeColl    = "coll"
 	ScopeCollShm = "coll/shm"
 	ScopeTuned   = "coll/tuned"
+	ScopeHier    = "coll/hier"
 	ScopeLaunch  = "launch (set by mpirun)"
 	ScopeMpirun  = "mpirun"
 	ScopeMpicc   = "mpicc"
@@ -85,6 +86,10 @@ var (
 		"forces the tuned component's algorithm for one operation (empty: the decision table)")
 	TunedFile = String("GMPI_COLL_TUNED_FILE", "", ScopeTuned,
 		"a JSON decision table replacing the tuned component's embedded one")
+	Associative = Bool("GMPI_ASSOCIATIVE", false, ScopeHier,
+		"1: the program's reduction operators are associative, so coll/hier reduces per site first even for non-commutative ones (as the info key gmpi_assert_associative does per communicator)")
+	HierSplitMin = Size("GMPI_HIER_SPLIT_MIN", 16384, "", ScopeHier,
+		"bytes from which coll/hier cuts a broadcast or allreduce vector into one piece per site (three sites or more)")
 
 	// launch plumbing: set by mpirun for its ranks
 	Hostname = internal(String("GMPI_HOSTNAME", "", ScopeLaunch,

@@ -1,0 +1,885 @@
+// Package hier is the multilevel, topology-aware collective component
+// (MagPIe's wide-area rules on MPICH-G2's levels). It serves every
+// intracommunicator whose members span more than one group at the top
+// level where they differ: sites (the wide area), else machines, else
+// hosts. The members of each group form a level sub-communicator ("lo",
+// created without communication on first use, freed with the
+// communicator), whose own collectives come from the other components:
+// tuned and shm inside a site, or hier again one level down when a site
+// spans several machines or hosts. Between groups, hier's own algorithms
+// run on the communicator itself, from group coordinators:
+//
+//   - every sender->receiver path crosses at most one link between groups,
+//     no item is sent to a group twice, and an operation costs one
+//     latency between groups: a flat tree from the root (or the root's
+//     coordinator) to the coordinators, all-pairs exchanges between
+//     coordinators for barrier, allreduce and allgather;
+//   - a large broadcast is cut into one piece per receiving group, each
+//     sent to its group, which relays it to the others, so every link
+//     between groups carries a share; a large allreduce is a
+//     reduce-scatter then allgather between coordinators in the same way;
+//   - reductions are done per group first when the operator is
+//     commutative, or when the user asserts associativity
+//     (GMPI_ASSOCIATIVE=1 or the info key gmpi_assert_associative) and
+//     every group holds consecutive ranks; otherwise every operand
+//     travels (still once per link) and the reduction is folded in rank
+//     order, ((x0 op x1) op x2)..., with the same result on every rank.
+//
+// A call is a plan of phases (group collectives on lo, exchanges between
+// coordinators, local steps). Blocking calls run the phases in turn, lo's
+// through its blocking entries (so shm's segment serves them); nonblocking
+// and persistent calls get the same phases as one schedule, lo's phases
+// inlined from the schedules lo's components build. Scan, exscan and the
+// v- and w- forms without a hierarchical form here keep the flat
+// components' entries; all-to-all at the wide-area level is the one-round
+// direct exchange (every pair once, one latency).
+package hier
+
+import (
+	"sync"
+	"unsafe"
+
+	"gmpi/coll"
+	"gmpi/coll/basic"
+	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
+)
+
+// Priority is the component's default priority: above shm (60) and tuned
+// (30), which then serve the groups.
+const Priority = 80
+
+// Component is the hier component.
+type Component struct{}
+
+var _ coll.Component = Component{}
+
+func (Component) Name() string { return "hier" }
+
+// GMPI_COLL_HIER_PRIORITY overrides Priority (the selector reads it).
+var _ = coll.PriorityParam("hier", Priority)
+
+// Describe implements coll.Component.
+func (Component) Describe() coll.Description {
+	var names [mpirt.NumCollOps]string
+	for op, n := range map[mpirt.CollOp]string{
+		mpirt.CollBarrier: "group_barrier+allpairs", mpirt.CollBcast: "flat_tree|split_relay",
+		mpirt.CollReduce: "group_reduce+flat_tree|canonical_fold", mpirt.CollAllreduce: "group_reduce+allpairs|split|canonical_fold",
+		mpirt.CollAllgather: "group_gather+allpairs", mpirt.CollAllgatherv: "group_gather+allpairs",
+		mpirt.CollGather: "group_gather+flat_tree", mpirt.CollScatter: "flat_tree+group_scatter",
+		mpirt.CollReduceScatter: "allreduce+block", mpirt.CollReduceScatterBlock: "allreduce+block",
+		mpirt.CollAlltoall: "direct (sites only)", mpirt.CollAlltoallv: "direct (sites only)", mpirt.CollAlltoallw: "direct (sites only)",
+	} {
+		names[op] = n
+	}
+	return coll.Description{Name: "hier", Priority: Priority,
+		Serves: "intracommunicators spanning several sites, or several machines or hosts one of which holds two members",
+		Ops:    coll.OneEach(names, "")}
+}
+
+// Query serves intracommunicators that span several sites, or several
+// machines or hosts of which at least one holds two members. Its inputs
+// (the group, the topology every process learned at startup) are the
+// same on every rank.
+func (Component) Query(c *mpirt.Comm) (int, coll.Module) {
+	if c.IsInter() || c.Size() < 2 {
+		return -1, nil
+	}
+	t := newTopo(c)
+	if t == nil {
+		return -1, nil
+	}
+	return Priority, &module{t: t}
+}
+
+// Levels of the grouping.
+const (
+	levelSite = 1 + iota
+	levelMachine
+	levelHost
+)
+
+// topo is a communicator's grouping at its level.
+type topo struct {
+	level      int
+	groups     [][]int // ranks of each group, ascending; groups in order of their first rank
+	groupOf    []int   // rank -> group
+	idx        []int   // rank -> its rank in its group's sub-communicator
+	contiguous bool    // every group holds consecutive ranks
+}
+
+func newTopo(c *mpirt.Comm) *topo {
+	w := c.World()
+	gt, hs := w.GridTopology(), w.Hosts()
+	if gt == nil {
+		return nil
+	}
+	n := c.Size()
+	for r := range n {
+		wr := c.WorldRank(r)
+		if wr < 0 || wr >= len(gt.Colors) || hs != nil && wr >= len(hs) {
+			return nil // a process of another job
+		}
+	}
+	hostIdx := map[string]int{}
+	key := func(level, wr int) int {
+		switch level {
+		case levelSite:
+			return gt.Colors[wr][mpirt.LevelLAN]
+		case levelMachine:
+			return gt.Colors[wr][mpirt.LevelSAN]
+		}
+		if hs == nil {
+			return 0
+		}
+		i, ok := hostIdx[hs[wr]]
+		if !ok {
+			i = len(hostIdx)
+			hostIdx[hs[wr]] = i
+		}
+		return i
+	}
+	for level := levelSite; level <= levelHost; level++ {
+		t := &topo{level: level, groupOf: make([]int, n), idx: make([]int, n), contiguous: true}
+		ids := map[int]int{}
+		plural := false
+		for r := range n {
+			k := key(level, c.WorldRank(r))
+			g, ok := ids[k]
+			if !ok {
+				g = len(t.groups)
+				ids[k] = g
+				t.groups = append(t.groups, nil)
+			}
+			t.groupOf[r], t.idx[r] = g, len(t.groups[g])
+			t.groups[g] = append(t.groups[g], r)
+			plural = plural || len(t.groups[g]) > 1
+			if r > 0 && g < t.groupOf[r-1] {
+				t.contiguous = false
+			}
+		}
+		if len(t.groups) < 2 {
+			continue
+		}
+		// Below the wide area, groups of one process each gain nothing
+		// from a hierarchy: the flat components serve them.
+		if level != levelSite && !plural {
+			return nil
+		}
+		return t
+	}
+	return nil
+}
+
+// module is one communicator's state.
+type module struct {
+	t *topo
+	c *mpirt.Comm
+
+	assocEnv bool // GMPI_ASSOCIATIVE=1
+	splitMin int  // bytes from which large vectors are split between groups
+
+	mu     sync.Mutex
+	loDone bool
+	lo     *mpirt.Comm // this process's group (nil when it is alone in it)
+	loErr  error
+}
+
+// builder adds one call's phases to a plan.
+type builder func(p *plan, a *mpirt.CollArgs)
+
+var byteType, _ = mpirt.PredefinedDatatype(mpirt.TypeByte)
+
+func (m *module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
+	m.c = c
+	params := c.World().Params()
+	m.assocEnv = param.Associative.Get(params)
+	m.splitMin = max(1, int(param.HierSplitMin.Get(params)))
+	ops := map[mpirt.CollOp]builder{
+		mpirt.CollBarrier:            m.barrier,
+		mpirt.CollBcast:              m.bcast,
+		mpirt.CollReduce:             m.reduce,
+		mpirt.CollAllreduce:          m.allreduce,
+		mpirt.CollAllgather:          m.allgather,
+		mpirt.CollAllgatherv:         m.allgather,
+		mpirt.CollGather:             m.gather,
+		mpirt.CollScatter:            m.scatter,
+		mpirt.CollReduceScatter:      m.reduceScatter,
+		mpirt.CollReduceScatterBlock: m.reduceScatter,
+	}
+	for op, b := range ops {
+		op, b := op, b
+		t.Sched[op] = func(_ *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) { return m.schedule(op, b, a) }
+		t.Blocking[op] = func(_ *mpirt.Comm, a *mpirt.CollArgs) error { return m.blocking(op, b, a) }
+	}
+	t.Barrier = func(*mpirt.Comm) error { return m.blocking(mpirt.CollBarrier, m.barrier, &mpirt.CollArgs{}) }
+	t.Bcast = func(_ *mpirt.Comm, buf unsafe.Pointer, count int, dt *mpirt.Datatype, root int) error {
+		return m.blocking(mpirt.CollBcast, m.bcast, &mpirt.CollArgs{Rbuf: buf, Rcount: count, Rdt: dt, Root: root})
+	}
+	t.Reduce = func(_ *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, op mpirt.Handle, root int) error {
+		return m.blocking(mpirt.CollReduce, m.reduce, &mpirt.CollArgs{Sbuf: sbuf, Rbuf: rbuf, Rcount: count, Rdt: dt, Op: op, Root: root})
+	}
+	t.Allreduce = func(_ *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, op mpirt.Handle) error {
+		return m.blocking(mpirt.CollAllreduce, m.allreduce, &mpirt.CollArgs{Sbuf: sbuf, Rbuf: rbuf, Rcount: count, Rdt: dt, Op: op})
+	}
+	if m.t.level == levelSite {
+		// All-to-all between sites: every pair exchanges its blocks
+		// directly in one round (one wide-area latency, each block over
+		// one link once), rather than tuned's multi-round algorithms.
+		for _, op := range []mpirt.CollOp{mpirt.CollAlltoall, mpirt.CollAlltoallv, mpirt.CollAlltoallw} {
+			t.Sched[op] = basic.SchedFuncs[op]
+			t.Blocking[op] = nil
+		}
+	}
+	return nil
+}
+
+// getLo returns this process's group sub-communicator, creating it on
+// first use (no communication: runtime.SubComm).
+func (m *module) getLo() (*mpirt.Comm, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.loDone {
+		m.loDone = true
+		g := m.t.groups[m.t.groupOf[m.c.Rank()]]
+		if len(g) > 1 {
+			wr := make([]int, len(g))
+			for i, r := range g {
+				wr[i] = m.c.WorldRank(r)
+			}
+			m.lo, m.loErr = m.c.SubComm(1, wr)
+		}
+	}
+	return m.lo, m.loErr
+}
+
+// schedule builds one nonblocking or persistent call.
+func (m *module) schedule(_ mpirt.CollOp, b builder, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
+	lo, err := m.getLo()
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{m: m, c: m.c, lo: lo, s: m.c.NewSchedule()}
+	b(p, a)
+	if p.err != nil {
+		return nil, p.err
+	}
+	return p.s, nil
+}
+
+// blocking runs one blocking call.
+func (m *module) blocking(_ mpirt.CollOp, b builder, a *mpirt.CollArgs) error {
+	lo, err := m.getLo()
+	if err != nil {
+		return err
+	}
+	p := &plan{m: m, c: m.c, lo: lo, s: m.c.NewSchedule(), blocking: true}
+	b(p, a)
+	return p.err
+}
+
+// plan is one call being built (a schedule) or run (blocking).
+type plan struct {
+	m        *module
+	c, lo    *mpirt.Comm
+	s        *mpirt.Schedule // carries the call's tag on c in both modes
+	blocking bool
+	err      error
+}
+
+// local adds a local step.
+func (p *plan) local(fn func() error) {
+	if p.err != nil {
+		return
+	}
+	if p.blocking {
+		p.err = fn()
+		return
+	}
+	p.s.Local(fn)
+}
+
+// group runs op over this process's group (nothing when it is alone).
+func (p *plan) group(op mpirt.CollOp, a *mpirt.CollArgs) {
+	if p.err != nil || p.lo == nil {
+		return
+	}
+	if p.blocking {
+		p.err = p.lo.CollRun(op, a)
+		return
+	}
+	ch, err := p.lo.CollSchedule(op, a)
+	if err != nil {
+		p.err = err
+		return
+	}
+	p.s.Inline(ch)
+}
+
+// xchg adds one round of messages between groups, on c: f adds the
+// sends and receives (of buffers read and filled when the round runs).
+func (p *plan) xchg(f func(s *mpirt.Schedule)) {
+	if p.err != nil {
+		return
+	}
+	if !p.blocking {
+		p.s.Round()
+		f(p.s)
+		p.s.Round()
+		return
+	}
+	p.s.Reset()
+	f(p.s)
+	p.err = p.s.RunBlocking()
+}
+
+// coord is the coordinator of group g: the root when g holds it, else
+// the group's first rank.
+func (m *module) coord(g, root int) int {
+	if root >= 0 && m.t.groupOf[root] == g {
+		return root
+	}
+	return m.t.groups[g][0]
+}
+
+// ptr is the address of b's first byte (nil when empty).
+func ptr(b []byte) unsafe.Pointer {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(&b[0])
+}
+
+// pieces cuts n elements into k near-equal ranges: [off[i], off[i+1]).
+func pieces(n, k int) []int {
+	off := make([]int, k+1)
+	for i := range k {
+		off[i+1] = off[i] + n/k
+		if i < n%k {
+			off[i+1]++
+		}
+	}
+	return off
+}
+
+// barrier: the group's barrier, an all-pairs exchange of empty messages
+// between coordinators (one latency), the group's barrier again.
+func (m *module) barrier(p *plan, a *mpirt.CollArgs) {
+	p.group(mpirt.CollBarrier, a)
+	me := m.c.Rank()
+	g := m.t.groupOf[me]
+	if me == m.coord(g, -1) {
+		p.xchg(func(s *mpirt.Schedule) {
+			for h := range m.t.groups {
+				if h != g {
+					s.Recv(m.c, nil, m.coord(h, -1))
+					s.Send(m.c, nil, m.coord(h, -1))
+				}
+			}
+		})
+	}
+	p.group(mpirt.CollBarrier, a)
+}
+
+// bcast: the root sends to every other group's coordinator (flat tree),
+// or, for a large vector and three groups or more, one piece to each,
+// which the coordinators then exchange; each group broadcasts from its
+// coordinator.
+func (m *module) bcast(p *plan, a *mpirt.CollArgs) {
+	me, root := m.c.Rank(), a.Root
+	g, gr := m.t.groupOf[me], m.t.groupOf[root]
+	k := mpirt.NewPacked(a.Rbuf, a.Rcount, a.Rdt)
+	n := len(k.Data)
+	var others []int // the groups without the root
+	for h := range m.t.groups {
+		if h != gr {
+			others = append(others, h)
+		}
+	}
+	split := len(others) >= 2 && n >= m.splitMin
+	off := pieces(n, len(others))
+	switch {
+	case n == 0:
+	case me == root:
+		p.local(k.Load)
+		p.xchg(func(s *mpirt.Schedule) {
+			for j, h := range others {
+				if split {
+					s.Send(m.c, k.Data[off[j]:off[j+1]], m.coord(h, root))
+				} else {
+					s.Send(m.c, k.Data, m.coord(h, root))
+				}
+			}
+		})
+	case me == m.coord(g, root):
+		if !split {
+			p.xchg(func(s *mpirt.Schedule) { s.Recv(m.c, k.Data, root) })
+		} else {
+			mine := 0
+			for j, h := range others {
+				if h == g {
+					mine = j
+				}
+			}
+			p.xchg(func(s *mpirt.Schedule) { s.Recv(m.c, k.Data[off[mine]:off[mine+1]], root) })
+			p.xchg(func(s *mpirt.Schedule) {
+				for j, h := range others {
+					if h != g {
+						s.Recv(m.c, k.Data[off[j]:off[j+1]], m.coord(h, root))
+						s.Send(m.c, k.Data[off[mine]:off[mine+1]], m.coord(h, root))
+					}
+				}
+			})
+		}
+		p.local(k.Store)
+	}
+	p.group(mpirt.CollBcast, &mpirt.CollArgs{Rbuf: a.Rbuf, Rcount: a.Rcount, Rdt: a.Rdt, Root: m.t.idx[m.coord(g, root)]})
+}
+
+// perGroupFirst reports whether a reduction may combine each group's
+// operands first: a commutative operator, or an asserted associative one
+// on groups of consecutive ranks.
+func (m *module) perGroupFirst(op mpirt.Handle) bool {
+	if op.IsCommutative() {
+		return true
+	}
+	if !m.t.contiguous {
+		return false
+	}
+	if m.assocEnv {
+		return true
+	}
+	v, _ := m.c.Hint("gmpi_assert_associative")
+	return v == "true"
+}
+
+// operand is the address of this process's contribution to a reduction.
+func operand(a *mpirt.CollArgs) unsafe.Pointer {
+	if mpirt.IsInPlace(a.Sbuf) {
+		return a.Rbuf
+	}
+	return a.Sbuf
+}
+
+// groupPartial reduces the group's operands into acc (a layout buffer)
+// on the group's coordinator for root (root -1: the first rank).
+func (m *module) groupPartial(p *plan, a *mpirt.CollArgs, root int, acc []byte) {
+	me := m.c.Rank()
+	g := m.t.groupOf[me]
+	co := m.coord(g, root)
+	src := operand(a)
+	if p.lo == nil {
+		p.local(func() error { mpirt.LoadLayout(acc, src, a.Rcount, a.Rdt); return nil })
+		return
+	}
+	var tmp unsafe.Pointer
+	if me == co {
+		tmp = mpirt.TempBuffer(a.Rcount, a.Rdt)
+	}
+	p.group(mpirt.CollReduce, &mpirt.CollArgs{Sbuf: src, Rbuf: tmp, Rcount: a.Rcount, Rdt: a.Rdt, Op: a.Op, Root: m.t.idx[co]})
+	if me == co {
+		p.local(func() error { mpirt.LoadLayout(acc, tmp, a.Rcount, a.Rdt); return nil })
+	}
+}
+
+// foldInto combines parts (layout buffers, in canonical order) into
+// parts' last element's order: it returns the buffer holding
+// parts[0] op parts[1] op ... (each ReduceLocal puts in op inout into
+// inout).
+func foldInto(op mpirt.Handle, dt *mpirt.Datatype, count int, parts [][]byte) ([]byte, error) {
+	acc := parts[0]
+	for _, x := range parts[1:] {
+		if err := mpirt.ReduceLocal(op, dt, acc, x, count); err != nil {
+			return nil, err
+		}
+		acc = x
+	}
+	return acc, nil
+}
+
+// reduce: per group first (see perGroupFirst), the coordinators send
+// their partials to the root, which folds them in group order; else the
+// canonical fold at the root of every operand.
+func (m *module) reduce(p *plan, a *mpirt.CollArgs) {
+	if !m.perGroupFirst(a.Op) {
+		m.canonicalReduce(p, a, a.Root)
+		return
+	}
+	me, root := m.c.Rank(), a.Root
+	g := m.t.groupOf[me]
+	span := mpirt.LayoutSpan(a.Rcount, a.Rdt)
+	if me != m.coord(g, root) {
+		m.groupPartial(p, a, root, nil)
+		return
+	}
+	parts := make([][]byte, len(m.t.groups))
+	for h := range parts {
+		parts[h] = make([]byte, span)
+	}
+	m.groupPartial(p, a, root, parts[g])
+	if me != root {
+		p.xchg(func(s *mpirt.Schedule) { s.Send(m.c, parts[g], root) })
+		return
+	}
+	p.xchg(func(s *mpirt.Schedule) {
+		for h := range m.t.groups {
+			if h != g {
+				s.Recv(m.c, parts[h], m.coord(h, root))
+			}
+		}
+	})
+	p.local(func() error {
+		acc, err := foldInto(a.Op, a.Rdt, a.Rcount, parts)
+		if err != nil {
+			return err
+		}
+		mpirt.StoreLayout(a.Rbuf, a.Rcount, a.Rdt, acc)
+		return nil
+	})
+}
+
+// allreduce: per group first, then the coordinators exchange their
+// partials all-pairs (or, for large vectors and three groups or more,
+// reduce-scatter and allgather them piecewise) and fold them in group
+// order, so every coordinator holds the same bytes; each group
+// broadcasts its coordinator's result. Else the canonical fold of every
+// operand on every process.
+func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
+	if !m.perGroupFirst(a.Op) {
+		m.canonicalReduce(p, a, -1)
+		return
+	}
+	me := m.c.Rank()
+	g := m.t.groupOf[me]
+	G := len(m.t.groups)
+	span := mpirt.LayoutSpan(a.Rcount, a.Rdt)
+	if me == m.coord(g, -1) {
+		parts := make([][]byte, G)
+		for h := range parts {
+			parts[h] = make([]byte, span)
+		}
+		m.groupPartial(p, a, -1, parts[g])
+		dt := a.Rdt
+		if G >= 3 && a.Rcount >= G && a.Rcount*dt.Size() >= m.splitMin && dt.TrueExtent() <= dt.Extent() {
+			// Piece h (elements off[h]..off[h+1]) is reduced at group h.
+			off := pieces(a.Rcount, G)
+			rng := func(b []byte, h int) []byte {
+				lo := off[h] * dt.Extent()
+				return b[lo : lo+mpirt.LayoutSpan(off[h+1]-off[h], dt)]
+			}
+			p.xchg(func(s *mpirt.Schedule) {
+				for h := range G {
+					if h != g {
+						s.Recv(m.c, rng(parts[h], g), m.coord(h, -1))
+						s.Send(m.c, rng(parts[g], h), m.coord(h, -1))
+					}
+				}
+			})
+			res := make([]byte, span)
+			p.local(func() error {
+				mine := make([][]byte, G)
+				for h := range G {
+					mine[h] = rng(parts[h], g)
+				}
+				acc, err := foldInto(a.Op, dt, off[g+1]-off[g], mine)
+				if err != nil {
+					return err
+				}
+				copy(rng(res, g), acc)
+				return nil
+			})
+			p.xchg(func(s *mpirt.Schedule) {
+				for h := range G {
+					if h != g {
+						s.Recv(m.c, rng(res, h), m.coord(h, -1))
+						s.Send(m.c, rng(res, g), m.coord(h, -1))
+					}
+				}
+			})
+			p.local(func() error { mpirt.StoreLayout(a.Rbuf, a.Rcount, dt, res); return nil })
+		} else {
+			p.xchg(func(s *mpirt.Schedule) {
+				for h := range G {
+					if h != g {
+						s.Recv(m.c, parts[h], m.coord(h, -1))
+						s.Send(m.c, parts[g], m.coord(h, -1))
+					}
+				}
+			})
+			// Folding overwrites the partials: parts[g] is sent before
+			// this round starts (the exchange round completed).
+			p.local(func() error {
+				acc, err := foldInto(a.Op, dt, a.Rcount, parts)
+				if err != nil {
+					return err
+				}
+				mpirt.StoreLayout(a.Rbuf, a.Rcount, dt, acc)
+				return nil
+			})
+		}
+	} else {
+		m.groupPartial(p, a, -1, nil)
+	}
+	p.group(mpirt.CollBcast, &mpirt.CollArgs{Rbuf: a.Rbuf, Rcount: a.Rcount, Rdt: a.Rdt, Root: 0})
+}
+
+// canonicalReduce gathers every operand (layout buffers, each over each
+// link once) to root (-1: to every process) and folds them in rank order
+// there: the canonical result, identical on every rank.
+func (m *module) canonicalReduce(p *plan, a *mpirt.CollArgs, root int) {
+	span := mpirt.LayoutSpan(a.Rcount, a.Rdt)
+	n := m.c.Size()
+	sizes := make([]int, n)
+	for r := range sizes {
+		sizes[r] = span
+	}
+	mine := make([]byte, span)
+	src := operand(a)
+	p.local(func() error { mpirt.LoadLayout(mine, src, a.Rcount, a.Rdt); return nil })
+	bl := m.gatherBlob(p, root, mine, sizes)
+	if root >= 0 && m.c.Rank() != root {
+		return
+	}
+	p.local(func() error {
+		parts := make([][]byte, n)
+		for r := range n {
+			parts[r] = bl.block(r)
+		}
+		acc, err := foldInto(a.Op, a.Rdt, a.Rcount, parts)
+		if err != nil {
+			return err
+		}
+		mpirt.StoreLayout(a.Rbuf, a.Rcount, a.Rdt, acc)
+		return nil
+	})
+}
+
+// blob is every rank's bytes, group after group, each group's members in
+// rank order.
+type blob struct {
+	data   []byte
+	off    []int // rank -> offset of its bytes
+	sizes  []int // rank -> size
+	gstart []int // group -> offset; gstart[G] = len(data)
+}
+
+func (b *blob) block(r int) []byte { return b.data[b.off[r] : b.off[r]+b.sizes[r]] }
+func (b *blob) group(g int) []byte { return b.data[b.gstart[g]:b.gstart[g+1]] }
+
+func (m *module) newBlob(sizes []int) *blob {
+	G := len(m.t.groups)
+	b := &blob{off: make([]int, len(sizes)), sizes: sizes, gstart: make([]int, G+1)}
+	at := 0
+	for g, mem := range m.t.groups {
+		b.gstart[g] = at
+		for _, r := range mem {
+			b.off[r] = at
+			at += sizes[r]
+		}
+	}
+	b.gstart[G] = at
+	b.data = make([]byte, at)
+	return b
+}
+
+// gatherBlob gathers mine (sizes[r] bytes on rank r, filled when the
+// plan runs) into a blob on root, or on every process for root -1: each
+// group gathers to its coordinator, coordinators send their group's
+// bytes to the root (or all-pairs to each other), and each group
+// broadcasts the whole blob (root -1). The blob is valid only where it
+// was gathered to.
+func (m *module) gatherBlob(p *plan, root int, mine []byte, sizes []int) *blob {
+	me := m.c.Rank()
+	g := m.t.groupOf[me]
+	co := m.coord(g, root)
+	b := m.newBlob(sizes)
+	if p.lo == nil {
+		p.local(func() error { copy(b.block(me), mine); return nil })
+	} else {
+		mem := m.t.groups[g]
+		counts, displs := make([]int, len(mem)), make([]int, len(mem))
+		for i, r := range mem {
+			counts[i], displs[i] = sizes[r], b.off[r]-b.gstart[g]
+		}
+		p.group(mpirt.CollGatherv, &mpirt.CollArgs{Sbuf: ptr(mine), Scount: len(mine), Sdt: byteType,
+			Rbuf: ptr(b.group(g)), Rcounts: counts, Rdispls: displs, Rdt: byteType, Root: m.t.idx[co]})
+	}
+	if me == co {
+		p.xchg(func(s *mpirt.Schedule) {
+			for h := range m.t.groups {
+				switch {
+				case h == g:
+				case root < 0:
+					s.Recv(m.c, b.group(h), m.coord(h, root))
+					s.Send(m.c, b.group(g), m.coord(h, root))
+				case me == root:
+					s.Recv(m.c, b.group(h), m.coord(h, root))
+				}
+			}
+			if root >= 0 && me != root {
+				s.Send(m.c, b.group(g), root)
+			}
+		})
+	}
+	if root < 0 {
+		p.group(mpirt.CollBcast, &mpirt.CollArgs{Rbuf: ptr(b.data), Rcount: len(b.data), Rdt: byteType, Root: m.t.idx[co]})
+	}
+	return b
+}
+
+// allgather (and allgatherv): the blob of every rank's packed block on
+// every process (one latency between groups, each group's bytes once
+// over each link), unpacked into the receive buffer.
+func (m *module) allgather(p *plan, a *mpirt.CollArgs) {
+	n, me := m.c.Size(), m.c.Rank()
+	sizes := make([]int, n)
+	at := func(r int) (unsafe.Pointer, int) {
+		if a.Rcounts != nil {
+			return basic.BlockAt(a.Rbuf, a.Rdispls[r], a.Rdt), a.Rcounts[r]
+		}
+		return basic.BlockAt(a.Rbuf, r*a.Rcount, a.Rdt), a.Rcount
+	}
+	for r := range n {
+		_, k := at(r)
+		sizes[r] = k * a.Rdt.Size()
+	}
+	var src *mpirt.Packed
+	if mpirt.IsInPlace(a.Sbuf) {
+		q, k := at(me)
+		src = mpirt.NewPacked(q, k, a.Rdt)
+	} else {
+		src = mpirt.NewPacked(a.Sbuf, a.Scount, a.Sdt)
+	}
+	p.local(src.Load)
+	b := m.gatherBlob(p, -1, src.Data, sizes)
+	p.local(func() error {
+		for r := range n {
+			if q, k := at(r); k > 0 {
+				a.Rdt.Unpack(q, b.block(r), k)
+			}
+		}
+		return nil
+	})
+}
+
+// gather: the blob of every block on the root, unpacked there.
+func (m *module) gather(p *plan, a *mpirt.CollArgs) {
+	n, me := m.c.Size(), m.c.Rank()
+	var size int
+	if me == a.Root {
+		size = a.Rcount * a.Rdt.Size()
+	} else {
+		size = a.Scount * a.Sdt.Size()
+	}
+	sizes := make([]int, n)
+	for r := range sizes {
+		sizes[r] = size
+	}
+	var src *mpirt.Packed
+	if mpirt.IsInPlace(a.Sbuf) {
+		src = mpirt.NewPacked(basic.BlockAt(a.Rbuf, me*a.Rcount, a.Rdt), a.Rcount, a.Rdt)
+	} else {
+		src = mpirt.NewPacked(a.Sbuf, a.Scount, a.Sdt)
+	}
+	p.local(src.Load)
+	b := m.gatherBlob(p, a.Root, src.Data, sizes)
+	if me != a.Root {
+		return
+	}
+	p.local(func() error {
+		for r := range n {
+			if a.Rcount > 0 && !(r == me && mpirt.IsInPlace(a.Sbuf)) {
+				a.Rdt.Unpack(basic.BlockAt(a.Rbuf, r*a.Rcount, a.Rdt), b.block(r), a.Rcount)
+			}
+		}
+		return nil
+	})
+}
+
+// scatter: the root sends each group's blocks to its coordinator in one
+// message; each group scatters them from there.
+func (m *module) scatter(p *plan, a *mpirt.CollArgs) {
+	n, me, root := m.c.Size(), m.c.Rank(), a.Root
+	g := m.t.groupOf[me]
+	co := m.coord(g, root)
+	inPlace := me == root && mpirt.IsInPlace(a.Rbuf)
+	var size int
+	if me == root {
+		size = a.Scount * a.Sdt.Size()
+	} else {
+		size = a.Rcount * a.Rdt.Size()
+	}
+	sizes := make([]int, n)
+	for r := range sizes {
+		sizes[r] = size
+	}
+	b := m.newBlob(sizes)
+	if me == root {
+		p.local(func() error {
+			for r := range n {
+				if size > 0 {
+					a.Sdt.Pack(b.block(r), basic.BlockAt(a.Sbuf, r*a.Scount, a.Sdt), a.Scount)
+				}
+			}
+			return nil
+		})
+		p.xchg(func(s *mpirt.Schedule) {
+			for h := range m.t.groups {
+				if h != g {
+					s.Send(m.c, b.group(h), m.coord(h, root))
+				}
+			}
+		})
+	} else if me == co {
+		p.xchg(func(s *mpirt.Schedule) { s.Recv(m.c, b.group(g), root) })
+	}
+	mem := m.t.groups[g]
+	mineBuf := b.block(me)
+	if p.lo != nil {
+		counts, displs := make([]int, len(mem)), make([]int, len(mem))
+		for i, r := range mem {
+			counts[i], displs[i] = sizes[r], b.off[r]-b.gstart[g]
+		}
+		rb := ptr(mineBuf)
+		if me == co {
+			rb = ptr(make([]byte, size)) // its block is in the blob already
+		}
+		p.group(mpirt.CollScatterv, &mpirt.CollArgs{Sbuf: ptr(b.group(g)), Scounts: counts, Sdispls: displs, Sdt: byteType,
+			Rbuf: rb, Rcount: size, Rdt: byteType, Root: m.t.idx[co]})
+	}
+	if inPlace {
+		return
+	}
+	p.local(func() error {
+		if a.Rcount > 0 {
+			a.Rdt.Unpack(a.Rbuf, mineBuf, a.Rcount)
+		}
+		return nil
+	})
+}
+
+// reduceScatter (and reduce_scatter_block): the hierarchical allreduce of
+// the whole vector into scratch memory, then this process's block.
+func (m *module) reduceScatter(p *plan, a *mpirt.CollArgs) {
+	n, me := m.c.Size(), m.c.Rank()
+	counts := a.Rcounts
+	if counts == nil {
+		counts = make([]int, n)
+		for r := range counts {
+			counts[r] = a.Rcount
+		}
+	}
+	total, first := 0, 0
+	for r, k := range counts {
+		if r == me {
+			first = total
+		}
+		total += k
+	}
+	tmp := mpirt.TempBuffer(total, a.Rdt)
+	m.allreduce(p, &mpirt.CollArgs{Sbuf: operand(a), Rbuf: tmp, Rcount: total, Rdt: a.Rdt, Op: a.Op})
+	p.local(func() error {
+		mpirt.CopyTyped(a.Rbuf, counts[me], a.Rdt, basic.BlockAt(tmp, first, a.Rdt), counts[me], a.Rdt)
+		return nil
+	})
+}
