@@ -24,8 +24,11 @@ for pkg in $(go list ./... | grep -v /capi); do
         log=$(mktemp)
         go test "$pkg" -run '^$' -fuzz "^$t\$" -fuzztime "$dur" -parallel 1 >"$log" 2>&1
         rc=$?
-        # The last progress line: "fuzz: elapsed: 30s, execs: 123456 (4115/sec), ..."
-        rate=$(grep -o 'execs: [0-9]* ([0-9]*/sec)' "$log" | tail -1 | sed 's/.*(\([0-9]*\)\/sec)/\1/')
+        # Progress lines: "fuzz: elapsed: 30s, execs: 123456 (4115/sec), ...";
+        # the final one reports 0/sec, so take the run's total over its time.
+        rate=$(grep -o 'elapsed: [0-9ms]*, execs: [0-9]*' "$log" | tail -1 |
+            awk '{t = $2; s = 0; if (t ~ /m/) { split(t, a, "m"); s = a[1] * 60; t = a[2] } sub("s", "", t); s += t;
+                  if (s > 0) printf "%d", $4 / s}')
         res=ok
         if [ $rc -ne 0 ]; then
             res="FAIL ($(grep -m1 -o 'testdata/fuzz/[^ ]*' "$log" || echo "see $log"))"
