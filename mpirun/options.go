@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"gmpi/mpirun/grid"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -369,8 +370,13 @@ func readHostfile(path string) ([]hostSpec, error) {
 		return nil, fmt.Errorf("hostfile: %w", err)
 	}
 	defer f.Close()
+	return parseHostfile(path, f)
+}
+
+// parseHostfile is readHostfile on the contents r of the file named path.
+func parseHostfile(path string, r io.Reader) ([]hostSpec, error) {
 	var hosts []hostSpec
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	for ln := 1; sc.Scan(); ln++ {
 		line, _, _ := strings.Cut(sc.Text(), "#")
 		fields := strings.Fields(line)

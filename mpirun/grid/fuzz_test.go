@@ -1,0 +1,43 @@
+package grid
+
+import (
+	"os"
+	"testing"
+)
+
+// FuzzParse: a grid file parser never panics and never loops; every
+// rank of an accepted grid names one of its hosts.
+func FuzzParse(f *testing.F) {
+	for _, p := range []string{"../../examples/grid-2x2.toml", "../../examples/grid-4x2.toml"} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(string(b))
+		}
+	}
+	for _, s := range []string{
+		"", "[[site]]\nname = \"a\"\n", "[wan]\nlatency = \"10ms\"\nbandwidth = \"1MB/s\"\n",
+		"[[site]]\nname = \"a\"\n[[site.machine]]\nname = \"m\"\nprocs = 2\nhosts = [\"h1\", \"h2\"]\n",
+		"[[site]]\nname = \"a\"\n[[site.machine]]\nname = \"m\"\nprocs = 99999999999\nhosts = [\"h\"]\n",
+		"[[site]]\nname = 3\n", "[[wan.link]]\nsites = [\"a\"]\n", "x = [[[[[[[[[[1]]]]]]]]]]\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		g, err := Parse("fuzz.toml", s)
+		if err != nil || g == nil {
+			return
+		}
+		hosts := map[*Host]bool{}
+		for _, h := range g.Hosts() {
+			hosts[h] = true
+		}
+		rs := g.Ranks()
+		if len(rs) > 1<<20 {
+			t.Fatalf("accepted a grid of %d ranks", len(rs))
+		}
+		for i, r := range rs {
+			if r.Rank != i || !hosts[r.Host] {
+				t.Fatalf("rank %d: %+v is not on one of the grid's hosts", i, r)
+			}
+		}
+	})
+}
