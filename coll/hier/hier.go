@@ -60,7 +60,7 @@ func (Component) Name() string { return "hier" }
 var _ = coll.PriorityParam("hier", Priority)
 
 // Describe implements coll.Component.
-func (Component) Describe() coll.Description {
+func (Component) Describe(*param.Values) coll.Description {
 	var names [mpirt.NumCollOps]string
 	for op, n := range map[mpirt.CollOp]string{
 		mpirt.CollBarrier: "group_barrier+allpairs", mpirt.CollBcast: "flat_tree|split_relay",
