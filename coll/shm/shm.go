@@ -107,7 +107,7 @@ type module struct {
 	spinFor time.Duration
 	yield   bool // oversubscribed host: give the CPU away between polls
 
-	scratch []byte // private staging (packing non-contiguous data)
+	scratch [][]byte // private buffers (buf)
 }
 
 const (
