@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 
 	"golang.org/x/sys/unix"
 )
@@ -223,7 +224,8 @@ func MPI_Get_processor_name(name *byte, resultlen *int32) int32 {
 	if name == nil || resultlen == nil {
 		return badPointer("MPI_Get_processor_name", "name")
 	}
-	host := os.Getenv("GMPI_HOSTNAME")
+	env, _ := param.Env() // before MPI_Init: no world's tunables yet
+	host := param.Hostname.Get(env)
 	if world != nil {
 		host = world.Config().Hostname
 	}

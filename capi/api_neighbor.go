@@ -1,11 +1,11 @@
 package main
 
 import (
-	"os"
 	"strconv"
 	"unsafe"
 
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 )
 
 // Neighborhood collectives: MPI_Neighbor_X (blocking), MPI_Ineighbor_X
@@ -39,7 +39,7 @@ func neighborComm(fn string, commH int32, mode ncMode, info int32, request *int3
 		return nil, nil, fail(fn, c, err)
 	}
 	if c.Coll.Neighbor.Alltoallw == nil {
-		return nil, nil, failf(fn, c, mpirt.ErrUnsupportedOperation, "no collective component provides the neighborhood collectives (GMPI_COLL=%q)", os.Getenv("GMPI_COLL"))
+		return nil, nil, failf(fn, c, mpirt.ErrUnsupportedOperation, "no collective component provides the neighborhood collectives (GMPI_COLL=%q)", param.Coll.Get(c.World().Params()))
 	}
 	if mode != ncBlocking {
 		if rc := nullArg(fn, c, request == nil, "request"); rc != 0 {

@@ -5,11 +5,11 @@ package main
 import "C"
 
 import (
-	"os"
 	"sync/atomic"
 	"unsafe"
 
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 )
 
 // The express lane (express.h): this side fills its table when MPI starts,
@@ -24,7 +24,7 @@ func startExpress(level int32) {
 	// whether or not the lane is used.
 	world.SetOutboxWord((*atomic.Int32)(unsafe.Pointer(&x.outbox)))
 	world.SetQueuedWord((*int32)(unsafe.Pointer(&x.queued)))
-	if level >= 3 || shmDevice == nil || os.Getenv("GMPI_EXPRESS") == "0" {
+	if level >= 3 || shmDevice == nil || !param.Express.Get(world.Params()) {
 		return
 	}
 	n := world.Size()

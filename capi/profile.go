@@ -5,6 +5,8 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+
+	"gmpi/runtime/param"
 )
 
 // GMPI_CPUPROFILE=FILE writes a Go CPU profile of each rank from MPI_Init
@@ -13,8 +15,8 @@ import (
 // reported on stderr and the job runs unprofiled.
 var profileFile *os.File
 
-func startProfile(rank int) {
-	path := os.Getenv("GMPI_CPUPROFILE")
+func startProfile(p *param.Values, rank int) {
+	path := param.CPUProfile.Get(p)
 	if path == "" {
 		return
 	}

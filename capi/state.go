@@ -11,12 +11,10 @@ import (
 	"unsafe"
 
 	"gmpi/coll"
-	"gmpi/coll/basic"
-	"gmpi/coll/inter"
-	collshm "gmpi/coll/shm"
-	"gmpi/coll/tuned"
+	"gmpi/coll/components"
 	"gmpi/devices/shm"
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 	"gmpi/runtime/pmi"
 
 	"golang.org/x/sys/unix"
@@ -52,17 +50,23 @@ const (
 // devices and the runtime. It returns a runtime error for the caller to
 // raise.
 func initWorld() error {
-	c, err := pmi.FromEnv()
+	// The tunables of this world, read once (a new world after a
+	// finalize reads them again).
+	params, err := param.Env()
+	if err != nil {
+		return mpirt.Errorf(mpirt.ErrArg, "MPI_Init", "bad tunable: %v", err)
+	}
+	c, err := pmi.Connect(params)
 	if err != nil {
 		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "PMI bootstrap failed: %v", err)
 	}
 	pmiClient = c
-	cfg := mpirt.Config{Rank: 0, Size: 1, AppNum: 0, Universe: 1}
-	cfg.Hostname = os.Getenv("GMPI_HOSTNAME")
+	cfg := mpirt.Config{Rank: 0, Size: 1, AppNum: 0, Universe: 1, Params: params}
+	cfg.Hostname = param.Hostname.Get(params)
 	if cfg.Hostname == "" {
 		cfg.Hostname, _ = os.Hostname()
 	}
-	if os.Getenv("GMPI_DEBUG") != "" {
+	if param.Debug.Get(params) {
 		cfg.Log = func(f string, a ...any) {
 			fmt.Fprintf(os.Stderr, "gmpi[%d]: "+f+"\n", append([]any{cfg.Rank}, a...)...)
 		}
@@ -70,14 +74,14 @@ func initWorld() error {
 	cfg.Abort = abortJob
 	var routes []mpirt.Route
 	var waker mpirt.Waker
-	var shmColl collshm.Component // declines everything without a job id
+	jobName := "" // the shm collective component declines everything without a job id
 	if c != nil {
 		cfg.Rank, cfg.Size, cfg.AppNum, cfg.Universe = c.Rank(), c.Size(), c.AppNum(), c.UniverseSize()
-		tl, err := publishTCP(c, cfg.Rank)
+		tl, err := publishTCP(c, params, cfg.Rank)
 		if err != nil {
 			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "tcp device: %v", err)
 		}
-		locs, err := exchangeLocations(c, cfg.Rank, cfg.Size, myLocation(cfg.Hostname))
+		locs, err := exchangeLocations(c, cfg.Rank, cfg.Size, myLocation(params, cfg.Hostname))
 		if err != nil {
 			tl.Close()
 			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "exchanging host names: %v", err)
@@ -87,7 +91,7 @@ func initWorld() error {
 		for r, l := range locs {
 			hosts[r] = l.Host
 		}
-		peers, remote, err := splitPeers(hosts, cfg.Rank)
+		peers, remote, err := splitPeers(params, hosts, cfg.Rank)
 		if err != nil {
 			tl.Close()
 			return err
@@ -100,9 +104,9 @@ func initWorld() error {
 		// copying) for messages of GMPI_RMA_MIN bytes and more, unless
 		// GMPI_SHM_CMA=0 or the device's probe finds it not permitted;
 		// smaller ones stream through the ring (see bench/README.md).
-		shmColl.JobID = jobID(c)
-		d, err := shm.New(shm.Config{JobID: shmColl.JobID, Rank: cfg.Rank, Peers: peers, KVS: c,
-			SingleCopy: os.Getenv("GMPI_SHM_CMA") != "0"})
+		jobName = jobID(params, c)
+		d, err := shm.New(shm.Config{JobID: jobName, Rank: cfg.Rank, Peers: peers, KVS: c,
+			SingleCopy: param.ShmCMA.Get(params), Params: params})
 		if err != nil {
 			tl.Close()
 			return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "shared memory device: %v", err)
@@ -120,22 +124,22 @@ func initWorld() error {
 			routes = append(routes, mpirt.Route{Peer: p, Device: td})
 		}
 	}
-	tc, err := tuned.New()
+	comps, err := components.List(params, jobName)
 	if err != nil {
-		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "coll/tuned: %v", err)
+		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "collective components: %v", err)
 	}
-	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(basic.Component{}, tc, inter.Component{}, shmColl))
+	w, err := mpirt.NewWorld(cfg, routes, waker, coll.NewSelector(comps...))
 	if err != nil {
 		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "%v", err)
 	}
 	world = w
-	startProfile(cfg.Rank)
+	startProfile(params, cfg.Rank)
 	return nil
 }
 
 // jobID names this job in shared-memory segment names.
-func jobID(c *pmi.Client) string {
-	if id := os.Getenv("GMPI_JOBID"); id != "" {
+func jobID(p *param.Values, c *pmi.Client) string {
+	if id := param.JobID.Get(p); id != "" {
 		return id
 	}
 	return strings.Map(func(r rune) rune {
@@ -148,9 +152,9 @@ func jobID(c *pmi.Client) string {
 
 // myLocation is this process's place in the grid, as the launcher said
 // (GMPI_SITE, GMPI_MACHINE, GMPI_VMPI; all empty without a grid file).
-func myLocation(host string) mpirt.Location {
-	return mpirt.Location{Host: host, Site: os.Getenv("GMPI_SITE"),
-		Machine: os.Getenv("GMPI_MACHINE"), VMPI: os.Getenv("GMPI_VMPI")}
+func myLocation(p *param.Values, host string) mpirt.Location {
+	return mpirt.Location{Host: host, Site: param.Site.Get(p),
+		Machine: param.Machine.Get(p), VMPI: param.VMPI.Get(p)}
 }
 
 // exchangeLocations publishes this rank's location (host name, site,

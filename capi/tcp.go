@@ -4,11 +4,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
-	"os"
 
 	"gmpi/devices/tcp"
 	mpirt "gmpi/runtime"
 	"gmpi/runtime/auth"
+	"gmpi/runtime/param"
 	"gmpi/runtime/pmi"
 )
 
@@ -28,8 +28,8 @@ func tcpCardKey(rank int) string { return fmt.Sprintf("gmpi-tcp-%d", rank) }
 // publishTCP opens the listening socket (GMPI_TCP_IF) and puts its card
 // in the KVS; rank 0 also puts a secret when GMPI_JOB_SECRET is unset.
 // The caller's barrier commits both.
-func publishTCP(c *pmi.Client, rank int) (net.Listener, error) {
-	l, card, err := tcp.Listen(os.Getenv("GMPI_TCP_IF"))
+func publishTCP(c *pmi.Client, p *param.Values, rank int) (net.Listener, error) {
+	l, card, err := tcp.Listen(param.TCPIf.Get(p))
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func publishTCP(c *pmi.Client, rank int) (net.Listener, error) {
 		l.Close()
 		return nil, err
 	}
-	if rank == 0 && os.Getenv("GMPI_JOB_SECRET") == "" {
+	if rank == 0 && param.JobSecret.Get(p) == "" {
 		s, err := auth.NewSecret()
 		if err == nil {
 			err = c.Put(tcpSecretKey, s)
@@ -53,15 +53,8 @@ func publishTCP(c *pmi.Client, rank int) (net.Listener, error) {
 // splitPeers chooses the device of every other rank: shm when the launch
 // placed it on this rank's host, tcp otherwise; GMPI_DEVICE=tcp makes
 // every peer a tcp peer (testing the tcp device on one host).
-func splitPeers(hosts []string, rank int) (local, remote []int, err error) {
-	forceTCP := false
-	switch dv := os.Getenv("GMPI_DEVICE"); dv {
-	case "", "auto":
-	case "tcp":
-		forceTCP = true
-	default:
-		return nil, nil, mpirt.Errorf(mpirt.ErrArg, "MPI_Init", "GMPI_DEVICE=%s: want tcp or auto", dv)
-	}
+func splitPeers(p *param.Values, hosts []string, rank int) (local, remote []int, err error) {
+	forceTCP := param.Device.Get(p) == "tcp" // the registry accepts only auto and tcp
 	for r, h := range hosts {
 		switch {
 		case r == rank:
@@ -78,8 +71,8 @@ func splitPeers(hosts []string, rank int) (local, remote []int, err error) {
 // sets; under another launcher (hydra), the one rank 0 published in the
 // KVS. The latter is weaker: any process that can talk to the job's PMI
 // server can read it.
-func tcpSecret(c *pmi.Client) ([]byte, error) {
-	s := os.Getenv("GMPI_JOB_SECRET")
+func tcpSecret(c *pmi.Client, p *param.Values) ([]byte, error) {
+	s := param.JobSecret.Get(p)
 	if s == "" {
 		var err error
 		if s, err = c.Get(tcpSecretKey); err != nil {
@@ -100,7 +93,7 @@ func startTCP(c *pmi.Client, cfg mpirt.Config, l net.Listener, remote []int, hos
 		l.Close()
 		return nil, nil
 	}
-	secret, err := tcpSecret(c)
+	secret, err := tcpSecret(c, cfg.Params)
 	if err != nil {
 		l.Close()
 		return nil, err
@@ -108,11 +101,11 @@ func startTCP(c *pmi.Client, cfg mpirt.Config, l net.Listener, remote []int, hos
 	// The waiting thread reads the sockets itself when no shared-memory
 	// peer shares its polling loop (GMPI_TCP_POLL=1/0 forces the choice).
 	poll := len(remote) == cfg.Size-1
-	if v := os.Getenv("GMPI_TCP_POLL"); v != "" {
-		poll = v == "1"
+	if v, ok := param.TCPPoll.Lookup(cfg.Params); ok {
+		poll = v
 	}
 	d, err := tcp.New(tcp.Config{Rank: cfg.Rank, Size: cfg.Size, JobID: c.KVSName(), Secret: secret,
-		Listener: l, Peers: remote, Hosts: hosts, Waker: waker, Log: cfg.Log, PollSockets: poll,
+		Listener: l, Peers: remote, Hosts: hosts, Waker: waker, Log: cfg.Log, PollSockets: poll, Params: cfg.Params,
 		Card:        func(r int) (string, error) { return c.Get(tcpCardKey(r)) },
 		Unreachable: func(_ int, msg string) { abortJob(1, msg) }})
 	if err != nil {

@@ -10,12 +10,11 @@ package coll
 
 import (
 	"fmt"
-	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 )
 
 // Component is one collective implementation family (basic, tuned, hier...).
@@ -27,6 +26,45 @@ type Component interface {
 	// (higher wins; negative declines) and a module. Query must use only
 	// rank-invariant inputs.
 	Query(c *mpirt.Comm) (priority int, m Module)
+	// Describe says what the component offers, for mpirun --info: it
+	// must agree with what Query and Enable do.
+	Describe() Description
+}
+
+// Description is a component's account of itself (mpirun --info).
+type Description struct {
+	Name     string
+	Priority int    // the priority Query returns (GMPI_COLL_<NAME>_PRIORITY overrides it)
+	Serves   string // the communicators it takes
+	Ops      []OpAlgorithms
+}
+
+// OpAlgorithms are the algorithms a component may run for one operation.
+type OpAlgorithms struct {
+	Op         string   // "bcast", "neighbor_alltoall", ...
+	Algorithms []string // the first is the fallback of the others
+	// Control names the variable that forces an algorithm or turns the
+	// operation on ("" none); Choice says how the component chooses when
+	// it is not forced ("" when there is one algorithm).
+	Control, Choice string
+}
+
+// OneEach describes operations that have one algorithm each, named in
+// names (indexed by operation); neighbor lists the neighborhood
+// collectives' algorithm ("" when the component has none).
+func OneEach(names [mpirt.NumCollOps]string, neighbor string) []OpAlgorithms {
+	var ops []OpAlgorithms
+	for op, n := range names {
+		if n != "" {
+			ops = append(ops, OpAlgorithms{Op: mpirt.CollOp(op).String(), Algorithms: []string{n}})
+		}
+	}
+	if neighbor != "" {
+		for _, op := range []string{"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"} {
+			ops = append(ops, OpAlgorithms{Op: "neighbor_" + op, Algorithms: []string{neighbor}})
+		}
+	}
+	return ops
 }
 
 // Module fills the entries of a collective table it implements. Enable is
@@ -39,36 +77,47 @@ type Module interface {
 // Selector is the runtime.CollSelector built from a list of components.
 type Selector struct {
 	components []Component
-	include    map[string]bool // nil: all
-	exclude    map[string]bool
-	priority   map[string]int
 }
 
-// NewSelector returns a selector over components, configured from the
-// environment: GMPI_COLL="a,b" restricts to those components,
-// GMPI_COLL="^a,b" excludes them, GMPI_COLL_<NAME>_PRIORITY overrides a
-// priority.
+// NewSelector returns a selector over components. It is configured by
+// the world's tunables (mpirt.World.Params) when it selects:
+// GMPI_COLL="a,b" restricts to those components, GMPI_COLL="^a,b"
+// excludes them, GMPI_COLL_<NAME>_PRIORITY overrides a priority (each
+// component declares its instance of that family, see PriorityParam).
 func NewSelector(components ...Component) *Selector {
-	s := &Selector{components: components, priority: map[string]int{}}
-	if v := strings.TrimSpace(os.Getenv("GMPI_COLL")); v != "" {
-		set := map[string]bool{}
-		neg := strings.HasPrefix(v, "^")
-		for _, n := range strings.Split(strings.TrimPrefix(v, "^"), ",") {
-			set[strings.TrimSpace(n)] = true
-		}
-		if neg {
-			s.exclude = set
-		} else {
-			s.include = set
+	return &Selector{components: components}
+}
+
+// PriorityParam declares a component's GMPI_COLL_<NAME>_PRIORITY with its
+// default priority; components call it at package initialisation.
+func PriorityParam(name string, def int) param.P[int] {
+	return param.CollPriority.Int(name, def, "priority of the "+name+" collective component")
+}
+
+// Use reports whether GMPI_COLL (in p) lets component name be used.
+func Use(p *param.Values, name string) bool {
+	v := param.Coll.Get(p)
+	if v == "" {
+		return true
+	}
+	neg := strings.HasPrefix(v, "^")
+	for _, n := range strings.Split(strings.TrimPrefix(v, "^"), ",") {
+		if strings.TrimSpace(n) == name {
+			return !neg
 		}
 	}
-	for _, c := range components {
-		env := "GMPI_COLL_" + strings.ToUpper(c.Name()) + "_PRIORITY"
-		if p, err := strconv.Atoi(os.Getenv(env)); err == nil {
-			s.priority[c.Name()] = p
+	return neg
+}
+
+// PriorityOverride returns GMPI_COLL_<NAME>_PRIORITY from p when it is
+// set (and the component declared it).
+func PriorityOverride(p *param.Values, name string) (int, bool) {
+	if v := param.Lookup(param.CollPriority.Name(name)); v != nil {
+		if x, ok := p.Value(v); ok {
+			return x.(int), true
 		}
 	}
-	return s
+	return 0, false
 }
 
 type candidate struct {
@@ -80,13 +129,14 @@ type candidate struct {
 // Select implements mpirt.CollSelector.
 func (s *Selector) Select(c *mpirt.Comm) (*mpirt.CollTable, error) {
 	var cands []candidate
+	params := c.World().Params()
 	for _, comp := range s.components {
 		n := comp.Name()
-		if s.include != nil && !s.include[n] || s.exclude[n] {
+		if !Use(params, n) {
 			continue
 		}
 		p, m := comp.Query(c)
-		if o, ok := s.priority[n]; ok {
+		if o, ok := PriorityOverride(params, n); ok {
 			p = o
 		}
 		if p < 0 || m == nil {
@@ -102,7 +152,7 @@ func (s *Selector) Select(c *mpirt.Comm) (*mpirt.CollTable, error) {
 		}
 	}
 	if t.Barrier == nil || t.Bcast == nil || t.Reduce == nil || t.Allreduce == nil || t.Sched[mpirt.CollBarrier] == nil {
-		return nil, fmt.Errorf("no collective component covers every operation (GMPI_COLL=%q)", os.Getenv("GMPI_COLL"))
+		return nil, fmt.Errorf("no collective component covers every operation (GMPI_COLL=%q)", param.Coll.Get(params))
 	}
 	return t, nil
 }

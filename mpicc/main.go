@@ -27,6 +27,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"gmpi/runtime/param"
 )
 
 // Version is gmpi's version, printed by -v. Release builds may set it
@@ -39,7 +41,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mpicc: cannot find the gmpi prefix: %v\n", err)
 		os.Exit(1)
 	}
-	inv, err := parse(os.Args[1:], os.Getenv, prefix)
+	params, err := param.Env()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mpicc: %v\n", err)
+		os.Exit(1)
+	}
+	inv, err := parse(os.Args[1:], params, prefix)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mpicc: %v\n", err)
 		os.Exit(1)
@@ -97,20 +104,21 @@ type invocation struct {
 }
 
 // compiler returns the compiler command (possibly several words, such as
-// "ccache gcc") chosen by the environment.
-func compiler(getenv func(string) string) []string {
-	for _, v := range []string{"GMPI_CC", "MPICH_CC"} {
-		if f := strings.Fields(getenv(v)); len(f) > 0 {
+// "ccache gcc") chosen by the environment (GMPI_CC, else MPICH_CC).
+func compiler(p *param.Values) []string {
+	for _, v := range []param.P[string]{param.CC, param.MPICHCC} {
+		if f := strings.Fields(v.Get(p)); len(f) > 0 {
 			return f
 		}
 	}
 	return []string{"cc"}
 }
 
-// parse turns mpicc's arguments into the command to run.
-func parse(args []string, getenv func(string) string, prefix string) (invocation, error) {
+// parse turns mpicc's arguments into the command to run; p holds the
+// environment's tunables.
+func parse(args []string, p *param.Values, prefix string) (invocation, error) {
 	inv := invocation{linking: true}
-	cc := compiler(getenv)
+	cc := compiler(p)
 	var info string // "", "compile" or "link"
 	var user []string
 	for _, a := range args {

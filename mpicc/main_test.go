@@ -7,10 +7,16 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"gmpi/runtime/param"
 )
 
-func env(m map[string]string) func(string) string {
-	return func(k string) string { return m[k] }
+func env(m map[string]string) *param.Values {
+	p, err := param.Map(m)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }
 
 func TestParse(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"syscall"
 
@@ -19,9 +18,10 @@ import (
 // system) is respected.
 
 // bindPlan returns the CPU of every rank, or nil for no binding.
-func bindPlan(mode string, nranks int) ([]int, error) {
+// mode is --bind-to, env GMPI_BIND (used when mode is empty).
+func bindPlan(mode, env string, nranks int) ([]int, error) {
 	if mode == "" {
-		mode = os.Getenv("GMPI_BIND")
+		mode = env
 	}
 	switch mode {
 	case "none":

@@ -14,6 +14,7 @@ import (
 	"gmpi/mpirun/emu"
 	"gmpi/mpirun/grid"
 	"gmpi/runtime/auth"
+	"gmpi/runtime/param"
 	"gmpi/runtime/pmi/server"
 )
 
@@ -39,10 +40,9 @@ import (
 // job.
 
 // Startup: once one rank has checked in (PMI init), every rank must do so
-// within startupTimeout, or the job is ended naming the hosts that did
+// within GMPI_STARTUP_TIMEOUT, or the job is ended naming the hosts that did
 // not (co-allocation: the ranks that made it wait in MPI_Init's PMI
 // barrier, which releases them together).
-const defaultStartupTimeout = 120 * time.Second
 
 // pmiHandshakeTimeout bounds the authentication of a PMI connection.
 const pmiHandshakeTimeout = 10 * time.Second
@@ -57,7 +57,7 @@ type pmiListener struct {
 // listenPMI opens the TCP PMI port: on GMPI_PMI_ADDR (host or host:port)
 // when set, else on every address.
 func (j *job) listenPMI() error {
-	addr := os.Getenv("GMPI_PMI_ADDR")
+	addr := param.PMIAddr.Get(j.params)
 	bind := ""
 	if addr != "" {
 		if h, p, err := net.SplitHostPort(addr); err == nil {
@@ -341,18 +341,6 @@ func (c *checkins) missing() []int {
 		}
 	}
 	return rs
-}
-
-// startupTimeout is GMPI_STARTUP_TIMEOUT (seconds; 0 none) or the default.
-func startupTimeout() (time.Duration, error) {
-	v := os.Getenv("GMPI_STARTUP_TIMEOUT")
-	if v == "" {
-		return defaultStartupTimeout, nil
-	}
-	if v == "0" {
-		return 0, nil
-	}
-	return parseTimeout(v)
 }
 
 // onPMIEvent is the PMI server's event hook.

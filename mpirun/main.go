@@ -64,6 +64,7 @@ import (
 	"gmpi/mpirun/emu"
 	"gmpi/mpirun/grid"
 	"gmpi/runtime/auth"
+	"gmpi/runtime/param"
 	"gmpi/runtime/pmi/server"
 )
 
@@ -123,6 +124,7 @@ type exitNote struct {
 // job is the running job.
 type job struct {
 	opts    *options
+	params  *param.Values // mpirun's tunables
 	jobID   string
 	host    string
 	size    int
@@ -157,15 +159,24 @@ func run(args []string) int {
 		fmt.Printf("%s (gmpi) %s\nPMI-1 process manager, local launcher\n", progName, version)
 		return 0
 	}
-	if opts.timeout == 0 {
-		if v := os.Getenv("MPIEXEC_TIMEOUT"); v != "" {
-			if opts.timeout, err = parseTimeout(v); err != nil {
-				logf("MPIEXEC_TIMEOUT: %v", err)
-				return 2
-			}
+	// mpirun's tunables, read once; the ranks read the library's
+	// themselves.
+	params, err := param.Env()
+	if opts.info {
+		if err := printInfo(os.Stdout, opts.infoAll, opts.parsable, params, err); err != nil {
+			logf("%v", err)
+			return 1
 		}
+		return 0
 	}
-	j := &job{opts: opts, verbose: opts.verbose || os.Getenv("GMPI_MPIRUN_VERBOSE") == "1"}
+	if err != nil {
+		logf("%v", err)
+		return 2
+	}
+	if opts.timeout == 0 {
+		opts.timeout = param.MpiexecTimeout.Get(params)
+	}
+	j := &job{opts: opts, params: params, verbose: opts.verbose || param.MpirunVerbose.Get(params)}
 	if j.host, err = os.Hostname(); err != nil || j.host == "" {
 		j.host = "localhost"
 	}
@@ -177,7 +188,7 @@ func run(args []string) int {
 		j.showTopology()
 		return 0
 	}
-	if j.cpus, err = bindPlan(opts.bind, j.size); err != nil {
+	if j.cpus, err = bindPlan(opts.bind, param.Bind.Get(params), j.size); err != nil {
 		logf("%v", err)
 		return 2
 	}
@@ -415,10 +426,8 @@ func (j *job) run() int {
 	// check-in, disarmed when all ranks are in.
 	var firstIn, allIn <-chan struct{}
 	var startup <-chan time.Time
-	startupLimit, err := startupTimeout()
-	if err != nil {
-		fail(2, "GMPI_STARTUP_TIMEOUT: %v; terminating the job", err)
-	} else if startupLimit > 0 && len(j.hostNames()) > 1 {
+	startupLimit := param.StartupTimeout.Get(j.params)
+	if startupLimit > 0 && len(j.hostNames()) > 1 {
 		firstIn = j.checkins.first
 	}
 	for live := started; live > 0; {

@@ -34,6 +34,9 @@ type options struct {
 	verbose   bool
 	help      bool
 	version   bool
+	info      bool // --info: describe gmpi and run nothing
+	infoAll   bool // --all: with --info, also the variables mpirun sets for its ranks
+	parsable  bool // --parsable: with --info, colon-separated records
 }
 
 // hostSpec is one placement target: a host name and a slot count (0 when
@@ -71,6 +74,13 @@ options:
                          namespaces and a router adding the grid's wide-area
                          latency and bandwidth; needs root)
   -v, --verbose          print launch details (also GMPI_MPIRUN_VERBOSE=1)
+  --info [--all] [--parsable]
+                         print the version, devices, collective components
+                         and their priorities, each operation's algorithms,
+                         and every tunable with its value here, its default
+                         and description (--all: also the variables mpirun
+                         sets for its ranks; --parsable: name:field:value
+                         records), and run nothing
   --version              print the gmpi version
   -h, --help             print this help
 
@@ -255,6 +265,12 @@ func parseArgs(args []string) (*options, error) {
 			o.emulate = true
 		case "v", "verbose":
 			o.verbose = true
+		case "info":
+			o.info = true
+		case "all":
+			o.infoAll = true
+		case "parsable", "parseable":
+			o.parsable = true
 		case "version", "V":
 			o.version = true
 			return o, nil
@@ -264,6 +280,15 @@ func parseArgs(args []string) (*options, error) {
 		default:
 			return nil, fmt.Errorf("unknown option %q (see --help)", arg)
 		}
+	}
+	if o.info {
+		if len(cur.argv) > 0 || len(o.apps) > 0 {
+			return nil, errors.New("--info runs no program")
+		}
+		return o, nil
+	}
+	if (o.infoAll || o.parsable) && !o.info {
+		return nil, errors.New("--all and --parsable go with --info")
 	}
 	if len(cur.argv) > 0 {
 		o.apps = append(o.apps, cur)

@@ -10,6 +10,7 @@ import (
 
 	"gmpi/mpirun/grid"
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 )
 
 // slot is where one rank runs and how it is started.
@@ -32,8 +33,8 @@ func (s *slot) location() mpirt.Location {
 }
 
 // sshLauncher is the launcher of -H/--hostfile hosts other than this one.
-func sshLauncher() grid.Launcher {
-	prog := os.Getenv("GMPI_SSH")
+func sshLauncher(p *param.Values) grid.Launcher {
+	prog := param.SSH.Get(p)
 	if prog == "" {
 		prog = "ssh"
 	}
@@ -79,7 +80,7 @@ func (j *job) place() error {
 			if isLocalHost(h.name, j.host) {
 				s.host = j.host
 			} else {
-				s.launcher = sshLauncher()
+				s.launcher = sshLauncher(j.params)
 			}
 			for k := 0; k < max(h.slots, 1) && len(j.slots) < j.size; k++ {
 				j.slots = append(j.slots, s)

@@ -33,9 +33,6 @@ type bgProgress struct {
 	held bool
 }
 
-// asyncProgress is GMPI_ASYNC_PROGRESS: 0 turns background progress off.
-var asyncProgress = envInt("GMPI_ASYNC_PROGRESS", 1)
-
 // SetProgressHold registers f, called (under the baton) with true when
 // background progress starts and false when it stops.
 func (w *World) SetProgressHold(f func(bool)) { w.bg.hold = f }
@@ -63,7 +60,7 @@ func (w *World) BgExit() {
 // the goroutine polls only once the call is done with the engine.
 func (w *World) startBackground() {
 	b := &w.bg
-	if b.off || asyncProgress == 0 || b.stop.Load() || b.running.Load() {
+	if b.off || b.stop.Load() || b.running.Load() {
 		return
 	}
 	if !b.multi && !b.held {

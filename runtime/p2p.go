@@ -286,11 +286,6 @@ func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
 	w.queue(outFrame{peer: peer, hdr: Header{Kind: FrameCTS, Context: h.Context, SendID: h.SendID, RecvID: id}})
 }
 
-// pushMin is the smallest single-copy message whose copy the receiver
-// shares with the sender (FrameRMAPush), GMPI_PUSH_MIN: below it one
-// process_vm_readv is cheaper than the extra round of frames.
-var pushMin = uint64(envInt("GMPI_PUSH_MIN", 256<<10))
-
 // deliverRMA copies the n bytes of single-copy rendezvous message h from
 // the sender's memory into receive r. A large message is copied by both
 // processes at once: the receiver asks the sender to write the second
@@ -311,7 +306,7 @@ func (w *World) deliverRMA(rr RemoteReader, r *Request, peer int, h *Header, n u
 		}
 	}
 	done := Header{Kind: FrameRMADone, Context: h.Context, SendID: h.SendID}
-	if _, ok := rr.(RemoteWriter); !ok || n < pushMin || n != h.Len {
+	if _, ok := rr.(RemoteWriter); !ok || n < w.pushMin || n != h.Len {
 		read(n)
 		w.queue(outFrame{peer: peer, hdr: done})
 		w.complete(r)

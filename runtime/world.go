@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"gmpi/runtime/param"
 )
 
 // Config is what the capi layer learned at MPI_Init and hands to NewWorld.
@@ -38,6 +40,10 @@ type Config struct {
 	Abort func(code int, msg string)
 	// Log receives diagnostics (may be nil).
 	Log func(format string, args ...any)
+	// Params are the tunables of this world, read once from the
+	// environment (package param); nil: NewWorld reads the process
+	// environment.
+	Params *param.Values
 }
 
 // DefaultEagerLimit is the eager/rendezvous threshold when Config and the
@@ -107,6 +113,13 @@ type World struct {
 	// nil when its device cannot or should not.
 	remote []RemoteReader
 	rmaMin int // smallest message sent single-copy when remote[peer] is set
+	// pushMin is the smallest single-copy message whose copy the receiver
+	// shares with the sender (FrameRMAPush), GMPI_PUSH_MIN: below it one
+	// process_vm_readv is cheaper than the extra round of frames.
+	pushMin uint64
+	// spinFor is how long a waiter polls before it sleeps on the doorbell
+	// (GMPI_SPIN_NS).
+	spinFor time.Duration
 
 	// eagerTo[peer] is the largest message sent eagerly to peer: the eager
 	// limit, or less when the device's frames are smaller.
@@ -160,8 +173,13 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	if cfg.Size <= 0 || cfg.Rank < 0 || cfg.Rank >= cfg.Size {
 		return nil, fmt.Errorf("gmpi: bad world rank %d of size %d", cfg.Rank, cfg.Size)
 	}
+	params, err := param.OrEnv(cfg.Params)
+	if err != nil {
+		return nil, fmt.Errorf("gmpi: %w", err)
+	}
+	cfg.Params = params
 	if cfg.EagerLimit <= 0 {
-		cfg.EagerLimit = envInt("GMPI_EAGER_LIMIT", DefaultEagerLimit)
+		cfg.EagerLimit = param.EagerLimit.Get(params)
 	}
 	if waker == nil {
 		waker = NewLocalWaker()
@@ -216,8 +234,8 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 		cpus = usableCPUs()
 	}
 	over := cfg.LocalRanks > cpus
-	if v := envInt("GMPI_OVERSUBSCRIBED", -1); v >= 0 {
-		over = v > 0
+	if v, ok := param.Oversubscribed.Lookup(cfg.Params); ok {
+		over = v
 	}
 	if over {
 		w.spinPolls, w.yield = 1, true
@@ -225,7 +243,10 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	// Single copy from GMPI_RMA_MIN bytes (default 512 KiB); smaller
 	// rendezvous messages stream through the device, whose pipelined
 	// copies are as fast or faster below that (bench/README.md).
-	w.rmaMin = max(1, envInt("GMPI_RMA_MIN", 512<<10))
+	w.rmaMin = max(1, param.RMAMin.Get(cfg.Params))
+	w.pushMin = uint64(param.PushMin.Get(cfg.Params))
+	w.spinFor = param.SpinNS.Get(cfg.Params)
+	w.bg.off = !param.AsyncProgress.Get(cfg.Params)
 	w.remote = make([]RemoteReader, cfg.Size)
 	for p, d := range w.routes {
 		if rr, ok := d.(RemoteReader); ok && rr.RemoteReadable() {
@@ -244,7 +265,6 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	for i := range all {
 		all[i] = i
 	}
-	var err error
 	// Context ids 0/1 belong to MPI_COMM_WORLD, 2/3 to MPI_COMM_SELF.
 	if w.commWorld, err = w.newComm(HandleCommWorld, all, 0, "MPI_COMM_WORLD"); err != nil {
 		return nil, err
@@ -296,6 +316,9 @@ func (w *World) Size() int { return w.cfg.Size }
 
 // Config returns the configuration the world was built with.
 func (w *World) Config() Config { return w.cfg }
+
+// Params returns the world's tunables (read once when it was built).
+func (w *World) Params() *param.Values { return w.cfg.Params }
 
 // CommWorld returns MPI_COMM_WORLD.
 func (w *World) CommWorld() *Comm { return w.commWorld }
@@ -397,9 +420,6 @@ func (w *World) progress() int {
 // Progress makes one pass of progress (MPI_Iprobe/MPI_Test use it).
 func (w *World) Progress() int { return w.progress() }
 
-// spinFor is how long a waiter polls before it sleeps on the doorbell.
-var spinFor = time.Duration(envInt("GMPI_SPIN_NS", 50000))
-
 // completer is anything waitFor can wait on; *Request is one (and
 // converts to the interface without allocating).
 type completer interface{ Done() bool }
@@ -437,7 +457,7 @@ func (w *World) waitFor(c completer) {
 		if i == w.spinPolls {
 			start = time.Now()
 		}
-		if i&15 != 0 || time.Since(start) < spinFor {
+		if i&15 != 0 || time.Since(start) < w.spinFor {
 			if w.yield {
 				osyield()
 			}

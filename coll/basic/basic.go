@@ -25,6 +25,13 @@ type Component struct{}
 
 var _ coll.Component = Component{}
 
+// Priority is the component's priority: the lowest, every other
+// component wins over it.
+const Priority = 0
+
+// GMPI_COLL_BASIC_PRIORITY overrides Priority (the selector reads it).
+var _ = coll.PriorityParam("basic", Priority)
+
 func (Component) Name() string { return "basic" }
 
 // Query serves every intracommunicator and declines intercommunicators
@@ -33,7 +40,26 @@ func (Component) Query(c *mpirt.Comm) (int, coll.Module) {
 	if c.IsInter() {
 		return -1, nil
 	}
-	return 0, module{}
+	return Priority, module{}
+}
+
+// Describe implements coll.Component.
+func (Component) Describe() coll.Description {
+	return coll.Description{Name: "basic", Priority: Priority, Serves: "every intracommunicator",
+		Ops: coll.OneEach(algorithmNames, "linear")}
+}
+
+// algorithmNames names the algorithm of each operation (SchedFuncs; the
+// blocking barrier, bcast, reduce and allreduce run the same ones).
+var algorithmNames = [mpirt.NumCollOps]string{
+	mpirt.CollBarrier: "dissemination", mpirt.CollBcast: "binomial",
+	mpirt.CollGather: "linear", mpirt.CollGatherv: "linear",
+	mpirt.CollScatter: "linear", mpirt.CollScatterv: "linear",
+	mpirt.CollAllgather: "linear", mpirt.CollAllgatherv: "linear",
+	mpirt.CollAlltoall: "linear", mpirt.CollAlltoallv: "linear", mpirt.CollAlltoallw: "linear",
+	mpirt.CollReduce: "binomial", mpirt.CollAllreduce: "reduce_bcast",
+	mpirt.CollReduceScatter: "reduce_scatter", mpirt.CollReduceScatterBlock: "reduce_scatter",
+	mpirt.CollScan: "recursive_doubling", mpirt.CollExscan: "recursive_doubling",
 }
 
 type module struct{}

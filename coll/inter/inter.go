@@ -25,12 +25,34 @@ const (
 // Priority is the component's priority on intercommunicators.
 const Priority = 40
 
+// GMPI_COLL_INTER_PRIORITY overrides Priority (the selector reads it).
+var _ = coll.PriorityParam("inter", Priority)
+
 // Component is the intercommunicator component.
 type Component struct{}
 
 var _ coll.Component = Component{}
 
 func (Component) Name() string { return "inter" }
+
+// Describe implements coll.Component.
+func (Component) Describe() coll.Description {
+	return coll.Description{Name: "inter", Priority: Priority, Serves: "intercommunicators",
+		Ops: coll.OneEach(algorithmNames, "")}
+}
+
+// algorithmNames names the algorithm of each operation (SchedFuncs):
+// "leaders" when the two groups' leaders exchange on behalf of their
+// group, "direct" when processes address the remote group themselves.
+var algorithmNames = [mpirt.NumCollOps]string{
+	mpirt.CollBarrier: "leaders", mpirt.CollBcast: "root_to_leader_bcast",
+	mpirt.CollGather: "direct", mpirt.CollGatherv: "direct",
+	mpirt.CollScatter: "direct", mpirt.CollScatterv: "direct",
+	mpirt.CollAllgather: "direct", mpirt.CollAllgatherv: "direct",
+	mpirt.CollAlltoall: "direct", mpirt.CollAlltoallv: "direct", mpirt.CollAlltoallw: "direct",
+	mpirt.CollReduce: "leaders", mpirt.CollAllreduce: "leaders",
+	mpirt.CollReduceScatter: "leaders", mpirt.CollReduceScatterBlock: "leaders",
+}
 
 func (Component) Query(c *mpirt.Comm) (int, coll.Module) {
 	if !c.IsInter() || c.LocalComm() == nil {

@@ -27,9 +27,6 @@ package shm
 
 import (
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -37,11 +34,15 @@ import (
 
 	"gmpi/coll"
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 )
 
 // Priority is the component's default priority: above basic (0) and any
 // algorithmic component that works over point-to-point.
 const Priority = 60
+
+// GMPI_COLL_SHM_PRIORITY overrides Priority (the selector reads it).
+var _ = coll.PriorityParam("shm", Priority)
 
 // Component is the shared-memory collective component. JobID names the
 // job in segment names (mpirun removes /dev/shm/gmpi-<JobID>-* after the
@@ -54,6 +55,17 @@ type Component struct {
 var _ coll.Component = Component{}
 
 func (Component) Name() string { return "shm" }
+
+// Describe implements coll.Component.
+func (Component) Describe() coll.Description {
+	d := coll.Description{Name: "shm", Priority: Priority,
+		Serves: "intracommunicators of at least two processes on this host"}
+	for _, op := range allOps {
+		d.Ops = append(d.Ops, coll.OpAlgorithms{Op: op, Algorithms: []string{"shared_segment"},
+			Control: param.CollShmOps.Name(), Choice: "only the operations GMPI_COLL_SHM_OPS names"})
+	}
+	return d
+}
 
 // Query serves intracommunicators of at least two ranks that all run on
 // this host. Every input is the same on every rank: the group, and the
@@ -122,9 +134,10 @@ func (m *module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
 	m.small = newRing(0, smallSlot, smallSlots)
 	m.large = newRing(smallBytes, largeSlot, largeSlots)
 	m.seen = make([]uint64, m.n)
-	m.spinFor = time.Duration(envInt("GMPI_SPIN_NS", 50000))
+	params := c.World().Params()
+	m.spinFor = param.SpinNS.Get(params)
 	m.yield = c.World().SpinPolls() <= 1
-	ops := enabledOps(os.Getenv("GMPI_COLL_SHM_OPS"))
+	ops := enabledOps(param.CollShmOps.Get(params))
 	if ops["barrier"] {
 		t.Barrier = m.barrier
 	}
@@ -147,38 +160,32 @@ func (m *module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
 	return nil
 }
 
-// DefaultOps are the operations the component takes by default. Reduce
-// and allreduce through the segment stay off until a sporadic wrong
-// result is understood: ScaLAPACK's xdsep at 4 ranks failed one residual
-// check in 2-4 of 10 runs with them on and in none of 10 with only
-// barrier and bcast (GMPI_COLL_SHM_OPS=all turns everything on).
-const DefaultOps = "barrier,bcast"
+// The operations the component takes by default are param.CollShmOps's
+// default (barrier, bcast). Reduce and allreduce through the segment stay
+// off until a sporadic wrong result is understood: ScaLAPACK's xdsep at 4
+// ranks failed one residual check in 2-4 of 10 runs with them on and in
+// none of 10 with only barrier and bcast (GMPI_COLL_SHM_OPS=all turns
+// everything on).
 
 // allOps lists every operation the component implements.
 var allOps = []string{"barrier", "bcast", "reduce", "allreduce", "allgather", "gather"}
 
-// enabledOps parses GMPI_COLL_SHM_OPS: a comma-separated list of
-// operations, "all", or empty for DefaultOps.
-func enabledOps(v string) map[string]bool {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		v = DefaultOps
-	}
-	if v == "all" {
-		v = strings.Join(allOps, ",")
+// enabledOps is the set of operations GMPI_COLL_SHM_OPS names ("all":
+// every one; empty: the default).
+func enabledOps(list []string) map[string]bool {
+	if len(list) == 0 {
+		list = param.CollShmOps.Get(nil)
 	}
 	ops := map[string]bool{}
-	for _, o := range strings.Split(v, ",") {
-		ops[strings.ToLower(strings.TrimSpace(o))] = true
+	for _, o := range list {
+		if o == "all" {
+			for _, a := range allOps {
+				ops[a] = true
+			}
+		}
+		ops[o] = true
 	}
 	return ops
-}
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return v
-	}
-	return def
 }
 
 // ready sets the segment up on the first call (collectively: every rank of

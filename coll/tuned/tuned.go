@@ -24,11 +24,15 @@ import (
 	"gmpi/coll"
 	"gmpi/coll/basic"
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 )
 
 // Priority is the component's default priority: above basic (0), below
 // the shared-memory component.
 const Priority = 30
+
+// GMPI_COLL_TUNED_PRIORITY overrides Priority (the selector reads it).
+var _ = coll.PriorityParam("tuned", Priority)
 
 // Algorithm is one way to run an operation.
 type Algorithm struct {
@@ -190,7 +194,18 @@ func DefaultTable() Table {
 
 // ForceVar is the environment variable that forces op's algorithm.
 func ForceVar(op mpirt.CollOp) string {
-	return "GMPI_COLL_TUNED_" + strings.ToUpper(op.String()) + "_ALGORITHM"
+	return param.TunedAlgorithm.Name(op.String())
+}
+
+// forceParams are the declarations of the ForceVar variables, one per
+// operation of Algorithms.
+var forceParams [mpirt.NumCollOps]param.P[string]
+
+func init() {
+	for _, op := range Ops() {
+		forceParams[op] = param.TunedAlgorithm.String(op.String(), "",
+			"forces the tuned algorithm of "+op.String()+" (empty: the decision table)", Names(op)...)
+	}
 }
 
 // Component is the tuned component of one world.
@@ -201,11 +216,16 @@ type Component struct {
 
 var _ coll.Component = (*Component)(nil)
 
-// New builds the component from the environment: the decision table
-// (GMPI_COLL_TUNED_FILE or the embedded one) and the forced algorithms.
-func New() (*Component, error) {
+// New builds the component from the tunables p (nil: the process
+// environment): the decision table (GMPI_COLL_TUNED_FILE or the embedded
+// one) and the forced algorithms.
+func New(p *param.Values) (*Component, error) {
+	p, err := param.OrEnv(p)
+	if err != nil {
+		return nil, err
+	}
 	c := &Component{table: DefaultTable()}
-	if f := os.Getenv("GMPI_COLL_TUNED_FILE"); f != "" {
+	if f := param.TunedFile.Get(p); f != "" {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("GMPI_COLL_TUNED_FILE: %w", err)
@@ -215,7 +235,7 @@ func New() (*Component, error) {
 		}
 	}
 	for _, op := range Ops() {
-		v := strings.TrimSpace(os.Getenv(ForceVar(op)))
+		v := forceParams[op].Get(p)
 		if v == "" {
 			continue
 		}
@@ -227,6 +247,16 @@ func New() (*Component, error) {
 }
 
 func (*Component) Name() string { return "tuned" }
+
+// Describe implements coll.Component.
+func (*Component) Describe() coll.Description {
+	d := coll.Description{Name: "tuned", Priority: Priority, Serves: "intracommunicators of at least two processes"}
+	for _, op := range Ops() {
+		d.Ops = append(d.Ops, coll.OpAlgorithms{Op: op.String(), Algorithms: Names(op),
+			Control: ForceVar(op), Choice: "decision table (GMPI_COLL_TUNED_FILE), by communicator and message size"})
+	}
+	return d
+}
 
 // Query serves intracommunicators of at least two processes.
 func (t *Component) Query(c *mpirt.Comm) (int, coll.Module) {

@@ -76,11 +76,11 @@ func TestForceVar(t *testing.T) {
 		t.Error(v)
 	}
 	t.Setenv(ForceVar(mpirt.CollBcast), "nosuch")
-	if _, err := New(); err == nil || !strings.Contains(err.Error(), "scatter_allgather") {
+	if _, err := New(nil); err == nil || !strings.Contains(err.Error(), "scatter_allgather") {
 		t.Errorf("New with a bad forced algorithm: %v", err)
 	}
 	t.Setenv(ForceVar(mpirt.CollBcast), "scatter_allgather")
-	c, err := New()
+	c, err := New(nil)
 	if err != nil || c.forced[mpirt.CollBcast] == nil || c.forced[mpirt.CollBcast].Name != "scatter_allgather" {
 		t.Errorf("New: %v", err)
 	}

@@ -31,6 +31,7 @@ import (
 
 	"gmpi/devices/shm/internal/line"
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 )
 
 // Config describes this rank's place among the ranks of its host.
@@ -58,6 +59,9 @@ type Config struct {
 	// (RemoteReadable) when process_vm_readv works. Off, large messages
 	// stream through the ring in frames.
 	SingleCopy bool
+	// Params are the tunables (GMPI_SHM_RING, GMPI_SHM_FRAME,
+	// GMPI_SHM_PREFETCH); nil: New reads the process environment.
+	Params *param.Values
 }
 
 // Device is one rank's end of the shared-memory transport. It implements
@@ -70,6 +74,8 @@ type Device struct {
 
 	handler    mpirt.Handler
 	maxPayload int
+	frame      int    // GMPI_SHM_FRAME: the largest frame wanted
+	prefetch   uint64 // GMPI_SHM_PREFETCH: how far past its tail Send asks for a line
 	canRemote  bool
 	singleCopy bool // Config.SingleCopy
 	// single: one thread uses the device (SetSingleThreaded), so Send
@@ -157,7 +163,17 @@ func New(cfg Config) (*Device, error) {
 		return nil, errors.New("shm: Config.KVS is nil")
 	}
 	d := &Device{rank: cfg.Rank, pid: os.Getpid(), page: unix.Getpagesize(), singleCopy: cfg.SingleCopy}
-	ringBytes, err := ringSize(cfg)
+	params, err := param.OrEnv(cfg.Params)
+	if err != nil {
+		err = fmt.Errorf("shm: %w", err)
+	}
+	cfg.Params = params
+	d.prefetch = uint64(param.ShmPrefetch.Get(params))
+	d.frame = param.ShmFrame.Get(params)
+	var ringBytes uint64
+	if err == nil {
+		ringBytes, err = ringSize(cfg)
+	}
 	if err == nil {
 		err = checkConfig(cfg)
 	}
@@ -219,13 +235,11 @@ func checkConfig(cfg Config) error {
 func ringSize(cfg Config) (uint64, error) {
 	n := cfg.RingBytes
 	if n == 0 {
-		if s := os.Getenv("GMPI_SHM_RING"); s != "" {
-			v, err := parseSize(s)
-			if err != nil {
-				return 0, fmt.Errorf("shm: GMPI_SHM_RING=%q: %v", s, err)
-			}
-			n = v
+		p, err := param.OrEnv(cfg.Params)
+		if err != nil {
+			return 0, fmt.Errorf("shm: %w", err)
 		}
+		n = param.ShmRing.Get(p)
 	}
 	if n == 0 {
 		r := uint64(DefaultRingBytes)
@@ -242,30 +256,6 @@ func ringSize(cfg Config) (uint64, error) {
 		r *= 2
 	}
 	return r, nil
-}
-
-// parseSize reads "262144", "256K", "1M" or "1G".
-func parseSize(s string) (int, error) {
-	if s == "" {
-		return 0, errors.New("empty size")
-	}
-	mult := 1
-	switch strings.ToUpper(s[len(s)-1:]) {
-	case "K":
-		mult = 1 << 10
-	case "M":
-		mult = 1 << 20
-	case "G":
-		mult = 1 << 30
-	}
-	if mult != 1 {
-		s = s[:len(s)-1]
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil || v <= 0 || v > MaxRingBytes/mult {
-		return 0, errors.New("want a positive size in bytes, optionally with a K, M or G suffix")
-	}
-	return v * mult, nil
 }
 
 // create makes, sizes, maps and initializes this rank's segment.
@@ -338,7 +328,7 @@ func (d *Device) attach(cfg Config) error {
 	// Frames of at most 64 KiB (GMPI_SHM_FRAME): a large message then
 	// streams through the ring in pieces small enough that the sender's
 	// copy in and the receiver's copy out overlap.
-	d.maxPayload = int(min(minRing/4, uint64(envSize("GMPI_SHM_FRAME", DefaultFrameBytes))))
+	d.maxPayload = int(min(minRing/4, uint64(d.frame)))
 	for _, p := range d.peers {
 		p.tx.maxPayload = uint64(d.maxPayload)
 		if d.gate {
@@ -549,7 +539,7 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 	// (SendID 0) skip it: in a ping-pong the prefetch would fight the
 	// peer's own prefetcher over lines next to the one it polls.
 	if hdr.SendID != 0 && hdr.Kind == mpirt.FrameEager {
-		line.PrefetchW(&p.data[(tx.tail+prefetchAhead)&p.mask])
+		line.PrefetchW(&p.data[(tx.tail+d.prefetch)&p.mask])
 	}
 	// Under mu: Close unmaps p.bell only after taking mu. Without the
 	// gate, receivers find frames by looking at the rings, so the shared
@@ -770,17 +760,3 @@ func (d *Device) Close() error {
 	d.pollMu.Unlock()
 	return nil
 }
-
-// envSize reads a byte count (with an optional K/M/G suffix) from the
-// environment, def when unset or malformed.
-func envSize(name string, def int) int {
-	if s := os.Getenv(name); s != "" {
-		if v, err := parseSize(s); err == nil {
-			return v
-		}
-	}
-	return def
-}
-
-// prefetchAhead is how far past its tail Send asks for a line.
-var prefetchAhead = uint64(envSize("GMPI_SHM_PREFETCH", 256))

@@ -41,7 +41,6 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -49,6 +48,7 @@ import (
 
 	mpirt "gmpi/runtime"
 	"gmpi/runtime/auth"
+	"gmpi/runtime/param"
 )
 
 // Config describes this rank's place in the job.
@@ -87,6 +87,9 @@ type Config struct {
 	PollSockets bool
 	// Log receives diagnostics (refused connections); may be nil.
 	Log func(format string, args ...any)
+	// Params are the tunables (GMPI_TCP_TIMEOUT, GMPI_TCP_EAGER_LIMIT);
+	// nil: New reads the process environment.
+	Params *param.Values
 }
 
 // DefaultTimeout is Config.Timeout when neither it nor GMPI_TCP_TIMEOUT
@@ -186,14 +189,17 @@ func New(cfg Config) (*Device, error) {
 	if cfg.Listener == nil || cfg.Card == nil || cfg.Waker == nil || len(cfg.Secret) == 0 {
 		return nil, errors.New("tcp: incomplete Config (Listener, Card, Waker and Secret are required)")
 	}
+	params, err := param.OrEnv(cfg.Params)
+	if err != nil {
+		return nil, fmt.Errorf("tcp: %w", err)
+	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-		if s, err := strconv.ParseFloat(os.Getenv("GMPI_TCP_TIMEOUT"), 64); err == nil && s > 0 {
-			cfg.Timeout = time.Duration(s * float64(time.Second))
+		if cfg.Timeout = param.TCPTimeout.Get(params); cfg.Timeout <= 0 {
+			cfg.Timeout = DefaultTimeout
 		}
 	}
 	if cfg.EagerLimit <= 0 {
-		cfg.EagerLimit, _ = strconv.Atoi(os.Getenv("GMPI_TCP_EAGER_LIMIT"))
+		cfg.EagerLimit = param.TCPEagerLimit.Get(params)
 	}
 	d := &Device{cfg: cfg, job: jobHash(cfg.JobID), peers: make([]*peer, cfg.Size), pending: map[net.Conn]bool{}}
 	d.conns.Store(new([]peerConn))

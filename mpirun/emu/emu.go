@@ -73,6 +73,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"gmpi/runtime/param"
 )
 
 // Site is one site of the emulated grid and the hosts on its bridge.
@@ -275,7 +277,11 @@ func Start(t Topology) (*Grid, error) {
 		}
 		g.sites = append(g.sites, st)
 	}
-	failures, err := g.parseFailures(os.Getenv("GMPI_EMU_SITE_DOWN"))
+	down, err := param.EmuSiteDown.Env()
+	if err != nil {
+		return nil, err
+	}
+	failures, err := g.parseFailures(down)
 	if err != nil {
 		return nil, err
 	}

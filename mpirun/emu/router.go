@@ -47,6 +47,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"gmpi/runtime/param"
 )
 
 const (
@@ -229,7 +231,11 @@ func routerMain(args []string) error {
 	r.t0 = time.Now()
 	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
 	r.monoOff = ts.Nano() - int64(time.Since(r.t0))
-	if os.Getenv("GMPI_EMU_DEBUG") != "" {
+	debug, err := param.EmuDebug.Env()
+	if err != nil {
+		return err
+	}
+	if debug {
 		r.stats = &lateness{}
 		defer r.report()
 	}

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"gmpi/runtime/auth"
+	"gmpi/runtime/param"
 )
 
 // ErrNotFound is wrapped by the error Get returns when the server has no
@@ -89,7 +90,11 @@ type Client struct {
 //
 // In both connected cases the PMI-1 init exchange is done before return
 // (see NewClient).
-func FromEnv() (*Client, error) {
+func FromEnv() (*Client, error) { return Connect(nil) }
+
+// Connect is FromEnv with gmpi's tunables (GMPI_PMI_AUTH, GMPI_JOB_SECRET)
+// taken from p; nil p reads them from the environment.
+func Connect(p *param.Values) (*Client, error) {
 	if s, ok := os.LookupEnv("PMI_FD"); ok && s != "" {
 		fd, err := strconv.Atoi(s)
 		if err != nil || fd < 0 {
@@ -130,8 +135,12 @@ func FromEnv() (*Client, error) {
 			}
 		}
 		var secret []byte
-		if os.Getenv("GMPI_PMI_AUTH") == "1" {
-			if secret = []byte(os.Getenv("GMPI_JOB_SECRET")); len(secret) == 0 {
+		p, err := param.OrEnv(p)
+		if err != nil {
+			return nil, err
+		}
+		if param.PMIAuth.Get(p) {
+			if secret = []byte(param.JobSecret.Get(p)); len(secret) == 0 {
 				return nil, errors.New("pmi: GMPI_PMI_AUTH=1 but GMPI_JOB_SECRET is not set")
 			}
 		}

@@ -1,0 +1,125 @@
+package param
+
+import "time"
+
+// Scopes: where a tunable applies (the README's "read by" column).
+const (
+	ScopeRuntime = "runtime"
+	ScopeLibrary = "library"
+	ScopeShm     = "shm device"
+	ScopeTCP     = "tcp device"
+	ScopeColl    = "coll"
+	ScopeCollShm = "coll/shm"
+	ScopeTuned   = "coll/tuned"
+	ScopeLaunch  = "launch (set by mpirun)"
+	ScopeMpirun  = "mpirun"
+	ScopeMpicc   = "mpicc"
+	ScopeEmu     = "grid emulator"
+)
+
+// The catalogue: every tunable gmpi reads, declared once. To add one,
+// add a line here (or a family instance in the owning package), read it
+// with Get/Lookup on the Values the code was given, and add a row to the
+// README's table of variables (TestREADME checks both ways).
+//
+// PMI_* variables (PMI_FD, PMI_PORT, PMI_RANK, PMI_SIZE, PMI_ID) belong to
+// the PMI wire protocol that every launcher speaks, not to gmpi, and are
+// not registered; the launch plumbing mpirun sets for gmpi's own ranks is
+// (Internal).
+var (
+	// runtime
+	EagerLimit = Size("GMPI_EAGER_LIMIT", 65536, "", ScopeRuntime,
+		"largest message sent eagerly, bytes; larger ones use rendezvous")
+	RMAMin = Size("GMPI_RMA_MIN", 512<<10, "", ScopeRuntime,
+		"smallest message sent single-copy (cross-memory attach); smaller rendezvous messages stream through the device")
+	PushMin = Size("GMPI_PUSH_MIN", 256<<10, "", ScopeRuntime,
+		"smallest single-copy message whose second half the sender writes; below it the receiver reads the whole message")
+	SpinNS = Duration("GMPI_SPIN_NS", 50*time.Microsecond, "ns", ScopeRuntime,
+		"how long a waiter polls before it sleeps on its futex (runtime and coll/shm)")
+	Oversubscribed = Auto("GMPI_OVERSUBSCRIBED", ScopeRuntime,
+		"1/0 forces whether waiters yield the CPU between polls (auto: more local ranks than the CPUs they may use)")
+	AsyncProgress = Bool("GMPI_ASYNC_PROGRESS", true, ScopeRuntime,
+		"0 turns off background progress: a goroutine that advances outstanding nonblocking collectives while the program computes")
+
+	// library (capi)
+	Device = String("GMPI_DEVICE", "auto", ScopeLibrary,
+		"tcp: every peer over the tcp device, even on the same host (testing); auto: shm for peers on this host, tcp for the others",
+		"auto", "tcp")
+	Express = Bool("GMPI_EXPRESS", true, ScopeLibrary,
+		"0 turns off the express lane: small blocking sends and receives to shared-memory peers completed in C")
+	Debug      = Bool("GMPI_DEBUG", false, ScopeLibrary, "protocol diagnostics on stderr")
+	CPUProfile = String("GMPI_CPUPROFILE", "", ScopeLibrary,
+		"FILE: write a Go CPU profile of each rank to FILE.<rank> (developer tool)")
+
+	// shm device
+	ShmRing = Size("GMPI_SHM_RING", 0, "auto", ScopeShm,
+		"bytes of each shared-memory ring, e.g. 1M (auto: 1 MiB, less with many local ranks)")
+	ShmFrame = Size("GMPI_SHM_FRAME", 64<<10, "", ScopeShm,
+		"largest frame through a ring, bytes (at most a quarter of the ring)")
+	ShmPrefetch = Size("GMPI_SHM_PREFETCH", 256, "", ScopeShm,
+		"how far past its tail a nonblocking eager send asks for the next ring line, bytes")
+	ShmCMA = Bool("GMPI_SHM_CMA", true, ScopeShm,
+		"0: no single-copy rendezvous through cross-memory attach (process_vm_readv/writev)")
+
+	// tcp device
+	TCPIf = String("GMPI_TCP_IF", "", ScopeTCP,
+		"where the tcp device listens: an IP address, a CIDR or an interface name (empty: every address)")
+	TCPEagerLimit = Size("GMPI_TCP_EAGER_LIMIT", 0, "GMPI_EAGER_LIMIT", ScopeTCP,
+		"eager threshold of tcp peers, bytes")
+	TCPTimeout = Duration("GMPI_TCP_TIMEOUT", 30*time.Second, "s", ScopeTCP,
+		"seconds a tcp peer may stay silent before the job ends naming its host; also bounds dialling and the handshake (0: the default)")
+	TCPPoll = Auto("GMPI_TCP_POLL", ScopeTCP,
+		"1/0: the waiting thread reads tcp sockets itself (auto: only without shared-memory peers)")
+
+	// collectives
+	Coll = String("GMPI_COLL", "", ScopeColl,
+		"the collective components to use (a,b) or to exclude (^a,b); empty: all")
+	CollPriority = Family("GMPI_COLL_<NAME>_PRIORITY", KindInt, "the component's", ScopeColl,
+		"overrides a collective component's priority (higher wins; negative: never)")
+	CollShmOps = List("GMPI_COLL_SHM_OPS", []string{"barrier", "bcast"}, ScopeCollShm,
+		"operations the shm collective component takes (all: every one)",
+		"all", "barrier", "bcast", "reduce", "allreduce", "allgather", "gather")
+	TunedAlgorithm = Family("GMPI_COLL_TUNED_<OP>_ALGORITHM", KindString, "", ScopeTuned,
+		"forces the tuned component's algorithm for one operation (empty: the decision table)")
+	TunedFile = String("GMPI_COLL_TUNED_FILE", "", ScopeTuned,
+		"a JSON decision table replacing the tuned component's embedded one")
+
+	// launch plumbing: set by mpirun for its ranks
+	Hostname = internal(String("GMPI_HOSTNAME", "", ScopeLaunch,
+		"the host the launch placed this rank on (empty: the kernel's host name)"))
+	JobID = internal(String("GMPI_JOBID", "", ScopeLaunch,
+		"names the job in shared-memory segment names (empty: from the PMI key-value space name)"))
+	Site    = internal(String("GMPI_SITE", "", ScopeLaunch, "the rank's site for the topology attributes"))
+	Machine = internal(String("GMPI_MACHINE", "", ScopeLaunch, "the rank's machine for the topology attributes"))
+	VMPI    = internal(String("GMPI_VMPI", "", ScopeLaunch, "the rank's vendor MPI job for the topology attributes"))
+	PMIAuth = internal(Bool("GMPI_PMI_AUTH", false, ScopeLaunch,
+		"1: the PMI connection over PMI_PORT proves the job secret first"))
+	JobSecret = secret(internal(String("GMPI_JOB_SECRET", "", ScopeLaunch,
+		"hex job secret every tcp connection proves (unset: rank 0 makes one and publishes it through PMI)")))
+
+	// mpirun
+	MpiexecTimeout = Duration("MPIEXEC_TIMEOUT", 0, "s", ScopeMpirun, "like --timeout (0: none)")
+	MpirunVerbose  = Bool("GMPI_MPIRUN_VERBOSE", false, ScopeMpirun, "print launch details")
+	SSH            = String("GMPI_SSH", "ssh", ScopeMpirun, "the ssh client for -H/--hostfile hosts other than this one")
+	PMIAddr        = String("GMPI_PMI_ADDR", "", ScopeMpirun,
+		"host[:port] of the TCP PMI port for ssh-started ranks (empty: every address, a free port)")
+	StartupTimeout = Duration("GMPI_STARTUP_TIMEOUT", 120*time.Second, "s", ScopeMpirun,
+		"seconds every rank of a multi-host job has to check in after the first did (0: no limit)")
+	Bind = String("GMPI_BIND", "core", ScopeMpirun,
+		"core: rank r on the r-th CPU mpirun may use when there are as many CPUs as ranks; none: no binding; also --bind-to",
+		"core", "none")
+
+	// mpicc
+	CC      = String("GMPI_CC", "", ScopeMpicc, "the C compiler (wins over MPICH_CC; default cc)")
+	MPICHCC = String("MPICH_CC", "", ScopeMpicc, "the C compiler when GMPI_CC is unset")
+
+	// grid emulator
+	EmuSiteDown = String("GMPI_EMU_SITE_DOWN", "", ScopeEmu,
+		"SITE@DELAY[,...]: that long after the emulated grid starts, every wide-area path of SITE is cut")
+	EmuDebug = Bool("GMPI_EMU_DEBUG", false, ScopeEmu,
+		"the router prints its drops and how late delayed packets left when the grid closes")
+)
+
+func internal[T any](p P[T]) P[T] { p.v.Internal = true; return p }
+
+func secret[T any](p P[T]) P[T] { p.v.Secret = true; return p }
