@@ -320,48 +320,31 @@ func (w *World) advanceSchedules() int {
 // RunningSchedules is the number of collective schedules in flight.
 func (w *World) RunningSchedules() int { return int(w.sched.n.Load()) }
 
-// Layout helpers: reductions work on a buffer in memory layout (CollView):
-// count elements of dt starting at the first data byte, gaps included.
+// Packed helpers: reductions in schedules work on packed buffers
+// (ReducePacked), so processes may describe their operands with
+// different datatypes of one type signature.
 
-// LayoutSpan is the number of bytes count elements of dt span in memory
-// layout ((count-1)*Extent() + TrueExtent(); 0 for no data).
-func LayoutSpan(count int, dt *Datatype) int {
-	if count <= 0 || dt.Size() == 0 {
+// PackedLen is the number of bytes of count elements of dt packed.
+func PackedLen(count int, dt *Datatype) int {
+	if count <= 0 {
 		return 0
 	}
-	return (count-1)*dt.Extent() + dt.TrueExtent()
+	return count * dt.Size()
 }
 
-// LoadLayout copies the data of count elements of dt at p into buf (of
-// LayoutSpan bytes) at the same offsets, relative to the first data byte.
-func LoadLayout(buf []byte, p unsafe.Pointer, count int, dt *Datatype) {
-	if len(buf) == 0 {
-		return
+// LoadPacked packs count elements of dt at p into buf (PackedLen bytes).
+func LoadPacked(buf []byte, p unsafe.Pointer, count int, dt *Datatype) {
+	if len(buf) > 0 {
+		dt.Pack(buf, p, count)
 	}
-	if dt.IsContiguous() {
-		copy(buf, unsafe.Slice((*byte)(unsafe.Add(p, dt.TrueLB())), count*dt.Size()))
-		return
-	}
-	base := -dt.TrueLB()
-	dt.eachBlock(0, count, func(off, n int) {
-		copy(buf[off+base:off+base+n], unsafe.Slice((*byte)(unsafe.Add(p, off)), n))
-	})
 }
 
-// StoreLayout is the inverse of LoadLayout: it copies the data blocks of
-// buf into count elements of dt at p, never touching the gaps.
-func StoreLayout(p unsafe.Pointer, count int, dt *Datatype, buf []byte) {
-	if len(buf) == 0 {
-		return
+// StorePacked unpacks buf into count elements of dt at p, never touching
+// the gaps.
+func StorePacked(p unsafe.Pointer, count int, dt *Datatype, buf []byte) {
+	if len(buf) > 0 {
+		dt.Unpack(p, buf, count)
 	}
-	if dt.IsContiguous() {
-		copy(unsafe.Slice((*byte)(unsafe.Add(p, dt.TrueLB())), count*dt.Size()), buf)
-		return
-	}
-	base := -dt.TrueLB()
-	dt.eachBlock(0, count, func(off, n int) {
-		copy(unsafe.Slice((*byte)(unsafe.Add(p, off)), n), buf[off+base:off+base+n])
-	})
 }
 
 // CopyTyped copies count elements of sdt at src to dst as rcount elements

@@ -190,7 +190,7 @@ func reduceToZero(c *mpirt.Comm, acc []byte, count int, dt *mpirt.Datatype, op m
 				return err
 			}
 			// acc covers lower ranks than tmp: tmp = acc op tmp.
-			if err := mpirt.ReduceLocal(op, dt, acc, tmp, count); err != nil {
+			if err := mpirt.ReducePacked(op, dt, acc, tmp); err != nil {
 				return err
 			}
 			copy(acc, tmp)
@@ -200,12 +200,8 @@ func reduceToZero(c *mpirt.Comm, acc []byte, count int, dt *mpirt.Datatype, op m
 }
 
 func storeResult(rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, acc []byte) error {
-	out, done, err := mpirt.CollView(rbuf, count, dt, true)
-	if err != nil {
-		return err
-	}
-	copy(out, acc)
-	return done()
+	mpirt.StorePacked(rbuf, count, dt, acc)
+	return nil
 }
 
 // Allreduce is Reduce to rank 0 followed by Bcast: 2 ceil(log2 p) steps.
@@ -223,16 +219,16 @@ func Allreduce(c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Da
 	return storeResult(rbuf, count, dt, acc)
 }
 
-// operand returns a private copy of this process's contribution to a
-// reduction: sbuf, or rbuf when sbuf is MPI_IN_PLACE.
+// operand returns a private packed copy of this process's contribution
+// to a reduction: sbuf, or rbuf when sbuf is MPI_IN_PLACE. Processes may
+// describe their operands with different datatypes of one type
+// signature: only packed data is comparable between them.
 func operand(sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype) ([]byte, error) {
 	src := sbuf
 	if mpirt.IsInPlace(sbuf) {
 		src = rbuf
 	}
-	in, _, err := mpirt.CollView(src, count, dt, false)
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(nil), in...), nil
+	acc := make([]byte, mpirt.PackedLen(count, dt))
+	mpirt.LoadPacked(acc, src, count, dt)
+	return acc, nil
 }

@@ -296,7 +296,7 @@ func alltoall(c *mpirt.Comm, a *mpirt.CollArgs, op mpirt.CollOp) *mpirt.Schedule
 	return s
 }
 
-// schedOperand returns a layout buffer holding this process's
+// schedOperand returns a packed buffer holding this process's
 // contribution to a reduction when the schedule runs: sbuf, or rbuf when
 // sbuf is MPI_IN_PLACE.
 func schedOperand(s *mpirt.Schedule, sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype) []byte {
@@ -304,20 +304,20 @@ func schedOperand(s *mpirt.Schedule, sbuf, rbuf unsafe.Pointer, count int, dt *m
 	if mpirt.IsInPlace(sbuf) {
 		src = rbuf
 	}
-	acc := make([]byte, mpirt.LayoutSpan(count, dt))
-	s.Local(func() error { mpirt.LoadLayout(acc, src, count, dt); return nil })
+	acc := make([]byte, mpirt.PackedLen(count, dt))
+	s.Local(func() error { mpirt.LoadPacked(acc, src, count, dt); return nil })
 	return acc
 }
 
 func store(s *mpirt.Schedule, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, acc []byte) {
-	s.Local(func() error { mpirt.StoreLayout(rbuf, count, dt, acc); return nil })
+	s.Local(func() error { mpirt.StorePacked(rbuf, count, dt, acc); return nil })
 }
 
 // AppendReduceToZero adds a binomial reduction of every process's acc
-// (layout buffers of count elements of dt) into rank 0's acc over c.
+// (packed buffers of elements of dt) into rank 0's acc over c.
 // Operands are always combined lower ranks first, so non-commutative
 // operators get the canonical order: ceil(log2 p) rounds.
-func AppendReduceToZero(s *mpirt.Schedule, c *mpirt.Comm, acc []byte, count int, dt *mpirt.Datatype, op mpirt.Handle) {
+func AppendReduceToZero(s *mpirt.Schedule, c *mpirt.Comm, acc []byte, dt *mpirt.Datatype, op mpirt.Handle) {
 	n, me := c.Size(), c.Rank()
 	var tmp []byte
 	for mask := 1; mask < n; mask <<= 1 {
@@ -334,7 +334,7 @@ func AppendReduceToZero(s *mpirt.Schedule, c *mpirt.Comm, acc []byte, count int,
 			s.Round()
 			// acc covers lower ranks than tmp: acc = acc op tmp.
 			s.Local(func() error {
-				if err := mpirt.ReduceLocal(op, dt, acc, tmp, count); err != nil {
+				if err := mpirt.ReducePacked(op, dt, acc, tmp); err != nil {
 					return err
 				}
 				copy(acc, tmp)
@@ -357,7 +357,7 @@ func SchedReduce(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 func AppendReduce(s *mpirt.Schedule, c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, op mpirt.Handle, root int) {
 	me := c.Rank()
 	acc := schedOperand(s, sbuf, rbuf, count, dt)
-	AppendReduceToZero(s, c, acc, count, dt, op)
+	AppendReduceToZero(s, c, acc, dt, op)
 	switch {
 	case root == 0 && me == 0:
 	case me == 0:
@@ -378,7 +378,7 @@ func AppendReduce(s *mpirt.Schedule, c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, c
 func SchedAllreduce(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 	s := c.NewSchedule()
 	acc := schedOperand(s, a.Sbuf, a.Rbuf, a.Rcount, a.Rdt)
-	AppendReduceToZero(s, c, acc, a.Rcount, a.Rdt, a.Op)
+	AppendReduceToZero(s, c, acc, a.Rdt, a.Op)
 	AppendBcast(s, c, acc, 0)
 	store(s, a.Rbuf, a.Rcount, a.Rdt, acc)
 	return s, nil
@@ -408,18 +408,18 @@ func reduceScatter(c *mpirt.Comm, a *mpirt.CollArgs, counts []int) *mpirt.Schedu
 		total += k
 	}
 	acc := schedOperand(s, a.Sbuf, a.Rbuf, total, dt)
-	AppendReduceToZero(s, c, acc, total, dt, a.Op)
-	AppendScatterLayout(s, c, acc, counts, dt, a.Rbuf, 0)
+	AppendReduceToZero(s, c, acc, dt, a.Op)
+	AppendScatterPacked(s, c, acc, counts, dt, a.Rbuf, 0)
 	return s
 }
 
-// AppendScatterLayout adds the scatter of a layout vector acc (at root)
+// AppendScatterPacked adds the scatter of a packed vector acc (at root)
 // in blocks of counts[i] elements of dt, stored into rbuf on rank i.
-func AppendScatterLayout(s *mpirt.Schedule, c *mpirt.Comm, acc []byte, counts []int, dt *mpirt.Datatype, rbuf unsafe.Pointer, root int) {
+func AppendScatterPacked(s *mpirt.Schedule, c *mpirt.Comm, acc []byte, counts []int, dt *mpirt.Datatype, rbuf unsafe.Pointer, root int) {
 	me := c.Rank()
 	mine := counts[me]
 	if me != root {
-		buf := make([]byte, mpirt.LayoutSpan(mine, dt))
+		buf := make([]byte, mpirt.PackedLen(mine, dt))
 		s.Recv(c, buf, root)
 		s.Round()
 		store(s, rbuf, mine, dt, buf)
@@ -427,13 +427,13 @@ func AppendScatterLayout(s *mpirt.Schedule, c *mpirt.Comm, acc []byte, counts []
 	}
 	off := 0
 	for i, k := range counts {
-		blk := acc[min(off, len(acc)):min(off+mpirt.LayoutSpan(k, dt), len(acc))]
+		blk := acc[min(off, len(acc)):min(off+mpirt.PackedLen(k, dt), len(acc))]
 		if i == me {
 			store(s, rbuf, k, dt, blk)
 		} else {
 			s.Send(c, blk, i)
 		}
-		off += k * dt.Extent()
+		off += k * dt.Size()
 	}
 	s.Round()
 }
@@ -481,15 +481,15 @@ func scan(c *mpirt.Comm, a *mpirt.CollArgs, exclusive bool) *mpirt.Schedule {
 				if exclusive && !have {
 					copy(result, tmp)
 					have = true
-				} else if err := mpirt.ReduceLocal(op, dt, tmp, result, count); err != nil {
+				} else if err := mpirt.ReducePacked(op, dt, tmp, result); err != nil {
 					return err
 				}
-				return mpirt.ReduceLocal(op, dt, tmp, partial, count)
+				return mpirt.ReducePacked(op, dt, tmp, partial)
 			})
 		} else {
 			s.Local(func() error {
 				// partial = partial op tmp.
-				if err := mpirt.ReduceLocal(op, dt, partial, tmp, count); err != nil {
+				if err := mpirt.ReducePacked(op, dt, partial, tmp); err != nil {
 					return err
 				}
 				copy(partial, tmp)

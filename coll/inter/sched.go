@@ -191,12 +191,12 @@ func alltoall(c *mpirt.Comm, a *mpirt.CollArgs, blocks func(j int) (sp unsafe.Po
 }
 
 // localReduce adds the reduction of this group's sbuf (count elements)
-// into a layout buffer at the local leader, which it returns (nil
+// into a packed buffer at the local leader, which it returns (nil
 // elsewhere).
 func localReduce(s *mpirt.Schedule, l *mpirt.Comm, sbuf unsafe.Pointer, count int, dt *mpirt.Datatype, op mpirt.Handle) []byte {
-	acc := make([]byte, mpirt.LayoutSpan(count, dt))
-	s.Local(func() error { mpirt.LoadLayout(acc, sbuf, count, dt); return nil })
-	basic.AppendReduceToZero(s, l, acc, count, dt, op)
+	acc := make([]byte, mpirt.PackedLen(count, dt))
+	s.Local(func() error { mpirt.LoadPacked(acc, sbuf, count, dt); return nil })
+	basic.AppendReduceToZero(s, l, acc, dt, op)
 	if l.Rank() != 0 {
 		return nil
 	}
@@ -211,10 +211,10 @@ func SchedReduce(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 	switch a.Root {
 	case mpirt.ProcNull:
 	case mpirt.RootRank:
-		buf := make([]byte, mpirt.LayoutSpan(count, dt))
+		buf := make([]byte, mpirt.PackedLen(count, dt))
 		s.Recv(c, buf, 0)
 		s.Round()
-		s.Local(func() error { mpirt.StoreLayout(a.Rbuf, count, dt, buf); return nil })
+		s.Local(func() error { mpirt.StorePacked(a.Rbuf, count, dt, buf); return nil })
 	default:
 		if acc := localReduce(s, c.LocalComm(), a.Sbuf, count, dt, a.Op); acc != nil {
 			s.Send(c, acc, a.Root)
@@ -229,7 +229,7 @@ func SchedReduce(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 // broadcast over the local group.
 func exchangeLeaders(s *mpirt.Schedule, c *mpirt.Comm, mine []byte, theirs int, dt *mpirt.Datatype) []byte {
 	l := c.LocalComm()
-	other := make([]byte, mpirt.LayoutSpan(theirs, dt))
+	other := make([]byte, mpirt.PackedLen(theirs, dt))
 	if l.Rank() == 0 {
 		s.Send(c, mine, 0)
 		s.Recv(c, other, 0)
@@ -247,7 +247,7 @@ func SchedAllreduce(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 	acc := localReduce(s, l, a.Sbuf, count, dt, a.Op)
 	other := exchangeLeaders(s, c, acc, count, dt)
 	basic.AppendBcast(s, l, other, 0)
-	s.Local(func() error { mpirt.StoreLayout(a.Rbuf, count, dt, other); return nil })
+	s.Local(func() error { mpirt.StorePacked(a.Rbuf, count, dt, other); return nil })
 	return s, nil
 }
 
@@ -278,6 +278,6 @@ func reduceScatter(c *mpirt.Comm, a *mpirt.CollArgs, counts []int) *mpirt.Schedu
 	l := c.LocalComm()
 	acc := localReduce(s, l, a.Sbuf, total, dt, a.Op)
 	other := exchangeLeaders(s, c, acc, total, dt)
-	basic.AppendScatterLayout(s, l, other, counts, dt, a.Rbuf, 0)
+	basic.AppendScatterPacked(s, l, other, counts, dt, a.Rbuf, 0)
 	return s
 }

@@ -65,13 +65,29 @@ func (m *module) ringFor(bytes int) *ring {
 	return &m.large
 }
 
-// stage returns a private buffer of n bytes (reused between calls).
-func (m *module) stage(n int) []byte {
-	if cap(m.scratch) < n {
-		m.scratch = make([]byte, n)
+// Private buffers of the module, reused between calls (bufTree and up:
+// the partial results of a reduction tree).
+const (
+	bufStage = iota
+	bufIn
+	bufOut
+	bufAcc
+	bufTree
+)
+
+// buf returns private buffer i with n bytes.
+func (m *module) buf(i, n int) []byte {
+	for len(m.scratch) <= i {
+		m.scratch = append(m.scratch, nil)
 	}
-	return m.scratch[:n]
+	if cap(m.scratch[i]) < n {
+		m.scratch[i] = make([]byte, n)
+	}
+	return m.scratch[i][:n]
 }
+
+// stage returns a private buffer of n bytes (reused between calls).
+func (m *module) stage(n int) []byte { return m.buf(bufStage, n) }
 
 // barrier: every rank completes one step and waits for all others to.
 func (m *module) barrier(c *mpirt.Comm) error {
@@ -132,25 +148,24 @@ func (m *module) bcastBytes(data []byte, root int) {
 	}
 }
 
-// redArgs are a reduction's operands in memory layout (see
-// mpirt.CollView): element i starts at byte i*ext.
+// redArgs are a reduction's operands as packed streams (the data bytes
+// in type-map order): processes may describe the operands with different
+// datatypes of one type signature, so everything that decides how the
+// data moves (rounds, slots, slices) depends on packed sizes only, and
+// partial results are combined in packed form (mpirt.ReducePacked).
 type redArgs struct {
-	in, out   []byte // out is nil where the result is not wanted
-	count     int
-	dt        *mpirt.Datatype
-	op        mpirt.Handle
-	ext, span int // extent, and bytes of one element (true extent)
-	all       bool
-	root      int
+	in, out []byte // out is nil where the result is not wanted
+	dt      *mpirt.Datatype
+	op      mpirt.Handle
+	unit    int // bytes of the smallest independently reducible piece
+	all     bool
+	root    int
 }
 
-// spanOf is the bytes k elements occupy in memory layout.
-func (a *redArgs) spanOf(k int) int { return (k-1)*a.ext + a.span }
-
-// fits reports whether the shared-memory reduction handles dt: one
-// element must fit in a round, and elements must follow each other.
-func fits(dt *mpirt.Datatype) bool {
-	return dt.Extent() > 0 && dt.TrueExtent() > 0 && dt.TrueExtent() <= roundBytes
+// reducible reports whether the shared-memory reduction handles op on dt
+// (the same answer on every process: it depends on the type signature).
+func reducible(op mpirt.Handle, dt *mpirt.Datatype) bool {
+	return mpirt.PackedReduceUnit(op, dt) <= roundBytes
 }
 
 func (m *module) reduce(c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, op mpirt.Handle, root int) error {
@@ -160,7 +175,7 @@ func (m *module) reduce(c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, dt 
 	if err := mpirt.CheckOp(op, dt); err != nil {
 		return err
 	}
-	if !fits(dt) || !m.ready() {
+	if !reducible(op, dt) || !m.ready() {
 		return m.prev.Reduce(c, sbuf, rbuf, count, dt, op, root)
 	}
 	return m.reduction(sbuf, rbuf, count, dt, op, root, false)
@@ -173,50 +188,63 @@ func (m *module) allreduce(c *mpirt.Comm, sbuf, rbuf unsafe.Pointer, count int, 
 	if err := mpirt.CheckOp(op, dt); err != nil {
 		return err
 	}
-	if !fits(dt) || !m.ready() {
+	if !reducible(op, dt) || !m.ready() {
 		return m.prev.Allreduce(c, sbuf, rbuf, count, dt, op)
 	}
 	return m.reduction(sbuf, rbuf, count, dt, op, 0, true)
 }
 
-// reduction is Reduce (all false) and Allreduce (all true). The data goes
-// in rounds of at most roundBytes. In a round every rank copies its
-// operand into its slots; then the result is folded from the right,
+// reduction is Reduce (all false) and Allreduce (all true). The packed
+// data goes in rounds of at most roundBytes. In a round every rank copies
+// its operand into its slots; then the operands are combined over the
+// binomial tree of the point-to-point reduction (coll/basic): ranks
+// 2i and 2i+1 first, then pairs of pairs, ..., always the lower ranks'
+// partial result on the left,
 //
-//	r = b[n-1];  r = b[i] op r  for i = n-2 ... 0,
+//	n = 4:  (b0 op b1) op (b2 op b3)     n = 3:  (b0 op b1) op b2
 //
-// which keeps the rank order MPI requires for non-commutative operators
-// and gives the same bits on every rank. Small rounds are folded by the
-// root (Reduce) or by every rank into its own output (Allreduce); large
-// ones are split into one slice per rank, each rank folds its slice into
-// rank n-1's slots, and the result is copied out from there.
+// which keeps the rank order MPI requires for non-commutative operators,
+// gives the same bits on every rank, and the same bits as the
+// point-to-point reductions (a program may compute one sum with Reduce
+// on some processes and Allreduce on others, or on communicators served
+// by different components, and rely on equal results: ScaLAPACK's
+// eigensolvers lose orthogonality otherwise). Small rounds are combined
+// by the root (Reduce) or by every rank into its own output (Allreduce);
+// large ones are split into one slice per rank, each rank combines its
+// slice into its own slots, and the result is copied out from there.
 func (m *module) reduction(sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, op mpirt.Handle, root int, all bool) error {
 	src := sbuf
 	if mpirt.IsInPlace(sbuf) {
 		src = rbuf
 	}
-	in, _, err := mpirt.CollView(src, count, dt, false)
-	if err != nil {
-		return err
-	}
-	a := redArgs{in: in, count: count, dt: dt, op: op, ext: dt.Extent(), span: dt.TrueExtent(), all: all, root: root}
-	done := func() error { return nil }
-	if all || m.me == root {
-		if a.out, done, err = mpirt.CollView(rbuf, count, dt, true); err != nil {
-			return err
+	total := count * dt.Size()
+	a := redArgs{dt: dt, op: op, unit: mpirt.PackedReduceUnit(op, dt), all: all, root: root}
+	wantOut := all || m.me == root
+	if dt.IsContiguous() {
+		a.in = unsafe.Slice((*byte)(unsafe.Add(src, dt.TrueLB())), total)
+		if wantOut {
+			a.out = unsafe.Slice((*byte)(unsafe.Add(rbuf, dt.TrueLB())), total)
+		}
+	} else {
+		a.in = m.buf(bufIn, total)
+		dt.Pack(a.in, src, count)
+		if wantOut {
+			a.out = m.buf(bufOut, total)
 		}
 	}
-	per := (roundBytes-a.span)/a.ext + 1
-	for e0 := 0; e0 < count; e0 += per {
-		m.round(&a, e0, min(per, count-e0))
+	per := roundBytes / a.unit * a.unit
+	for off := 0; off < total; off += per {
+		m.round(&a, off, min(per, total-off))
 	}
-	return done()
+	if wantOut && !dt.IsContiguous() {
+		dt.Unpack(rbuf, a.out, count)
+	}
+	return nil
 }
 
-// round reduces elements [e0, e0+k).
-func (m *module) round(a *redArgs, e0, k int) {
+// round reduces the packed bytes [off, off+bytes).
+func (m *module) round(a *redArgs, off, bytes int) {
 	seg := m.seg
-	off, bytes := e0*a.ext, a.spanOf(k)
 	s1 := m.step + 1
 	end := m.step + 3
 	m.step = end
@@ -226,26 +254,27 @@ func (m *module) round(a *redArgs, e0, k int) {
 	m.waitAll(free)
 	copy(slot(m.me), a.in[off:off+bytes])
 	wantOut := a.all || m.me == a.root
-	if bytes < splitMin || k < m.n {
+	units := bytes / a.unit
+	if bytes < splitMin || units < m.n {
 		if !wantOut {
 			m.publish(end)
 			return
 		}
 		m.publish(s1)
 		m.waitAll(s1)
-		out := a.out[off : off+bytes]
-		copy(out, slot(m.n-1))
-		m.fold(a, out, k, 0, slot)
+		m.combine(a, a.out[off:off+bytes], 0, slot)
 		m.publish(end)
 		return
 	}
 	m.publish(s1)
 	m.waitAll(s1)
-	// This rank's slice: elements [lo, hi) of the round.
-	lo, hi := k*m.me/m.n, k*(m.me+1)/m.n
-	if hi > lo {
-		so, sb := lo*a.ext, a.spanOf(hi-lo)
-		m.fold(a, slot(m.n - 1)[so:so+sb], hi-lo, so, slot)
+	// Rank r's slice: units [k*r/n, k*(r+1)/n) of the round; only rank
+	// r reads the slice of anyone's slots, so it may overwrite its own.
+	slice := func(r int) (lo, hi int) { return units * r / m.n * a.unit, units * (r + 1) / m.n * a.unit }
+	if lo, hi := slice(m.me); hi > lo {
+		acc := m.buf(bufAcc, hi-lo)
+		m.combine(a, acc, lo, slot)
+		copy(slot(m.me)[lo:hi], acc)
 	}
 	if !wantOut {
 		m.publish(end)
@@ -253,17 +282,78 @@ func (m *module) round(a *redArgs, e0, k int) {
 	}
 	m.publish(s1 + 1)
 	m.waitAll(s1 + 1)
-	copy(a.out[off:off+bytes], slot(m.n-1))
+	out := a.out[off : off+bytes]
+	for r := range m.n {
+		lo, hi := slice(r)
+		copy(out[lo:hi], slot(r)[lo:hi])
+	}
 	m.publish(end)
 }
 
-// fold computes acc = b[0] op (b[1] op (... op acc)) over ranks n-2..0,
-// where acc holds k elements that start at byte so of the round and
-// initially b[n-1]'s.
-func (m *module) fold(a *redArgs, acc []byte, k, so int, slot func(int) []byte) {
-	for r := m.n - 2; r >= 0; r-- {
+// combine sets dst to the reduction of the len(dst) bytes at offset so of
+// every rank's slots, over the binomial tree (see reduction). Partial
+// results of complete subtrees wait on a stack, as digits of a binary
+// counter; every combination is right = left op right, the form the
+// point-to-point algorithms use. The subtree that ends with rank n-1 is
+// always the right operand, so it is accumulated in dst itself.
+func (m *module) combine(a *redArgs, dst []byte, so int, slot func(int) []byte) {
+	n := len(dst)
+	leaf := func(r int) []byte { return slot(r)[so : so+n] }
+	if m.n == 1 {
+		copy(dst, leaf(0))
+		return
+	}
+	type part struct {
+		data []byte
+		size int
+	}
+	var stack [64]part
+	top := 0
+	var spare [][]byte // private buffers free again
+	temps := 0
+	// own returns a private buffer holding leaf r (dst for rank n-1).
+	own := func(r int) []byte {
+		var b []byte
+		switch {
+		case r == m.n-1:
+			b = dst
+		case len(spare) > 0:
+			b = spare[len(spare)-1]
+			spare = spare[:len(spare)-1]
+		default:
+			b = m.buf(bufTree+temps, n)
+			temps++
+		}
+		copy(b, leaf(r))
+		return b
+	}
+	// join computes left op right into right's buffer (made private).
+	join := func(left part, right part, rightRank int) part {
+		if right.size == 1 {
+			right.data = own(rightRank)
+		}
 		// Validated by CheckOp before the collective started.
-		_ = mpirt.ReduceLocal(a.op, a.dt, slot(r)[so:so+len(acc)], acc, k)
+		_ = mpirt.ReducePacked(a.op, a.dt, left.data, right.data)
+		if left.size > 1 {
+			spare = append(spare, left.data)
+		}
+		return part{right.data, left.size + right.size}
+	}
+	for r := range m.n {
+		cur := part{leaf(r), 1}
+		for top > 0 && stack[top-1].size == cur.size {
+			top--
+			cur = join(stack[top], cur, r)
+		}
+		stack[top] = cur
+		top++
+	}
+	for top > 1 {
+		top--
+		right := stack[top]
+		top--
+		stack[top] = join(stack[top], right, m.n-1)
+		top++
 	}
 }
 

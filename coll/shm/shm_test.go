@@ -73,13 +73,29 @@ func dtype(t *testing.T, h mpirt.Handle) *mpirt.Datatype {
 // additions shows in the bits of the sum.
 func operand(r, i int) float64 { return 1/float64(r+1+i%17) + 1e-3*float64(i%101)*float64(1-2*(r%2)) }
 
+// binomialSum is element i of the sum of every rank's operand over the
+// binomial tree of the point-to-point reduction: (b0+b1)+(b2+b3), ...
+func binomialSum(n, i int) float64 {
+	acc := make([]float64, n)
+	for r := range acc {
+		acc[r] = operand(r, i)
+	}
+	for mask := 1; mask < n; mask <<= 1 {
+		for r := 0; r+mask < n; r += 2 * mask {
+			acc[r] = acc[r] + acc[r+mask]
+		}
+	}
+	return acc[0]
+}
+
 // TestAllreduceBits: the sum is the same on every rank and is exactly
-// the right fold b[0] + (b[1] + (... + b[n-1])), for counts that take the
+// the sum over the binomial tree, as the point-to-point reduction
+// computes it (basic.Allreduce), for counts that take the
 // small path, the split path and several rounds; Reduce to every root
 // gives the same bits; Bcast and Barrier in between.
 func TestAllreduceBits(t *testing.T) {
 	t.Setenv("GMPI_COLL_SHM_OPS", "all") // reduce and allreduce are off by default
-	for _, n := range []int{2, 3, 5} {
+	for _, n := range []int{2, 3, 5, 7} {
 		job(t, n, func(t *testing.T, w *mpirt.World) {
 			c := w.CommWorld()
 			// a dup and a split (even/odd ranks, reversed) get segments of their own
@@ -102,10 +118,17 @@ func TestAllreduceBits(t *testing.T) {
 						t.Error(err)
 						return
 					}
+					// The point-to-point reduction gives the same bits.
+					p2p := make([]float64, count)
+					if err := basic.Allreduce(cm, unsafe.Pointer(&in[0]), unsafe.Pointer(&p2p[0]), count, dbl, mpirt.OpSum); err != nil {
+						t.Error(err)
+						return
+					}
 					for i := range out {
-						want := operand(size-1, i)
-						for r := size - 2; r >= 0; r-- {
-							want = operand(r, i) + want
+						want := binomialSum(size, i)
+						if math.Float64bits(p2p[i]) != math.Float64bits(want) {
+							t.Errorf("n %d count %d rank %d: basic gives element %d = %v, want %v", size, count, me, i, p2p[i], want)
+							break
 						}
 						if math.Float64bits(out[i]) != math.Float64bits(want) {
 							t.Errorf("n %d count %d rank %d: element %d is %v, want %v", size, count, me, i, out[i], want)

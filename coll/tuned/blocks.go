@@ -35,12 +35,12 @@ func chunks(data []byte, n int) vecbuf {
 	return uniform(data, n, (len(data)+n-1)/n)
 }
 
-// layoutBlocks cuts a layout buffer of sum(counts) elements of dt into
-// blocks of counts[i] elements (disjoint when TrueExtent <= Extent).
-func layoutBlocks(data []byte, counts []int, dt *mpirt.Datatype) vecbuf {
+// packedBlocks cuts a packed buffer of sum(counts) elements of dt into
+// blocks of counts[i] elements.
+func packedBlocks(data []byte, counts []int, dt *mpirt.Datatype) vecbuf {
 	off := make([]int, len(counts)+1)
 	for i, k := range counts {
-		off[i+1] = off[i] + k*dt.Extent()
+		off[i+1] = off[i] + k*dt.Size()
 	}
 	return vecbuf{data, off}
 }

@@ -6,8 +6,9 @@ import (
 	mpirt "gmpi/runtime"
 )
 
-// The reduction algorithms work on layout buffers (count elements of dt
-// at their memory offsets, runtime.LoadLayout). Every result block is
+// The reduction algorithms work on packed buffers (count elements of dt,
+// runtime.LoadPacked; processes may use different datatypes of one type
+// signature). Every result block is
 // computed by one process and copied to the others, so floating-point
 // results are bit-identical on every rank. m is the vector's bytes.
 
@@ -17,14 +18,14 @@ type redArgs struct {
 	op    mpirt.Handle
 }
 
-// combine sets acc to the reduction of the layout buffers acc and
+// combine sets acc to the reduction of the packed buffers acc and
 // other, the one covering lower ranks on the left (otherIsLower tells
 // which), overwriting other.
-func (r redArgs) combine(acc, other []byte, count int, otherIsLower bool) error {
+func (r redArgs) combine(acc, other []byte, otherIsLower bool) error {
 	if otherIsLower {
-		return mpirt.ReduceLocal(r.op, r.dt, other, acc, count)
+		return mpirt.ReducePacked(r.op, r.dt, other, acc)
 	}
-	if err := mpirt.ReduceLocal(r.op, r.dt, acc, other, count); err != nil {
+	if err := mpirt.ReducePacked(r.op, r.dt, acc, other); err != nil {
 		return err
 	}
 	copy(acc, other[:len(acc)])
@@ -85,7 +86,7 @@ func appendFoldIn(s *mpirt.Schedule, c *mpirt.Comm, f fold, r redArgs, acc []byt
 		tmp := make([]byte, len(acc))
 		s.Recv(c, tmp, me-1)
 		s.Round()
-		s.Local(func() error { return r.combine(acc, tmp, r.count, true) })
+		s.Local(func() error { return r.combine(acc, tmp, true) })
 	}
 }
 
@@ -108,7 +109,7 @@ func allreduceRecursiveDoubling(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedu
 			s.Recv(c, tmp, f.real(peer))
 			s.Round()
 			lower := peer < f.me
-			s.Local(func() error { return r.combine(acc, tmp, r.count, lower) })
+			s.Local(func() error { return r.combine(acc, tmp, lower) })
 		}
 	}
 	appendFoldOut(s, c, f, acc)
@@ -135,16 +136,16 @@ func operand(s *mpirt.Schedule, sbuf, rbuf unsafe.Pointer, r redArgs) []byte {
 	if mpirt.IsInPlace(sbuf) {
 		src = rbuf
 	}
-	acc := make([]byte, mpirt.LayoutSpan(r.count, r.dt))
-	s.Local(func() error { mpirt.LoadLayout(acc, src, r.count, r.dt); return nil })
+	acc := make([]byte, mpirt.PackedLen(r.count, r.dt))
+	s.Local(func() error { mpirt.LoadPacked(acc, src, r.count, r.dt); return nil })
 	return acc
 }
 
 func store(s *mpirt.Schedule, rbuf unsafe.Pointer, r redArgs, acc []byte) {
-	s.Local(func() error { mpirt.StoreLayout(rbuf, r.count, r.dt, acc); return nil })
+	s.Local(func() error { mpirt.StorePacked(rbuf, r.count, r.dt, acc); return nil })
 }
 
-// appendHalving adds a recursive-halving reduce-scatter of the layout
+// appendHalving adds a recursive-halving reduce-scatter of the packed
 // vector v (n blocks, one per rank) after a fold: the virtual ranks
 // split their range of blocks in halves log2 p' times, each keeping the
 // half its own blocks are in and sending the other half to its partner,
@@ -169,18 +170,13 @@ func appendHalving(s *mpirt.Schedule, c *mpirt.Comm, f fold, r redArgs, v vecbuf
 		s.Send(c, v.rng(f.lo(sendLo), f.lo(sendHi)), f.real(peer))
 		s.Recv(c, tmp.rng(a, b), f.real(peer))
 		s.Round()
-		cnt, lower := sum(counts[a:b]), peer < f.me
-		s.Local(func() error {
-			if cnt == 0 {
-				return nil
-			}
-			return r.combine(v.rng(a, b), tmp.rng(a, b), cnt, lower)
-		})
+		lower := peer < f.me
+		s.Local(func() error { return r.combine(v.rng(a, b), tmp.rng(a, b), lower) })
 		vlo, vhi = keepLo, keepHi
 	}
 }
 
-// appendRingReduceScatter adds the ring reduce-scatter of the layout
+// appendRingReduceScatter adds the ring reduce-scatter of the packed
 // vector v (block i to rank i): p-1 rounds, in round k each process
 // sends its partial of block me-k-1 to its right and adds the one of
 // block me-k-2 from its left; rank i ends with block i. Cost
@@ -193,13 +189,7 @@ func appendRingReduceScatter(s *mpirt.Schedule, c *mpirt.Comm, r redArgs, v vecb
 		s.Send(c, v.blk(sb), (me+1)%n)
 		s.Recv(c, tmp.blk(rb), (me-1+n)%n)
 		s.Round()
-		cnt := counts[rb]
-		s.Local(func() error {
-			if cnt == 0 {
-				return nil
-			}
-			return mpirt.ReduceLocal(r.op, r.dt, tmp.blk(rb), v.blk(rb), cnt)
-		})
+		s.Local(func() error { return mpirt.ReducePacked(r.op, r.dt, tmp.blk(rb), v.blk(rb)) })
 	}
 }
 
@@ -224,7 +214,7 @@ func allreduceRabenseifner(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, e
 	r := redArgs{a.Rcount, a.Rdt, a.Op}
 	acc := operand(s, a.Sbuf, a.Rbuf, r)
 	counts := rankCounts(c.Size(), r.count)
-	v := layoutBlocks(acc, counts, r.dt)
+	v := packedBlocks(acc, counts, r.dt)
 	f := newFold(c.Size(), c.Rank())
 	appendFoldIn(s, c, f, r, acc)
 	appendHalving(s, c, f, r, v, counts)
@@ -244,7 +234,7 @@ func allreduceRing(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 	r := redArgs{a.Rcount, a.Rdt, a.Op}
 	acc := operand(s, a.Sbuf, a.Rbuf, r)
 	counts := rankCounts(c.Size(), r.count)
-	v := layoutBlocks(acc, counts, r.dt)
+	v := packedBlocks(acc, counts, r.dt)
 	appendRingReduceScatter(s, c, r, v, counts)
 	appendRingAllgather(s, newRing(c, 0), v)
 	store(s, a.Rbuf, r, acc)
@@ -260,7 +250,7 @@ func reduceRabenseifner(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, erro
 	r := redArgs{a.Rcount, a.Rdt, a.Op}
 	acc := operand(s, a.Sbuf, a.Rbuf, r)
 	counts := rankCounts(c.Size(), r.count)
-	v := layoutBlocks(acc, counts, r.dt)
+	v := packedBlocks(acc, counts, r.dt)
 	f := newFold(c.Size(), c.Rank())
 	appendFoldIn(s, c, f, r, acc)
 	appendHalving(s, c, f, r, v, counts)
@@ -288,7 +278,7 @@ func reduceScatter(c *mpirt.Comm, a *mpirt.CollArgs, counts []int, halving bool)
 	me := c.Rank()
 	r := redArgs{sum(counts), a.Rdt, a.Op}
 	acc := operand(s, a.Sbuf, a.Rbuf, r)
-	v := layoutBlocks(acc, counts, r.dt)
+	v := packedBlocks(acc, counts, r.dt)
 	if halving {
 		f := newFold(c.Size(), me)
 		appendFoldIn(s, c, f, r, acc)
@@ -307,7 +297,7 @@ func reduceScatter(c *mpirt.Comm, a *mpirt.CollArgs, counts []int, halving bool)
 	}
 	mine := v.blk(me)
 	s.Local(func() error {
-		mpirt.StoreLayout(a.Rbuf, counts[me], r.dt, mine)
+		mpirt.StorePacked(a.Rbuf, counts[me], r.dt, mine)
 		return nil
 	})
 	return s

@@ -58,13 +58,13 @@ var Algorithms = map[mpirt.CollOp][]Algorithm{
 	},
 	mpirt.CollReduce: {
 		{Name: "binomial", Build: basic.SchedReduce, Basic: true},
-		{Name: "rabenseifner", Usable: commutativeLayout, Build: reduceRabenseifner},
+		{Name: "rabenseifner", Usable: commutative, Build: reduceRabenseifner},
 	},
 	mpirt.CollAllreduce: {
 		{Name: "reduce_bcast", Build: basic.SchedAllreduce, Basic: true},
 		{Name: "recursive_doubling", Build: allreduceRecursiveDoubling},
-		{Name: "rabenseifner", Usable: commutativeLayout, Build: allreduceRabenseifner},
-		{Name: "ring", Usable: commutativeLayout, Build: allreduceRing},
+		{Name: "rabenseifner", Usable: commutative, Build: allreduceRabenseifner},
+		{Name: "ring", Usable: commutative, Build: allreduceRing},
 	},
 	mpirt.CollAllgather: {
 		{Name: "linear", Build: basic.SchedAllgather},
@@ -81,13 +81,13 @@ var Algorithms = map[mpirt.CollOp][]Algorithm{
 	mpirt.CollScatter: {{Name: "binomial", Build: scatterBinomial}},
 	mpirt.CollReduceScatter: {
 		{Name: "linear", Build: basic.SchedReduceScatter},
-		{Name: "recursive_halving", Usable: commutativeLayout, Build: reduceScatterHalving},
-		{Name: "ring", Usable: commutativeLayout, Build: reduceScatterRing},
+		{Name: "recursive_halving", Usable: commutative, Build: reduceScatterHalving},
+		{Name: "ring", Usable: commutative, Build: reduceScatterRing},
 	},
 	mpirt.CollReduceScatterBlock: {
 		{Name: "linear", Build: basic.SchedReduceScatterBlock},
-		{Name: "recursive_halving", Usable: commutativeLayout, Build: reduceScatterBlockHalving},
-		{Name: "ring", Usable: commutativeLayout, Build: reduceScatterBlockRing},
+		{Name: "recursive_halving", Usable: commutative, Build: reduceScatterBlockHalving},
+		{Name: "ring", Usable: commutative, Build: reduceScatterBlockRing},
 	},
 }
 
@@ -95,13 +95,11 @@ func powerOfTwo(c *mpirt.Comm, _ *mpirt.CollArgs) bool { n := c.Size(); return n
 
 func notInPlace(_ *mpirt.Comm, a *mpirt.CollArgs) bool { return !mpirt.IsInPlace(a.Sbuf) }
 
-// commutativeLayout: the operator is commutative (the algorithm combines
-// blocks in an order other than the canonical one) and the elements of
-// the datatype do not overlap in memory layout (blocks of a layout
-// buffer are disjoint).
-func commutativeLayout(_ *mpirt.Comm, a *mpirt.CollArgs) bool {
-	return a.Op.IsCommutative() && a.Rdt.TrueExtent() <= a.Rdt.Extent()
-}
+// commutative: the operator is commutative (the algorithm combines
+// blocks in an order other than the canonical one). It depends on the
+// operator only, never on the datatype's layout, which may differ
+// between processes.
+func commutative(_ *mpirt.Comm, a *mpirt.CollArgs) bool { return a.Op.IsCommutative() }
 
 // Rule is one row of the decision table.
 type Rule struct {
