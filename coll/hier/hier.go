@@ -461,7 +461,7 @@ func operand(a *mpirt.CollArgs) unsafe.Pointer {
 	return a.Sbuf
 }
 
-// groupPartial reduces the group's operands into acc (a layout buffer)
+// groupPartial reduces the group's operands into acc (a packed buffer)
 // on the group's coordinator for root (root -1: the first rank).
 func (m *module) groupPartial(p *plan, a *mpirt.CollArgs, root int, acc []byte) {
 	me := m.c.Rank()
@@ -469,7 +469,7 @@ func (m *module) groupPartial(p *plan, a *mpirt.CollArgs, root int, acc []byte) 
 	co := m.coord(g, root)
 	src := operand(a)
 	if p.lo == nil {
-		p.local(func() error { mpirt.LoadLayout(acc, src, a.Rcount, a.Rdt); return nil })
+		p.local(func() error { mpirt.LoadPacked(acc, src, a.Rcount, a.Rdt); return nil })
 		return
 	}
 	var tmp unsafe.Pointer
@@ -478,18 +478,17 @@ func (m *module) groupPartial(p *plan, a *mpirt.CollArgs, root int, acc []byte) 
 	}
 	p.group(mpirt.CollReduce, &mpirt.CollArgs{Sbuf: src, Rbuf: tmp, Rcount: a.Rcount, Rdt: a.Rdt, Op: a.Op, Root: m.t.idx[co]})
 	if me == co {
-		p.local(func() error { mpirt.LoadLayout(acc, tmp, a.Rcount, a.Rdt); return nil })
+		p.local(func() error { mpirt.LoadPacked(acc, tmp, a.Rcount, a.Rdt); return nil })
 	}
 }
 
-// foldInto combines parts (layout buffers, in canonical order) into
-// parts' last element's order: it returns the buffer holding
-// parts[0] op parts[1] op ... (each ReduceLocal puts in op inout into
-// inout).
-func foldInto(op mpirt.Handle, dt *mpirt.Datatype, count int, parts [][]byte) ([]byte, error) {
+// foldInto combines parts (packed operands, in canonical order): it
+// returns the buffer holding parts[0] op parts[1] op ... (each
+// ReducePacked puts in op inout into inout).
+func foldInto(op mpirt.Handle, dt *mpirt.Datatype, parts [][]byte) ([]byte, error) {
 	acc := parts[0]
 	for _, x := range parts[1:] {
-		if err := mpirt.ReduceLocal(op, dt, acc, x, count); err != nil {
+		if err := mpirt.ReducePacked(op, dt, acc, x); err != nil {
 			return nil, err
 		}
 		acc = x
@@ -507,7 +506,7 @@ func (m *module) reduce(p *plan, a *mpirt.CollArgs) {
 	}
 	me, root := m.c.Rank(), a.Root
 	g := m.t.groupOf[me]
-	span := mpirt.LayoutSpan(a.Rcount, a.Rdt)
+	span := mpirt.PackedLen(a.Rcount, a.Rdt)
 	if me != m.coord(g, root) {
 		m.groupPartial(p, a, root, nil)
 		return
@@ -529,11 +528,11 @@ func (m *module) reduce(p *plan, a *mpirt.CollArgs) {
 		}
 	})
 	p.local(func() error {
-		acc, err := foldInto(a.Op, a.Rdt, a.Rcount, parts)
+		acc, err := foldInto(a.Op, a.Rdt, parts)
 		if err != nil {
 			return err
 		}
-		mpirt.StoreLayout(a.Rbuf, a.Rcount, a.Rdt, acc)
+		mpirt.StorePacked(a.Rbuf, a.Rcount, a.Rdt, acc)
 		return nil
 	})
 }
@@ -552,7 +551,7 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 	me := m.c.Rank()
 	g := m.t.groupOf[me]
 	G := len(m.t.groups)
-	span := mpirt.LayoutSpan(a.Rcount, a.Rdt)
+	span := mpirt.PackedLen(a.Rcount, a.Rdt)
 	if me == m.coord(g, -1) {
 		parts := make([][]byte, G)
 		for h := range parts {
@@ -560,12 +559,12 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 		}
 		m.groupPartial(p, a, -1, parts[g])
 		dt := a.Rdt
-		if G >= 3 && a.Rcount >= G && a.Rcount*dt.Size() >= m.splitMin && dt.TrueExtent() <= dt.Extent() {
+		if G >= 3 && a.Rcount >= G && a.Rcount*dt.Size() >= m.splitMin {
 			// Piece h (elements off[h]..off[h+1]) is reduced at group h.
 			off := pieces(a.Rcount, G)
 			rng := func(b []byte, h int) []byte {
-				lo := off[h] * dt.Extent()
-				return b[lo : lo+mpirt.LayoutSpan(off[h+1]-off[h], dt)]
+				lo := off[h] * dt.Size()
+				return b[lo : lo+mpirt.PackedLen(off[h+1]-off[h], dt)]
 			}
 			p.xchg(func(s *mpirt.Schedule) {
 				for h := range G {
@@ -581,7 +580,7 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 				for h := range G {
 					mine[h] = rng(parts[h], g)
 				}
-				acc, err := foldInto(a.Op, dt, off[g+1]-off[g], mine)
+				acc, err := foldInto(a.Op, dt, mine)
 				if err != nil {
 					return err
 				}
@@ -596,7 +595,7 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 					}
 				}
 			})
-			p.local(func() error { mpirt.StoreLayout(a.Rbuf, a.Rcount, dt, res); return nil })
+			p.local(func() error { mpirt.StorePacked(a.Rbuf, a.Rcount, dt, res); return nil })
 		} else {
 			p.xchg(func(s *mpirt.Schedule) {
 				for h := range G {
@@ -609,11 +608,11 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 			// Folding overwrites the partials: parts[g] is sent before
 			// this round starts (the exchange round completed).
 			p.local(func() error {
-				acc, err := foldInto(a.Op, dt, a.Rcount, parts)
+				acc, err := foldInto(a.Op, dt, parts)
 				if err != nil {
 					return err
 				}
-				mpirt.StoreLayout(a.Rbuf, a.Rcount, dt, acc)
+				mpirt.StorePacked(a.Rbuf, a.Rcount, dt, acc)
 				return nil
 			})
 		}
@@ -623,11 +622,11 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 	p.group(mpirt.CollBcast, &mpirt.CollArgs{Rbuf: a.Rbuf, Rcount: a.Rcount, Rdt: a.Rdt, Root: 0})
 }
 
-// canonicalReduce gathers every operand (layout buffers, each over each
+// canonicalReduce gathers every operand (packed, each over each
 // link once) to root (-1: to every process) and folds them in rank order
 // there: the canonical result, identical on every rank.
 func (m *module) canonicalReduce(p *plan, a *mpirt.CollArgs, root int) {
-	span := mpirt.LayoutSpan(a.Rcount, a.Rdt)
+	span := mpirt.PackedLen(a.Rcount, a.Rdt)
 	n := m.c.Size()
 	sizes := make([]int, n)
 	for r := range sizes {
@@ -635,7 +634,7 @@ func (m *module) canonicalReduce(p *plan, a *mpirt.CollArgs, root int) {
 	}
 	mine := make([]byte, span)
 	src := operand(a)
-	p.local(func() error { mpirt.LoadLayout(mine, src, a.Rcount, a.Rdt); return nil })
+	p.local(func() error { mpirt.LoadPacked(mine, src, a.Rcount, a.Rdt); return nil })
 	bl := m.gatherBlob(p, root, mine, sizes)
 	if root >= 0 && m.c.Rank() != root {
 		return
@@ -645,11 +644,11 @@ func (m *module) canonicalReduce(p *plan, a *mpirt.CollArgs, root int) {
 		for r := range n {
 			parts[r] = bl.block(r)
 		}
-		acc, err := foldInto(a.Op, a.Rdt, a.Rcount, parts)
+		acc, err := foldInto(a.Op, a.Rdt, parts)
 		if err != nil {
 			return err
 		}
-		mpirt.StoreLayout(a.Rbuf, a.Rcount, a.Rdt, acc)
+		mpirt.StorePacked(a.Rbuf, a.Rcount, a.Rdt, acc)
 		return nil
 	})
 }
