@@ -151,12 +151,18 @@ func (win *Win) commRanks(g *Group) ([]int, error) {
 	return out, nil
 }
 
+// epochRanks checks the assertion of MPI_Win_post/MPI_Win_start and
+// returns g's members as ranks of the window's communicator.
+func (win *Win) epochRanks(g *Group, assert int) ([]int, error) {
+	if err := checkAssert(assert); err != nil {
+		return nil, err
+	}
+	return win.commRanks(g)
+}
+
 // Post is MPI_Win_post: opens an exposure epoch for the origins in g.
 func (win *Win) Post(g *Group, assert int) error {
-	if err := checkAssert(assert); err != nil {
-		return err
-	}
-	ranks, err := win.commRanks(g)
+	ranks, err := win.epochRanks(g, assert)
 	if err != nil {
 		return err
 	}
@@ -182,10 +188,7 @@ func (win *Win) Post(g *Group, assert int) error {
 // Start is MPI_Win_start: opens an access epoch to the targets in g,
 // waiting for their posts.
 func (win *Win) Start(g *Group, assert int) error {
-	if err := checkAssert(assert); err != nil {
-		return err
-	}
-	ranks, err := win.commRanks(g)
+	ranks, err := win.epochRanks(g, assert)
 	if err != nil {
 		return err
 	}
