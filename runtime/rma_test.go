@@ -11,7 +11,7 @@ func TestTargetSegs(t *testing.T) {
 		t.Fatal(err)
 	}
 	vec.Commit()
-	var local [64]byte
+	var local [256]byte // larger than any span below (checkptr under -race)
 	base := unsafe.Pointer(&local[0])
 	packed := targetSegs(vec, 2, base, true, nil)
 	// Element 1 starts at extent 10 ints; its first block follows

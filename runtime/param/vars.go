@@ -57,8 +57,8 @@ var (
 	// shm device
 	ShmRing = Size("GMPI_SHM_RING", 0, "auto", ScopeShm,
 		"bytes of each shared-memory ring, e.g. 1M (auto: 1 MiB, less with many local ranks)")
-	ShmFrame = Size("GMPI_SHM_FRAME", 64<<10, "", ScopeShm,
-		"largest frame through a ring, bytes (at most a quarter of the ring)")
+	ShmFrame = AtLeast(Size("GMPI_SHM_FRAME", 64<<10, "", ScopeShm,
+		"largest frame through a ring, bytes (at most a quarter of the ring)"), 1)
 	ShmPrefetch = Size("GMPI_SHM_PREFETCH", 256, "", ScopeShm,
 		"how far past its tail a nonblocking eager send asks for the next ring line, bytes")
 	ShmCMA = Bool("GMPI_SHM_CMA", true, ScopeShm,
