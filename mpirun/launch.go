@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -137,6 +138,10 @@ func (j *job) rankEnv(r, a int) []string {
 		// Without a grid file these pass through from mpirun's environment
 		// or -env, which lets a test fake a topology on one host.
 		extra = append(extra, "GMPI_SITE="+s.site, "GMPI_MACHINE="+s.machine, "GMPI_VMPI="+s.vmpi)
+		if w := j.grid.WAN; w.Latency > 0 && w.Bandwidth > 0 && !math.IsInf(w.Bandwidth, 0) {
+			// The wide area's bandwidth-delay product (coll/hier).
+			extra = append(extra, "GMPI_WAN_BDP="+strconv.Itoa(int(w.Latency.Seconds()*w.Bandwidth)))
+		}
 	}
 	if s.remote() && j.emu == nil {
 		extra = append(extra, "PMI_PORT="+j.pmiAddrFor(s.host), "PMI_ID="+itoa(r), "GMPI_PMI_AUTH=1")

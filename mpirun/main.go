@@ -147,7 +147,8 @@ type job struct {
 	// The Unix PMI socket of vendor-launched ranks (vmpi.go).
 	pmiUnix, pmiUnixDir string
 	pmiUnixClose        func()
-	secret              string // GMPI_JOB_SECRET
+	vio                 vendorIO // vendor ranks' stdout and stderr (vmpi.go)
+	secret              string   // GMPI_JOB_SECRET
 	checkins            *checkins
 
 	outMu, errMu sync.Mutex // serialize tagged lines per destination
@@ -479,6 +480,9 @@ func (j *job) run() int {
 			live--
 			p := j.procs[ex.rank]
 			p.exited, p.status = true, ex.status
+			if j.slots[ex.rank].group != nil {
+				j.releaseVendorIO(ex.rank)
+			}
 			j.vlogf("rank %d (pid %d) exited: %v", p.rank, p.pid, describeStatus(ex.status))
 			if failed {
 				continue
@@ -713,6 +717,9 @@ func (j *job) start(p *rankProc, in *os.File) error {
 	if s.group != nil {
 		env = j.vendorLauncherEnv(s.group, p.rank, p.app)
 		argv, err = j.vendorCommand(s.group, j.opts.apps[p.app].argv, env)
+		if err == nil {
+			err = j.prepareVendorIO(s.group)
+		}
 		if err != nil {
 			undo()
 			return err

@@ -90,6 +90,14 @@ var (
 		"1: the program's reduction operators are associative, so coll/hier reduces per site first even for non-commutative ones (as the info key gmpi_assert_associative does per communicator)")
 	HierSplitMin = Size("GMPI_HIER_SPLIT_MIN", 16384, "", ScopeHier,
 		"bytes from which coll/hier cuts a broadcast or allreduce vector into one piece per site (three sites or more)")
+	HierSegment = AtLeast(Size("GMPI_HIER_SEGMENT", 4096, "", ScopeHier,
+		"bytes per message of coll/hier's transfers between sites: relayed pieces are forwarded segment by segment, and large transfers to several sites are interleaved"), 256)
+	HierFanout = Size("GMPI_HIER_FANOUT", 1024, "", ScopeHier,
+		"bytes up to which coll/hier ends a barrier, bcast, allreduce or allgather between sites with a fan-out from the coordinators to every process (communicators of at most 64 processes; 0: never)")
+	HierVendor = Bool("GMPI_HIER_VENDOR", true, ScopeHier,
+		"1: coll/hier hands the part of a blocking barrier, bcast, reduce or allreduce inside a vendor MPI job (vMPI) to the vendor's own collective")
+	HierDirect = Size("GMPI_HIER_DIRECT", 0, "auto", ScopeHier,
+		"bytes of a split broadcast the root sends to every site directly besides the relayed pieces, about the wide-area bandwidth-delay product (auto: from the grid file's [wan] latency and bandwidth)")
 
 	// launch plumbing: set by mpirun for its ranks
 	Hostname = internal(String("GMPI_HOSTNAME", "", ScopeLaunch,
@@ -107,6 +115,8 @@ var (
 		"the Unix PMI socket of a vMPI machine's ranks (for mpirun __vmpi-exec)"))
 	VMPIRanks = internal(String("GMPI_VMPI_RANKS", "", ScopeLaunch,
 		"the gmpi ranks of a vMPI machine in vendor rank order (for mpirun __vmpi-exec)"))
+	WANBDP = internal(Size("GMPI_WAN_BDP", 0, "", ScopeLaunch,
+		"the grid file's wide-area latency x bandwidth in bytes (0: unknown), coll/hier's default for GMPI_HIER_DIRECT"))
 	VMPILocal = internal(String("GMPI_VMPI_LOCAL", "", ScopeLaunch,
 		"the local ranks of a vMPI machine's ranks in vendor rank order (for mpirun __vmpi-exec)"))
 	PMI = String("GMPI_PMI", "auto", ScopeLibrary,
