@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // fakeSSH writes an "ssh" that runs the remote command here, ignoring
@@ -291,5 +292,58 @@ func TestStartupTimeout(t *testing.T) {
 		"-n", "3", pmiprogBin, "hang", ":", "-n", "1", "/bin/sleep", "60")
 	if r.code != 1 || !strings.Contains(r.stderr, "startup: rank(s) 3 on host(s) s1h1 did not check in within 2s") {
 		t.Errorf("code %d stderr %q", r.code, r.stderr)
+	}
+}
+
+// writePrivateGrid writes a grid of two local sites, b private behind
+// its gateway b0, with a port range for site a.
+func writePrivateGrid(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "private.toml")
+	text := `[[site]]
+name = "a"
+port_range = "41000:41999"
+  [[site.machine]]
+  name = "am"
+  hosts = ["a0"]
+[[site]]
+name = "b"
+private = true
+gateway = "b0"
+  [[site.machine]]
+  name = "bm"
+  hosts = ["b0", "b1"]
+`
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestGridRelay: a private site gets a relay on its gateway before the
+// ranks start; the ranks learn it (GMPI_TCP_RELAYS) and their port range;
+// the relay refuses strangers; a relay killed mid-job ends the job,
+// naming it.
+func TestGridRelay(t *testing.T) {
+	t.Parallel()
+	g := writePrivateGrid(t)
+	r := mpirun(t, "", nil, "--grid", g, "/bin/sh", "-c", `echo "$PMI_RANK [$GMPI_TCP_RELAYS] [$GMPI_TCP_PORT_RANGE]"`)
+	if r.code != 0 {
+		t.Fatalf("code %d stderr %q", r.code, r.stderr)
+	}
+	m := regexp.MustCompile(`0 \[b@b0=127\.0\.0\.1:([0-9]+)\] \[41000:41999\]`).FindStringSubmatch(r.stdout)
+	if m == nil || !strings.Contains(r.stdout, "2 [b@b0=127.0.0.1:"+m[1]+"] []") {
+		t.Fatalf("relay and port range in the ranks' environment: %q", r.stdout)
+	}
+	r = mpirun(t, "", nil, "--grid", g, "--show-topology")
+	if r.code != 0 || !strings.Contains(r.stdout, "a <-> b: 1 host pair(s) direct, 1 host pair(s) via relay on b0") ||
+		!strings.Contains(r.stdout, "private: reached through the relay on b0") {
+		t.Errorf("--show-topology: code %d stdout %q", r.code, r.stdout)
+	}
+	// Rank 0 kills the relay (a child of mpirun, its own parent) by pid.
+	r = mpirun(t, "", nil, "--grid", g, "/bin/sh", "-c",
+		`if [ "$PMI_RANK" = 0 ]; then sleep 1; for c in /proc/[0-9]*; do [ "$(cut -d' ' -f4 $c/stat 2>/dev/null)" = "$PPID" ] && grep -q __relay $c/cmdline 2>/dev/null && kill -KILL ${c#/proc/}; done; fi; sleep 20`)
+	if r.code == 0 || !strings.Contains(r.stderr, "the relay of site b on host b0") || r.elapsed > 15*time.Second {
+		t.Errorf("relay killed: code %d after %v, stderr %q", r.code, r.elapsed, r.stderr)
 	}
 }
