@@ -79,12 +79,12 @@ t0=$(now)
 mp=$!
 relay=
 for _ in $(seq 1 300); do
-    relay=$(pgrep -P "$mp" -f '__relay' | head -1)
-    [ -n "$relay" ] && grep -q . "$dir/relaykill.out" && break
+    relay=$(pgrep -P "$mp" -f '__relay -site site2' | head -1)
+    [ -n "$relay" ] && break
     sleep 0.1
 done
 [ -n "$relay" ] || { kill "$mp"; fail "relay kill: no relay process under mpirun $mp"; }
-sleep 4
+sleep 8 # the ranks are in their loop of barriers and ring exchanges
 kill -KILL "$relay"
 wait "$mp"
 rc=$?
