@@ -65,6 +65,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"gmpi/devices/relay"
 	mpirt "gmpi/runtime"
 	"gmpi/runtime/auth"
 	"gmpi/runtime/param"
@@ -84,6 +85,9 @@ type Config struct {
 	Peers []int
 	// Card returns the card ("ip:port") of a peer; called on first dial.
 	Card func(peer int) (string, error)
+	// Hops returns the relays ("host:port", devices/relay) a connection
+	// to peer passes, in order; nil (or a nil Hops): dial the card.
+	Hops func(peer int) []string
 	// Hosts is the host name of every world rank (for messages).
 	Hosts []string
 	// Waker is the process doorbell, rung when a frame arrives.
@@ -511,12 +515,22 @@ func (d *Device) dial(p *peer) (nc *net.TCPConn, won bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("reading its address: %w", err)
 	}
-	dl := net.Dialer{Timeout: d.cfg.Timeout}
-	c, err := dl.Dial("tcp", card)
-	if err != nil {
-		return nil, false, fmt.Errorf("dialling %s: %w", card, err)
+	var hops []string
+	if d.cfg.Hops != nil {
+		hops = d.cfg.Hops(p.rank)
 	}
-	nc = c.(*net.TCPConn)
+	if len(hops) > 0 {
+		nc, err = relay.Dial(hops, card, d.cfg.Secret, d.job, d.cfg.Rank, p.rank, d.cfg.Timeout)
+	} else {
+		dl := net.Dialer{Timeout: d.cfg.Timeout}
+		var c net.Conn
+		if c, err = dl.Dial("tcp", card); err == nil {
+			nc = c.(*net.TCPConn)
+		}
+	}
+	if err != nil {
+		return nil, false, d.diagnose(p, card, hops, err)
+	}
 	tune(nc, d.cfg.Timeout)
 	fail := func(err error) (*net.TCPConn, bool, error) {
 		nc.Close()

@@ -71,6 +71,10 @@ var (
 		"eager threshold of tcp peers, bytes")
 	TCPTimeout = Duration("GMPI_TCP_TIMEOUT", 30*time.Second, "s", ScopeTCP,
 		"seconds a tcp peer may stay silent before the job ends naming its host; also bounds dialling and the handshake (0: the default)")
+	TCPPortRange = String("GMPI_TCP_PORT_RANGE", "", ScopeTCP,
+		"low:high: every port gmpi listens on (rank links, mpirun's PMI port, relays, MPI ports) comes from this range (empty: any port); a grid file's port_range sets it per site or host")
+	TCPAdvertise = String("GMPI_TCP_ADVERTISE", "", ScopeTCP,
+		"the address (host or IP, optionally host:port) other hosts dial to reach this rank, when it differs from the one it binds (NAT, multi-homed hosts); a grid file's advertise sets it per host")
 	TCPPoll = Auto("GMPI_TCP_POLL", ScopeTCP,
 		"1/0: the waiting thread reads tcp sockets itself and, alone, sleeps on them in poll(2) (auto: only without shared-memory peers)")
 
@@ -124,6 +128,8 @@ var (
 		"auto", "1", "2")
 	PMIAuth = internal(Bool("GMPI_PMI_AUTH", false, ScopeLaunch,
 		"1: the PMI connection over PMI_PORT proves the job secret first"))
+	TCPRelays = internal(String("GMPI_TCP_RELAYS", "", ScopeLaunch,
+		"the relays of the job's private sites, SITE@GATEWAY=INSIDE[,OUTSIDE] separated by spaces (set by mpirun from the grid file's private sites)"))
 	JobSecret = secret(internal(String("GMPI_JOB_SECRET", "", ScopeLaunch,
 		"hex job secret every tcp connection proves (unset: rank 0 makes one and publishes it through PMI)")))
 
