@@ -1,6 +1,7 @@
 package main
 
 import (
+	"sync"
 	"unsafe"
 
 	mpirt "gmpi/runtime"
@@ -38,7 +39,7 @@ type collCall struct {
 
 // collCheck carries the state of one call's argument checks.
 type collCheck struct {
-	*collCall
+	collCall
 	c     *mpirt.Comm
 	inter bool
 	noBuf bool // side: the buffer is not significant here
@@ -284,6 +285,9 @@ func (k *collCheck) op(dt *mpirt.Datatype) int32 {
 	return 0
 }
 
+// checks recycles the state of collective calls (runColl).
+var checks = sync.Pool{New: func() any { return new(collCheck) }}
+
 // runColl checks a collective call's arguments and runs, starts or
 // creates it.
 func runColl(call *collCall) int32 {
@@ -292,7 +296,13 @@ func runColl(call *collCall) int32 {
 	if rc != 0 {
 		return rc
 	}
-	k := &collCheck{collCall: call, c: c, inter: c.IsInter()}
+	// The state comes from a pool: a blocking call hands its arguments to
+	// the collective table's functions, so they would otherwise be
+	// allocated on every call (nonblocking and persistent calls keep a
+	// copy of their own: their schedules refer to them while they run).
+	k := checks.Get().(*collCheck)
+	*k = collCheck{collCall: *call, c: c, inter: c.IsInter()}
+	defer checks.Put(k)
 	if k.inter && (call.coll == mpirt.CollScan || call.coll == mpirt.CollExscan) {
 		return k.errf(mpirt.ErrComm, "invalid communicator argument comm: %s is not defined on an intercommunicator", fn)
 	}
@@ -316,13 +326,15 @@ func runColl(call *collCall) int32 {
 		}
 		return fail(fn, c, c.CollRun(call.coll, &k.a))
 	case ncNonblocking:
-		r, err := c.CollStart(call.coll, &k.a)
+		a := k.a
+		r, err := c.CollStart(call.coll, &a)
 		if err != nil {
 			return fail(fn, c, err)
 		}
 		*call.request = int32(world.AddRequest(r))
 	default:
-		r, err := c.CollPersistent(call.coll, &k.a)
+		a := k.a
+		r, err := c.CollPersistent(call.coll, &a)
 		if err != nil {
 			return fail(fn, c, err)
 		}

@@ -90,6 +90,7 @@ func acquireWorldLocked(fn string, level int32) error {
 		threadLevel = level
 		world.SetThreadLevel(int(level))
 		startExpress(level)
+		startCshm()
 		world.SetProgressHold(expressHold)
 		C.gmpi_register_atexit()
 	}
@@ -115,6 +116,7 @@ func releaseWorldLocked(shutdown bool) error {
 func shutdownWorldLocked() error {
 	worldDown = true
 	stopExpress()
+	stopCshm()
 	return finalizeWorld()
 }
 

@@ -24,6 +24,19 @@ func startExpress(level int32) {
 	// whether or not the lane is used.
 	world.SetOutboxWord((*atomic.Int32)(unsafe.Pointer(&x.outbox)))
 	world.SetQueuedWord((*int32)(unsafe.Pointer(&x.queued)))
+	// Predefined datatypes (the collective lane, cshm.c, uses the table
+	// too) with their size in the handle (0x4c00SSII)
+	// that are plain contiguous bytes.
+	for i := 0; i < 256; i++ {
+		for size := 1; size < 256; size++ {
+			h := mpirt.Handle(0x4c000000 | size<<8 | i)
+			if dt, ok := mpirt.PredefinedDatatype(h); ok && dt.IsContiguous() && dt.Size() == size &&
+				dt.Extent() == size && dt.TrueLB() == 0 {
+				x.dtype[i] = C.int32_t(int32(h))
+				x.dsize[i] = C.uint32_t(size)
+			}
+		}
+	}
 	if level >= 3 || shmDevice == nil || !param.Express.Get(world.Params()) {
 		return
 	}
@@ -50,18 +63,6 @@ func startExpress(level int32) {
 	x.spin = C.int32_t(16 * world.SpinPolls())
 	x.rank = C.int32_t(world.Rank())
 	x.eager_kind = C.uint8_t(mpirt.FrameEager)
-	// Predefined datatypes with their size in the handle (0x4c00SSII)
-	// that are plain contiguous bytes.
-	for i := 0; i < 256; i++ {
-		for size := 1; size < 256; size++ {
-			h := mpirt.Handle(0x4c000000 | size<<8 | i)
-			if dt, ok := mpirt.PredefinedDatatype(h); ok && dt.IsContiguous() && dt.Size() == size &&
-				dt.Extent() == size && dt.TrueLB() == 0 {
-				x.dtype[i] = C.int32_t(int32(h))
-				x.dsize[i] = C.uint32_t(size)
-			}
-		}
-	}
 	// A goroutine of the engine that communicates (MPI_Comm_idup) would
 	// share the rings with the lane: the lane stops for good then.
 	world.OnConcurrent = stopExpress

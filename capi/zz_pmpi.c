@@ -586,6 +586,16 @@ extern int gmpi_File_iwrite_at_c(void *, long long, void *, long long, int, void
 extern int gmpi_File_iwrite_at_all_c(void *, long long, void *, long long, int, void *);
 extern int gmpi_File_iwrite_shared_c(void *, void *, long long, int, void *);
 extern int gmpi_File_get_type_extent_c(void *, int, void *);
+extern int gmpi_express_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+extern int gmpi_express_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+extern int gmpi_express_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+extern int gmpi_express_Barrier(MPI_Comm comm);
+extern int gmpi_express_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+extern int gmpi_express_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+extern int gmpi_express_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
+extern int gmpi_express_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+extern int gmpi_express_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+extern int gmpi_express_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
 extern int gmpi_express_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 extern int gmpi_express_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 extern int gmpi_express_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
@@ -768,6 +778,9 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 #pragma weak MPI_Allgather = PMPI_Allgather
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rc = gmpi_express_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Allgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
@@ -792,6 +805,9 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rc = gmpi_express_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Allreduce((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
@@ -804,6 +820,9 @@ int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 #pragma weak MPI_Alltoall = PMPI_Alltoall
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rc = gmpi_express_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Alltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
@@ -840,6 +859,9 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int s
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Barrier(MPI_Comm comm)
 {
+    int rc = gmpi_express_Barrier(comm);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Barrier(comm);
 }
 
@@ -852,6 +874,9 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    int rc = gmpi_express_Bcast(buffer, count, datatype, root, comm);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Bcast((void *)buffer, count, datatype, root, comm);
 }
 
@@ -876,6 +901,9 @@ int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 #pragma weak MPI_Gather = PMPI_Gather
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    int rc = gmpi_express_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Gather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
@@ -1092,6 +1120,9 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], co
 #pragma weak MPI_Reduce = PMPI_Reduce
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    int rc = gmpi_express_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Reduce((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm);
 }
 
@@ -1116,6 +1147,9 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rc = gmpi_express_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Reduce_scatter_block((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm);
 }
 
@@ -1134,6 +1168,9 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
 #pragma weak MPI_Scan = PMPI_Scan
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rc = gmpi_express_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Scan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
@@ -1146,6 +1183,9 @@ int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 #pragma weak MPI_Scatter = PMPI_Scatter
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    int rc = gmpi_express_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Scatter((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 

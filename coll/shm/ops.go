@@ -29,15 +29,17 @@ const (
 
 // ring allocates the slots of one of the two rings of every rank's data
 // (the same way on every rank). A slot is reused once every rank has
-// completed the last step that used it.
+// completed the last step that used it. The small ring's state lives in
+// this rank's private block of the segment (the C express lane allocates
+// from it too, capi/cshm.c); the large ring's in Go memory.
 type ring struct {
 	off, slot, n int      // where it starts in a rank's data, slot size, slots
-	next         int      // next slot to hand out
+	next         *uint64  // next slot to hand out
 	lastUse      []uint64 // last step at which each slot was used
 }
 
-func newRing(off, slot, n int) ring {
-	return ring{off: off, slot: slot, n: n, lastUse: make([]uint64, n)}
+func newRing(off, slot, n int, next *uint64, lastUse []uint64) ring {
+	return ring{off: off, slot: slot, n: n, next: next, lastUse: lastUse}
 }
 
 // alloc reserves consecutive slots for bytes (at most the ring) for a
@@ -45,11 +47,12 @@ func newRing(off, slot, n int) ring {
 // every rank must have completed before the slots may be written.
 func (g *ring) alloc(bytes int, end uint64) (first int, free uint64) {
 	k := max(1, (bytes+g.slot-1)/g.slot)
-	if g.next+k > g.n {
-		g.next = 0
+	next := int(*g.next)
+	if next+k > g.n {
+		next = 0
 	}
-	first = g.next
-	g.next += k
+	first = next
+	*g.next = uint64(next + k)
 	for i := first; i < first+k; i++ {
 		free = max(free, g.lastUse[i])
 		g.lastUse[i] = end
@@ -94,9 +97,9 @@ func (m *module) barrier(c *mpirt.Comm) error {
 	if !m.ready() {
 		return m.prev.Barrier(c)
 	}
-	m.step++
-	m.publish(m.step)
-	m.waitAll(m.step)
+	m.pv.step++
+	m.publish(m.pv.step)
+	m.waitAll(m.pv.step)
 	return nil
 }
 
@@ -134,17 +137,17 @@ func (m *module) bcastBytes(data []byte, root int) {
 	seg := m.seg
 	for off := 0; off < len(data); off += bcastChunk {
 		part := data[off:min(off+bcastChunk, len(data))]
-		m.step++
+		m.pv.step++
 		g := m.ringFor(len(part))
-		first, free := g.alloc(len(part), m.step)
+		first, free := g.alloc(len(part), m.pv.step)
 		if m.me == root {
 			m.waitAll(free)
 			copy(seg.slots(root, g, first, len(part)), part)
 		} else {
-			m.waitRank(root, m.step)
+			m.waitRank(root, m.pv.step)
 			copy(part, seg.slots(root, g, first, len(part)))
 		}
-		m.publish(m.step)
+		m.publish(m.pv.step)
 	}
 }
 
@@ -245,9 +248,9 @@ func (m *module) reduction(sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datat
 // round reduces the packed bytes [off, off+bytes).
 func (m *module) round(a *redArgs, off, bytes int) {
 	seg := m.seg
-	s1 := m.step + 1
-	end := m.step + 3
-	m.step = end
+	s1 := m.pv.step + 1
+	end := m.pv.step + 3
+	m.pv.step = end
 	g := m.ringFor(bytes)
 	first, free := g.alloc(bytes, end)
 	slot := func(r int) []byte { return seg.slots(r, g, first, bytes) }
@@ -291,31 +294,40 @@ func (m *module) round(a *redArgs, off, bytes int) {
 }
 
 // combine sets dst to the reduction of the len(dst) bytes at offset so of
-// every rank's slots, over the binomial tree (see reduction). Partial
-// results of complete subtrees wait on a stack, as digits of a binary
-// counter; every combination is right = left op right, the form the
-// point-to-point algorithms use. The subtree that ends with rank n-1 is
-// always the right operand, so it is accumulated in dst itself.
+// every rank's slots, over the binomial tree (see reduction).
 func (m *module) combine(a *redArgs, dst []byte, so int, slot func(int) []byte) {
+	m.combineRange(a, dst, so, 0, m.n, slot)
+}
+
+// combineRange sets dst to the reduction of the len(dst) bytes at offset
+// so of the slots of ranks lo..lo+k-1, over the binomial tree of those
+// k leaves. Partial results of complete subtrees wait on a stack, as
+// digits of a binary counter; every combination is right = left op
+// right, the form the point-to-point algorithms use. The subtree that
+// ends with the last leaf is always the right operand, so it is
+// accumulated in dst itself.
+func (m *module) combineRange(a *redArgs, dst []byte, so, lo, k int, slot func(int) []byte) {
 	n := len(dst)
 	leaf := func(r int) []byte { return slot(r)[so : so+n] }
-	if m.n == 1 {
-		copy(dst, leaf(0))
+	last := lo + k - 1
+	if k == 1 {
+		copy(dst, leaf(lo))
 		return
 	}
-	type part struct {
-		data []byte
-		size int
+	// The stack holds at most one part per bit of k, plus one.
+	if len(m.stack) < 66 {
+		m.stack = make([]part, 66)
+		m.spare = make([][]byte, 0, 66)
 	}
-	var stack [64]part
+	stack := m.stack
 	top := 0
-	var spare [][]byte // private buffers free again
+	spare := m.spare[:0] // private buffers free again
 	temps := 0
-	// own returns a private buffer holding leaf r (dst for rank n-1).
+	// own returns a private buffer holding leaf r (dst for the last).
 	own := func(r int) []byte {
 		var b []byte
 		switch {
-		case r == m.n-1:
+		case r == last:
 			b = dst
 		case len(spare) > 0:
 			b = spare[len(spare)-1]
@@ -339,7 +351,7 @@ func (m *module) combine(a *redArgs, dst []byte, so int, slot func(int) []byte) 
 		}
 		return part{right.data, left.size + right.size}
 	}
-	for r := range m.n {
+	for r := lo; r <= last; r++ {
 		cur := part{leaf(r), 1}
 		for top > 0 && stack[top-1].size == cur.size {
 			top--
@@ -352,9 +364,15 @@ func (m *module) combine(a *redArgs, dst []byte, so int, slot func(int) []byte) 
 		top--
 		right := stack[top]
 		top--
-		stack[top] = join(stack[top], right, m.n-1)
+		stack[top] = join(stack[top], right, last)
 		top++
 	}
+}
+
+// part is a partial result of combineRange: the reduction of size leaves.
+type part struct {
+	data []byte
+	size int
 }
 
 // gatherOp is Allgather (all true) and Gather: in rounds of at most
@@ -410,8 +428,8 @@ func (m *module) gatherOp(op mpirt.CollOp, all bool) mpirt.BlockingFunc {
 		seg := m.seg
 		for off := 0; off < blk; off += roundBytes {
 			n := min(roundBytes, blk-off)
-			s1, end := m.step+1, m.step+2
-			m.step = end
+			s1, end := m.pv.step+1, m.pv.step+2
+			m.pv.step = end
 			g := m.ringFor(n)
 			first, free := g.alloc(n, end)
 			m.waitAll(free)

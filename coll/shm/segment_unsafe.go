@@ -23,7 +23,10 @@ import (
 //	  +0         step   uint64  the last step rank r completed (only r writes it)
 //	  +lineBytes epoch  uint32  rank r sleeps on this futex word
 //	             waiters uint32 rank r is about to sleep (or sleeps)
-//	data area at dataOff = roundUp(n*ctlBytes, page): rank r's data at
+//	rank r's private block at privOff(n) + r*privBytes(n) (only rank r
+//	  uses it; it is here so that the C express lane shares it):
+//	  private{step, next, lastUse[smallSlots]}, then seen [n]uint64
+//	data area at dataOff = roundUp(privOff(n)+n*privBytes(n), page): rank r's data at
 //	  dataOff + r*dataBytes: a ring of small slots (smallBytes), then a
 //	  ring of large slots (largeBytes). Only r writes its slots, except
 //	  that a reduction folds partial results into the slice it owns of
@@ -41,7 +44,24 @@ const (
 	dataBytes  = smallBytes + largeBytes
 )
 
-func dataOff(n int) int { return (n*ctlBytes + 4095) &^ 4095 }
+// private is a rank's state of the protocol: the module's step counter
+// and the small ring's allocation state (ops.go). capi/cshm.h declares
+// the same layout for C.
+type private struct {
+	step    uint64 // steps completed by every rank so far (the same on all)
+	next    uint64 // the small ring's next slot
+	lastUse [smallSlots]uint64
+}
+
+func privOff(n int) int { return n * ctlBytes }
+
+// privBytes is the size of one rank's private block: private, then the
+// seen counters of n ranks, rounded up to whole lines.
+func privBytes(n int) int {
+	return (int(unsafe.Sizeof(private{})) + 8*n + lineBytes - 1) / lineBytes * lineBytes
+}
+
+func dataOff(n int) int { return (n*ctlBytes + n*privBytes(n) + 4095) &^ 4095 }
 
 func segmentSize(n int) int { return dataOff(n) + n*dataBytes }
 
@@ -109,6 +129,17 @@ func mapSegment(fd, n, size int) (*segment, error) {
 	}
 	return s, nil
 }
+
+// private returns rank r's private block and its seen counters.
+func (s *segment) private(r int) (*private, []uint64) {
+	off := privOff(s.n) + r*privBytes(s.n)
+	pv := (*private)(unsafe.Pointer(&s.mem[off]))
+	seen := unsafe.Slice((*uint64)(unsafe.Pointer(&s.mem[off+int(unsafe.Sizeof(private{}))])), s.n)
+	return pv, seen
+}
+
+// Base is the address of the mapping (for the C express lane).
+func (s *segment) base() unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s.mem)) }
 
 // waiters is rank r's sleeper count, the word after its epoch.
 func (s *segment) waiters(r int) *uint32 {

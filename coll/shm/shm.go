@@ -7,14 +7,16 @@
 //
 // Synchronisation. Every rank counts the steps of the collectives it has
 // run on the communicator; all ranks run the same operations with the same
-// arguments, so all of them compute the same step numbers (m.step). A rank
-// publishes its own counter when it finishes a step, and waits for other
-// ranks' counters to reach a step. A rank whose counter is at least s has
-// finished reading everything published at steps up to s. The data slots
-// form a ring allocated identically on every rank; a slot is reused only
-// once every rank's counter has passed the last step that used it, so a
-// fast rank runs ahead of slow ones by up to a ring of slots (a loop of
-// small broadcasts costs the root little more than a copy).
+// arguments, so all of them compute the same step numbers (m.pv.step,
+// kept in the rank's private block of the segment, which capi's C express
+// lane shares: express.go). A rank publishes its own counter when it
+// finishes a step, and waits for other ranks' counters to reach a step.
+// A rank whose counter is at least s has finished reading everything
+// published at steps up to s. The data slots form a ring allocated
+// identically on every rank; a slot is reused only once every rank's
+// counter has passed the last step that used it, so a fast rank runs
+// ahead of slow ones by up to a ring of slots (a loop of small broadcasts
+// costs the root little more than a copy).
 //
 // Lifecycle. The segment is created lazily by the first collective on the
 // communicator (collectively, with the entries this module replaced): rank
@@ -117,15 +119,20 @@ type module struct {
 	seg   *segment
 	me, n int
 
-	step         uint64   // steps completed by every rank so far (same on all)
+	pv           *private // step counter and small ring state (in the segment)
 	small, large ring     // the two rings of data slots
-	seen         []uint64 // seen[r]: a step rank r is known to have completed
+	seen         []uint64 // seen[r]: a step rank r is known to have completed (in the segment)
+	largeNext    uint64
+	largeUse     [largeSlots]uint64
 
 	// Waiting.
 	spinFor time.Duration
 	yield   bool // oversubscribed host: give the CPU away between polls
 
-	scratch [][]byte // private buffers (buf)
+	ops     [mpirt.NumCollOps]bool // the operations the module takes
+	scratch [][]byte               // private buffers (buf)
+	stack   []part                 // combineRange's stack of partial results
+	spare   [][]byte               // combineRange's free private buffers
 }
 
 const (
@@ -137,13 +144,13 @@ const (
 func (m *module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
 	m.c, m.prev = c, *t
 	m.me, m.n = c.Rank(), c.Size()
-	m.small = newRing(0, smallSlot, smallSlots)
-	m.large = newRing(smallBytes, largeSlot, largeSlots)
-	m.seen = make([]uint64, m.n)
 	params := c.World().Params()
 	m.spinFor = param.SpinNS.Get(params)
 	m.yield = c.World().SpinPolls() <= 1
 	ops := enabledOps(param.CollShmOps.Get(params))
+	for op := range mpirt.NumCollOps {
+		m.ops[op] = ops[op.String()]
+	}
 	if ops["barrier"] {
 		t.Barrier = m.barrier
 	}
@@ -162,19 +169,36 @@ func (m *module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
 	if ops["gather"] {
 		t.Blocking[mpirt.CollGather] = m.gatherOp(mpirt.CollGather, false)
 	}
+	if ops["scatter"] {
+		t.Blocking[mpirt.CollScatter] = m.scatter
+	}
+	if ops["alltoall"] {
+		t.Blocking[mpirt.CollAlltoall] = m.alltoall
+	}
+	if ops["scan"] {
+		t.Blocking[mpirt.CollScan] = m.scanOp(mpirt.CollScan, false)
+	}
+	if ops["exscan"] {
+		t.Blocking[mpirt.CollExscan] = m.scanOp(mpirt.CollExscan, true)
+	}
+	if ops["reduce_scatter_block"] {
+		t.Blocking[mpirt.CollReduceScatterBlock] = m.reduceScatterBlock
+	}
 	c.OnFree(m.release)
 	return nil
 }
 
-// The operations the component takes by default are param.CollShmOps's
-// default (barrier, bcast). Reduce and allreduce were turned off for a
-// wrong residual in ScaLAPACK's xdsep at 4 ranks; its cause (the shm fold
-// associated sums differently from the point-to-point reductions) is
-// fixed, and xdsep passed 12 of 12 runs with GMPI_COLL_SHM_OPS=all; the
-// default can grow once the full test suite has run with it.
+// The component takes every operation it implements by default
+// (param.CollShmOps). Its reductions associate operands exactly as the
+// point-to-point algorithms of coll/basic do (ops.go, scan.go), so a sum
+// has the same bits whichever of the two computes it; a wrong residual
+// in ScaLAPACK's xdsep at 4 ranks, once seen with the segment's
+// reductions, came from a different association and is gone (12 of 12
+// runs passed).
 
 // allOps lists every operation the component implements.
-var allOps = []string{"barrier", "bcast", "reduce", "allreduce", "allgather", "gather"}
+var allOps = []string{"barrier", "bcast", "reduce", "allreduce", "allgather", "gather", "scatter",
+	"alltoall", "scan", "exscan", "reduce_scatter_block"}
 
 // enabledOps is the set of operations GMPI_COLL_SHM_OPS names ("all":
 // every one; empty: the default).
@@ -213,7 +237,13 @@ func (m *module) ready() bool {
 		m.seg = nil
 		return false
 	}
+	m.pv, m.seen = m.seg.private(m.me)
+	m.small = newRing(0, smallSlot, smallSlots, &m.pv.next, m.pv.lastUse[:])
+	m.large = newRing(smallBytes, largeSlot, largeSlots, &m.largeNext, m.largeUse[:])
 	m.state = stateOn
+	if Ready != nil {
+		Ready(m.c, m.expressInfo())
+	}
 	return true
 }
 
@@ -271,6 +301,9 @@ func (m *module) setup() error {
 
 // release unmaps the segment (the communicator is being freed).
 func (m *module) release() {
+	if m.state == stateOn && Released != nil {
+		Released(m.c)
+	}
 	m.seg.unmap()
 	m.seg = nil
 	m.state = stateOff

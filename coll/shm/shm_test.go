@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"unsafe"
@@ -94,7 +95,7 @@ func binomialSum(n, i int) float64 {
 // small path, the split path and several rounds; Reduce to every root
 // gives the same bits; Bcast and Barrier in between.
 func TestAllreduceBits(t *testing.T) {
-	t.Setenv("GMPI_COLL_SHM_OPS", "all") // reduce and allreduce are off by default
+	t.Setenv("GMPI_COLL_SHM_OPS", "all")
 	for _, n := range []int{2, 3, 5, 7} {
 		job(t, n, func(t *testing.T, w *mpirt.World) {
 			c := w.CommWorld()
@@ -193,6 +194,155 @@ func TestManyComms(t *testing.T) {
 			if err := d.Free(); err != nil {
 				t.Error(err)
 			}
+		}
+	})
+}
+
+// inPlace is MPI_IN_PLACE ((void *)-1), made without a uintptr
+// conversion.
+var inPlace = func() unsafe.Pointer {
+	allOnes := ^uintptr(0)
+	return *(*unsafe.Pointer)(unsafe.Pointer(&allOnes))
+}()
+
+// runBasic runs op's basic schedule (the point-to-point reference).
+func runBasic(c *mpirt.Comm, op mpirt.CollOp, a *mpirt.CollArgs) error {
+	s, err := basic.SchedFuncs[op](c, a)
+	if err != nil {
+		return err
+	}
+	return s.RunBlocking()
+}
+
+// TestBlockOps: Scatter, Alltoall, Scan, Exscan and Reduce_scatter_block
+// through the segment give exactly (bit for bit) what the basic
+// component's schedules give, for counts that take one round, several
+// rounds and the small ring, every root, in place or not.
+func TestBlockOps(t *testing.T) {
+	t.Setenv("GMPI_COLL_SHM_OPS", "all")
+	for _, n := range []int{2, 3, 5} {
+		job(t, n, func(t *testing.T, w *mpirt.World) {
+			c := w.CommWorld()
+			me := c.Rank()
+			dbl := dtype(t, mpirt.TypeDouble)
+			for _, count := range []int{1, 5, 3000, 70001} {
+				in := make([]float64, count*n)
+				for i := range in {
+					in[i] = operand(me, i)
+				}
+				ptr := func(x []float64) unsafe.Pointer { return unsafe.Pointer(&x[0]) }
+				type call struct {
+					op          mpirt.CollOp
+					outLen      int
+					inPlace     bool
+					root        int
+					skipMissing bool // exscan: rank 0's output is undefined
+				}
+				var calls []call
+				for root := range n {
+					calls = append(calls, call{op: mpirt.CollScatter, outLen: count, root: root})
+				}
+				calls = append(calls,
+					call{op: mpirt.CollScatter, outLen: count * n, inPlace: true, root: n - 1},
+					call{op: mpirt.CollAlltoall, outLen: count * n},
+					call{op: mpirt.CollAlltoall, outLen: count * n, inPlace: true},
+					call{op: mpirt.CollScan, outLen: count},
+					call{op: mpirt.CollScan, outLen: count, inPlace: true},
+					call{op: mpirt.CollExscan, outLen: count, skipMissing: true},
+					call{op: mpirt.CollReduceScatterBlock, outLen: count},
+					call{op: mpirt.CollReduceScatterBlock, outLen: count * n, inPlace: true},
+				)
+				for _, k := range calls {
+					var got, want []float64
+					for pass := range 2 {
+						out := make([]float64, k.outLen)
+						for i := range out {
+							out[i] = -1
+						}
+						a := mpirt.CollArgs{Sbuf: ptr(in), Rbuf: ptr(out), Scount: count, Rcount: count,
+							Sdt: dbl, Rdt: dbl, Op: mpirt.OpSum, Root: k.root}
+						if k.inPlace {
+							copy(out, in)
+							if k.op != mpirt.CollScatter || me == k.root {
+								a.Sbuf = inPlace
+							}
+							if k.op == mpirt.CollScatter && me == k.root {
+								a.Sbuf, a.Rbuf = ptr(out), inPlace
+							}
+						}
+						var err error
+						if pass == 0 {
+							err = c.CollRun(k.op, &a)
+						} else {
+							err = runBasic(c, k.op, &a)
+						}
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if pass == 0 {
+							got = out
+						} else {
+							want = out
+						}
+					}
+					if k.skipMissing && me == 0 {
+						continue
+					}
+					for i := range want {
+						if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+							t.Errorf("n %d rank %d %v count %d in place %v root %d: element %d is %v, want %v",
+								n, me, k.op, count, k.inPlace, k.root, i, got[i], want[i])
+							break
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestNoAllocs: small blocking calls through the segment allocate
+// nothing per call once the communicator is set up (measured over every
+// rank of the job: the rare allocation of point-to-point progress made
+// while a rank waits stays far below one per call).
+func TestNoAllocs(t *testing.T) {
+	t.Setenv("GMPI_COLL_SHM_OPS", "all")
+	const n, calls = 3, 300
+	var before, after runtime.MemStats
+	job(t, n, func(t *testing.T, w *mpirt.World) {
+		c := w.CommWorld()
+		dbl := dtype(t, mpirt.TypeDouble)
+		in := make([]float64, 4*n)
+		out := make([]float64, 4*n)
+		a := &mpirt.CollArgs{Sbuf: unsafe.Pointer(&in[0]), Rbuf: unsafe.Pointer(&out[0]), Scount: 1, Rcount: 1,
+			Sdt: dbl, Rdt: dbl, Op: mpirt.OpSum}
+		ops := []mpirt.CollOp{mpirt.CollBarrier, mpirt.CollBcast, mpirt.CollReduce, mpirt.CollAllreduce,
+			mpirt.CollAllgather, mpirt.CollGather, mpirt.CollScatter, mpirt.CollAlltoall, mpirt.CollScan,
+			mpirt.CollExscan, mpirt.CollReduceScatterBlock}
+		for _, op := range ops {
+			for range 3 { // set up and warm up
+				if err := c.CollRun(op, a); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			c.Coll.Barrier(c)
+			if c.Rank() == 0 {
+				runtime.ReadMemStats(&before)
+			}
+			c.Coll.Barrier(c)
+			for range calls {
+				c.CollRun(op, a)
+			}
+			c.Coll.Barrier(c)
+			if c.Rank() == 0 {
+				runtime.ReadMemStats(&after)
+				if per := float64(after.Mallocs-before.Mallocs) / (n * calls); per >= 0.5 {
+					t.Errorf("%v: %.2f allocations per call and rank", op, per)
+				}
+			}
+			c.Coll.Barrier(c)
 		}
 	})
 }

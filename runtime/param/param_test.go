@@ -42,7 +42,7 @@ func TestLoad(t *testing.T) {
 	// Defaults, also from a nil snapshot.
 	for _, s := range []*Values{nil, {}} {
 		if SpinNS.Get(s) != 50*time.Microsecond || !Express.Get(s) || Device.Get(s) != "auto" ||
-			StartupTimeout.Get(s) != 120*time.Second || strings.Join(CollShmOps.Get(s), ",") != "barrier,bcast" {
+			StartupTimeout.Get(s) != 120*time.Second || strings.Join(CollShmOps.Get(s), ",") != "all" {
 			t.Errorf("defaults wrong in %v", s)
 		}
 	}

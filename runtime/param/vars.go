@@ -47,7 +47,7 @@ var (
 		"tcp: every peer over the tcp device, even on the same host (testing); auto: shm for peers on this host, tcp for the others",
 		"auto", "tcp")
 	Express = Bool("GMPI_EXPRESS", true, ScopeLibrary,
-		"0 turns off the express lane: small blocking sends and receives to shared-memory peers completed in C")
+		"0 turns off the express lanes: small blocking sends and receives to shared-memory peers, and small blocking collectives through coll/shm's segments, completed in C")
 	Debug       = Bool("GMPI_DEBUG", false, ScopeLibrary, "protocol diagnostics on stderr")
 	DebugSignal = Bool("GMPI_DEBUG_SIGNAL", false, ScopeLibrary,
 		"1: on SIGUSR1 a rank writes its goroutine stacks and engine state (posted receives, unexpected messages, requests waiting for a reply) to stderr and goes on (hang diagnosis; bench/stress_threads.sh)")
@@ -83,9 +83,10 @@ var (
 		"the collective components to use (a,b) or to exclude (^a,b); empty: all")
 	CollPriority = Family("GMPI_COLL_<NAME>_PRIORITY", KindInt, "the component's", ScopeColl,
 		"overrides a collective component's priority (higher wins; negative: never)")
-	CollShmOps = List("GMPI_COLL_SHM_OPS", []string{"barrier", "bcast"}, ScopeCollShm,
+	CollShmOps = List("GMPI_COLL_SHM_OPS", []string{"all"}, ScopeCollShm,
 		"operations the shm collective component takes (all: every one)",
-		"all", "barrier", "bcast", "reduce", "allreduce", "allgather", "gather")
+		"all", "barrier", "bcast", "reduce", "allreduce", "allgather", "gather", "scatter", "alltoall",
+		"scan", "exscan", "reduce_scatter_block")
 	TunedAlgorithm = Family("GMPI_COLL_TUNED_<OP>_ALGORITHM", KindString, "", ScopeTuned,
 		"forces the tuned component's algorithm for one operation (empty: the decision table)")
 	TunedFile = String("GMPI_COLL_TUNED_FILE", "", ScopeTuned,

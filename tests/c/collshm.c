@@ -66,6 +66,13 @@ static void matmul_gap_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 
 static int rank_w;
 
+static int n_of(MPI_Comm comm)
+{
+    int n;
+    MPI_Comm_size(comm, &n);
+    return n;
+}
+
 static int test_bcast(MPI_Comm comm, const char *name)
 {
     int errs = 0, me, n;
@@ -323,6 +330,95 @@ static int test_exact(MPI_Comm comm, const char *name)
     return errs;
 }
 
+/* Small and larger calls alternate (the small ones go through the C
+ * express lane, capi/cshm.c, the others through coll/shm's Go code, on
+ * the same segment): block operations deliver the right blocks, and a
+ * floating-point sum has the bits of the binomial tree on every rank. */
+static double mixed_operand(int r, int i) { return 1.0 / (r + 1 + i % 17) + 1e-3 * (i % 101) * (r % 2 ? -1 : 1); }
+
+static int test_mixed(MPI_Comm comm, const char *name)
+{
+    static const int blks[] = {1, 2, 64, 100, 3};
+    int errs = 0, me, n;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    int *sb = malloc(100 * n * sizeof(int)), *rb = malloc(100 * n * sizeof(int));
+    double f[40], g[40], acc[64];
+    for (int it = 0; it < 60 && !errs; it++) {
+        int blk = blks[it % 5], root = it % n;
+        for (int i = 0; i < blk * n; i++)
+            sb[i] = me * 100000 + i;
+        memset(rb, 0xff, 100 * n * sizeof(int));
+        switch (it % 6) {
+        case 0:
+            MPI_Allgather(sb, blk, MPI_INT, rb, blk, MPI_INT, comm);
+            for (int r = 0; r < n; r++)
+                for (int i = 0; i < blk; i++)
+                    if (rb[r * blk + i] != r * 100000 + i) {
+                        MTEST_CHECK(errs, 0, "%s: allgather %d ints: rank %d element %d", name, blk, r, i);
+                        r = n;
+                        break;
+                    }
+            break;
+        case 1:
+            MPI_Gather(sb, blk, MPI_INT, rb, blk, MPI_INT, root, comm);
+            for (int r = 0; me == root && r < n; r++)
+                for (int i = 0; i < blk; i++)
+                    if (rb[r * blk + i] != r * 100000 + i) {
+                        MTEST_CHECK(errs, 0, "%s: gather %d ints to %d: rank %d element %d", name, blk, root, r, i);
+                        r = n;
+                        break;
+                    }
+            break;
+        case 2:
+            MPI_Scatter(sb, blk, MPI_INT, rb, blk, MPI_INT, root, comm);
+            for (int i = 0; i < blk; i++)
+                if (rb[i] != root * 100000 + me * blk + i) {
+                    MTEST_CHECK(errs, 0, "%s: scatter %d ints from %d: element %d", name, blk, root, i);
+                    break;
+                }
+            break;
+        case 3:
+            MPI_Alltoall(sb, blk, MPI_INT, rb, blk, MPI_INT, comm);
+            for (int r = 0; r < n; r++)
+                for (int i = 0; i < blk; i++)
+                    if (rb[r * blk + i] != r * 100000 + me * blk + i) {
+                        MTEST_CHECK(errs, 0, "%s: alltoall %d ints: from %d element %d", name, blk, r, i);
+                        r = n;
+                        break;
+                    }
+            break;
+        default: {
+            int cnt = blk > 40 ? 40 : blk;
+            for (int i = 0; i < cnt; i++)
+                f[i] = mixed_operand(me, i + it);
+            if (it % 6 == 4)
+                MPI_Allreduce(f, g, cnt, MPI_DOUBLE, MPI_SUM, comm);
+            else
+                MPI_Reduce(f, g, cnt, MPI_DOUBLE, MPI_SUM, root, comm);
+            for (int i = 0; (it % 6 == 4 || me == root) && i < cnt; i++) {
+                /* the binomial tree: (b0+b1)+(b2+b3), ... */
+                for (int r = 0; r < n && r < 64; r++)
+                    acc[r] = mixed_operand(r, i + it);
+                for (int mask = 1; mask < n; mask <<= 1)
+                    for (int r = 0; r + mask < n; r += 2 * mask)
+                        acc[r] = acc[r] + acc[r + mask];
+                if (memcmp(&acc[0], &g[i], sizeof(double))) {
+                    MTEST_CHECK(errs, 0, "%s: %s of %d doubles: element %d is %.17g, want %.17g", name,
+                                it % 6 == 4 ? "allreduce" : "reduce", cnt, i, g[i], acc[0]);
+                    break;
+                }
+            }
+            break;
+        }
+        }
+        if (it % 7 == 0)
+            MPI_Barrier(comm);
+    }
+    free(sb), free(rb);
+    return errs;
+}
+
 int main(int argc, char **argv)
 {
     int errs = 0;
@@ -354,6 +450,8 @@ int main(int argc, char **argv)
             errs += test_noncomm(comm, name);
             errs += test_predefined(comm, name);
             errs += test_exact(comm, name);
+            if (n_of(comm) <= 64)
+                errs += test_mixed(comm, name);
             MPI_Barrier(comm);
         }
         if (k == 100)

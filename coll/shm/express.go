@@ -1,0 +1,62 @@
+package shm
+
+import (
+	"unsafe"
+
+	mpirt "gmpi/runtime"
+)
+
+// The C express lane (capi/cshm.c) runs small blocking collectives of a
+// communicator whose segment is set up without entering Go, on the same
+// segment and the same per-rank state (the private block): the two paths
+// may alternate call by call. It covers what is simple in C (contiguous
+// predefined data in the small ring) and declines everything else to the
+// Go path. When it must wait longer than a short spin it calls back into
+// Go (ExpressInfo.Wait), which waits as the Go path does: event-driven,
+// with point-to-point progress.
+
+// ExpressInfo describes one communicator's segment to the express lane.
+type ExpressInfo struct {
+	Base       unsafe.Pointer // the mapping
+	Rank, Size int
+	// Layout: rank r's control block at r*CtlBytes (step, then at
+	// BellOff its futex word and waiter count), its private block at
+	// PrivOff + r*PrivBytes (SeenOff: its seen counters), its data at
+	// DataOff + r*DataBytes (the small ring first).
+	CtlBytes, BellOff, PrivOff, PrivBytes, SeenOff, DataOff, DataBytes int
+	SmallSlot, SmallSlots                                              int
+	// Ops: the operations the component takes (bit CollOp).
+	Ops uint32
+	// Yield: the host is oversubscribed (give the CPU away while polling).
+	Yield bool
+	// Wait waits until rank r (-1: every rank) has completed step s.
+	Wait func(r int, s uint64)
+}
+
+// Ready, when set, is called when a communicator's segment is set up
+// (collectively, in a collective call); Released when it is about to be
+// unmapped. capi sets them to register communicators with the lane.
+var (
+	Ready    func(c *mpirt.Comm, info ExpressInfo)
+	Released func(c *mpirt.Comm)
+)
+
+func (m *module) expressInfo() ExpressInfo {
+	info := ExpressInfo{Base: m.seg.base(), Rank: m.me, Size: m.n,
+		CtlBytes: ctlBytes, BellOff: lineBytes, PrivOff: privOff(m.n), PrivBytes: privBytes(m.n),
+		SeenOff: int(unsafe.Sizeof(private{})), DataOff: dataOff(m.n), DataBytes: dataBytes,
+		SmallSlot: smallSlot, SmallSlots: smallSlots, Yield: m.yield}
+	for op, f := range m.ops {
+		if f {
+			info.Ops |= 1 << op
+		}
+	}
+	info.Wait = func(r int, s uint64) {
+		if r < 0 {
+			m.waitAll(s)
+		} else {
+			m.waitRank(r, s)
+		}
+	}
+	return info
+}
