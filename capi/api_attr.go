@@ -100,7 +100,7 @@ func topoDepths(c *mpirt.Comm) uintptr {
 		p := cMalloc(4 * max(n, 1))
 		d := unsafe.Slice((*int32)(p), n)
 		for r := range d {
-			d[r] = int32(t.Depth[c.WorldRank(r)])
+			d[r] = int32(len(topoRow(t, c.WorldRank(r))))
 		}
 		return uintptr(p), func() { cFree(p) }
 	})
@@ -116,7 +116,7 @@ func topoColors(c *mpirt.Comm) uintptr {
 		n := c.Size()
 		cells := 0
 		for r := 0; r < n; r++ {
-			cells += len(t.Colors[c.WorldRank(r)])
+			cells += len(topoRow(t, c.WorldRank(r)))
 		}
 		ps := int(unsafe.Sizeof(uintptr(0)))
 		p := cMalloc(ps*max(n, 1) + 4*max(cells, 1))
@@ -124,7 +124,7 @@ func topoColors(c *mpirt.Comm) uintptr {
 		vals := unsafe.Slice((*int32)(unsafe.Add(p, ps*max(n, 1))), cells)
 		at := 0
 		for r := 0; r < n; r++ {
-			row := t.Colors[c.WorldRank(r)]
+			row := topoRow(t, c.WorldRank(r))
 			rows[r] = uintptr(unsafe.Pointer(&vals[at]))
 			for l, col := range row {
 				vals[at+l] = int32(col)
@@ -133,6 +133,15 @@ func topoColors(c *mpirt.Comm) uintptr {
 		}
 		return uintptr(p), func() { cFree(p) }
 	})
+}
+
+// topoRow is the colors of world rank wr: a process of another job
+// (connect, join) shares only the wide area with this one.
+func topoRow(t *mpirt.GridTopology, wr int) []int {
+	if wr >= len(t.Colors) {
+		return []int{0}
+	}
+	return t.Colors[wr]
 }
 
 // newKeyval wraps C callbacks into a runtime key of kind.

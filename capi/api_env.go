@@ -93,6 +93,10 @@ func acquireWorldLocked(fn string, level int32) error {
 		startCshm()
 		world.SetProgressHold(expressHold)
 		C.gmpi_register_atexit()
+		// Spawned processes meet their parents (MPI_Comm_get_parent).
+		if err := connectParent(); err != nil {
+			abortJob(1, fmt.Sprintf("gmpi: rank %d: fatal error in %s: connecting to the parents: %v", world.Rank(), fn, err))
+		}
 	}
 	worldRefs++
 	worldUp.Store(true)

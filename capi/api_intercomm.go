@@ -116,17 +116,3 @@ func MPI_Comm_remote_group(commH int32, group *int32) int32 {
 	*group = int32(world.AddGroup(c.RemoteGroup()))
 	return 0
 }
-
-// MPI_Comm_get_parent: gmpi has no dynamic processes, so no process has a
-// parent.
-func MPI_Comm_get_parent(parent *int32) int32 {
-	const fn = "MPI_Comm_get_parent"
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	if parent == nil {
-		return badPointer(fn, "parent")
-	}
-	*parent = int32(mpirt.HandleCommNull)
-	return 0
-}

@@ -155,6 +155,7 @@ func initWorld() error {
 	if err != nil {
 		return mpirt.Errorf(mpirt.ErrOther, "MPI_Init", "%v", err)
 	}
+	w.SetLinker(dynLinker)
 	world = w
 	startProfile(params, cfg.Rank)
 	return nil
@@ -259,6 +260,8 @@ func finalizeWorld() error {
 	w := world
 	w.FinalizeBuffers() // MPI_Finalize detaches the buffered-send buffer
 	w.WaitCreations()   // and completes pending MPI_Comm_idup operations
+	closePorts()
+	unpublishAll()
 	cw := w.CommWorld()
 	if err := cw.Coll.Barrier(cw); err != nil {
 		return err

@@ -3971,6 +3971,18 @@ func gmpi_Win_wait(win int32) (rc int32) {
 	return MPI_Win_wait(win)
 }
 
+//export gmpi_Close_port
+func gmpi_Close_port(port_name unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Close_port", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Close_port((*byte)(port_name))
+}
+
 //export gmpi_Comm_accept
 func gmpi_Comm_accept(port_name unsafe.Pointer, info int32, root int32, comm int32, newcomm unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -3980,7 +3992,7 @@ func gmpi_Comm_accept(port_name unsafe.Pointer, info int32, root int32, comm int
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_Comm_accept", []uarg{{kind: uInfo, name: "info", v: int64(info)}, {kind: uRoot, name: "root", v: int64(root)}, {kind: uComm, name: "comm", v: int64(comm)}})
+	return MPI_Comm_accept((*byte)(port_name), info, root, comm, (*int32)(newcomm))
 }
 
 //export gmpi_Comm_connect
@@ -3992,7 +4004,7 @@ func gmpi_Comm_connect(port_name unsafe.Pointer, info int32, root int32, comm in
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_Comm_connect", []uarg{{kind: uInfo, name: "info", v: int64(info)}, {kind: uRoot, name: "root", v: int64(root)}, {kind: uComm, name: "comm", v: int64(comm)}})
+	return MPI_Comm_connect((*byte)(port_name), info, root, comm, (*int32)(newcomm))
 }
 
 //export gmpi_Comm_disconnect
@@ -4019,6 +4031,18 @@ func gmpi_Comm_get_parent(parent unsafe.Pointer) (rc int32) {
 	return MPI_Comm_get_parent((*int32)(parent))
 }
 
+//export gmpi_Comm_join
+func gmpi_Comm_join(fd int32, intercomm unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Comm_join", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Comm_join(fd, (*int32)(intercomm))
+}
+
 //export gmpi_Comm_spawn
 func gmpi_Comm_spawn(command unsafe.Pointer, argv unsafe.Pointer, maxprocs int32, info int32, root int32, comm int32, intercomm unsafe.Pointer, array_of_errcodes unsafe.Pointer) (rc int32) {
 	defer func() {
@@ -4028,7 +4052,7 @@ func gmpi_Comm_spawn(command unsafe.Pointer, argv unsafe.Pointer, maxprocs int32
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_Comm_spawn", []uarg{{kind: uInfo, name: "info", v: int64(info)}, {kind: uRoot, name: "root", v: int64(root)}, {kind: uComm, name: "comm", v: int64(comm)}})
+	return MPI_Comm_spawn((*byte)(command), argv, maxprocs, info, root, comm, (*int32)(intercomm), (*int32)(array_of_errcodes))
 }
 
 //export gmpi_Comm_spawn_multiple
@@ -4040,7 +4064,7 @@ func gmpi_Comm_spawn_multiple(count int32, array_of_commands unsafe.Pointer, arr
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_Comm_spawn_multiple", []uarg{{kind: uCount, name: "count", v: int64(count)}, {kind: uRoot, name: "root", v: int64(root)}, {kind: uComm, name: "comm", v: int64(comm)}})
+	return MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, (*int32)(array_of_maxprocs), (*int32)(array_of_info), root, comm, (*int32)(intercomm), (*int32)(array_of_errcodes))
 }
 
 //export gmpi_Lookup_name
@@ -4052,7 +4076,7 @@ func gmpi_Lookup_name(service_name unsafe.Pointer, info int32, port_name unsafe.
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_Lookup_name", []uarg{{kind: uInfo, name: "info", v: int64(info)}})
+	return MPI_Lookup_name((*byte)(service_name), info, (*byte)(port_name))
 }
 
 //export gmpi_Open_port
@@ -4064,7 +4088,7 @@ func gmpi_Open_port(info int32, port_name unsafe.Pointer) (rc int32) {
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_Open_port", []uarg{{kind: uInfo, name: "info", v: int64(info)}})
+	return MPI_Open_port(info, (*byte)(port_name))
 }
 
 //export gmpi_Publish_name
@@ -4076,7 +4100,7 @@ func gmpi_Publish_name(service_name unsafe.Pointer, info int32, port_name unsafe
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_Publish_name", []uarg{{kind: uInfo, name: "info", v: int64(info)}})
+	return MPI_Publish_name((*byte)(service_name), info, (*byte)(port_name))
 }
 
 //export gmpi_Unpublish_name
@@ -4088,7 +4112,7 @@ func gmpi_Unpublish_name(service_name unsafe.Pointer, info int32, port_name unsa
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_Unpublish_name", []uarg{{kind: uInfo, name: "info", v: int64(info)}})
+	return MPI_Unpublish_name((*byte)(service_name), info, (*byte)(port_name))
 }
 
 //export gmpi_Wtick

@@ -344,10 +344,12 @@ extern int gmpi_Win_test(int, void *);
 extern int gmpi_Win_unlock(int, int);
 extern int gmpi_Win_unlock_all(int);
 extern int gmpi_Win_wait(int);
+extern int gmpi_Close_port(void *);
 extern int gmpi_Comm_accept(void *, int, int, int, void *);
 extern int gmpi_Comm_connect(void *, int, int, int, void *);
 extern int gmpi_Comm_disconnect(void *);
 extern int gmpi_Comm_get_parent(void *);
+extern int gmpi_Comm_join(int, void *);
 extern int gmpi_Comm_spawn(void *, void *, int, int, int, int, void *, void *);
 extern int gmpi_Comm_spawn_multiple(int, void *, void *, void *, void *, int, int, void *, void *);
 extern int gmpi_Lookup_name(void *, int, void *);
@@ -2668,7 +2670,7 @@ int PMPI_Win_wait(MPI_Win win)
 #pragma weak MPI_Close_port = PMPI_Close_port
 int PMPI_Close_port(const char *port_name)
 {
-    return gmpi_unsupported("MPI_Close_port", 0x44000000);
+    return gmpi_Close_port((void *)port_name);
 }
 
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept
@@ -2698,7 +2700,7 @@ int PMPI_Comm_get_parent(MPI_Comm *parent)
 #pragma weak MPI_Comm_join = PMPI_Comm_join
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
-    return gmpi_unsupported("MPI_Comm_join", 0x44000000);
+    return gmpi_Comm_join(fd, (void *)intercomm);
 }
 
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn

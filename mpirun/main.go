@@ -159,6 +159,8 @@ type job struct {
 	relays              []*relayProc // the private sites' relays (relay.go)
 	relayEnv            string       // GMPI_TCP_RELAYS
 
+	spawned spawns // nested mpiruns of spawned children (spawn.go)
+
 	outMu, errMu sync.Mutex // serialize tagged lines per destination
 	outBroken    bool       // mpirun's stdout is gone (EPIPE): drop output
 	errBroken    bool
@@ -173,6 +175,9 @@ func run(args []string) int {
 	if opts.help {
 		fmt.Printf(usage, progName)
 		return 0
+	}
+	if opts.serveNames != "" {
+		return serveNames(opts.serveNames)
 	}
 	if opts.version {
 		fmt.Printf("%s (gmpi) %s\nPMI-1 process manager, local launcher\n", progName, version)
@@ -194,6 +199,9 @@ func run(args []string) int {
 	}
 	if opts.timeout == 0 {
 		opts.timeout = param.MpiexecTimeout.Get(params)
+	}
+	if opts.nameServer != "" {
+		opts.genv = append(opts.genv, param.NameServer.Name()+"="+opts.nameServer)
 	}
 	j := &job{opts: opts, params: params, verbose: opts.verbose || param.MpirunVerbose.Get(params)}
 	if j.host, err = os.Hostname(); err != nil || j.host == "" {
@@ -374,7 +382,11 @@ func (j *job) run() int {
 		AppNum:  func(r int) int { return appOf[r] },
 		Preput:  map[string]string{"PMI_process_mapping": j.processMapping()},
 		OnEvent: func(ev server.Event) { j.onPMIEvent(ev, events) },
+		Spawn:   j.spawn,
+
+		UniverseSize: j.universeSize(),
 	}
+	j.spawned.pids, j.spawned.ev = map[int]bool{}, make(chan spawnNote, 1024)
 	if j.verbose {
 		cfg.Logf = func(format string, args ...any) { logf(format, args...) }
 	}
@@ -489,6 +501,20 @@ func (j *job) run() int {
 			if miss := j.checkins.missing(); len(miss) > 0 && !failed {
 				fail(1, "startup: rank(s) %s on host(s) %s did not check in within %v of the first rank; terminating the job",
 					rankList(miss), j.hostsOf(miss), startupLimit)
+			}
+		case sn := <-j.spawned.ev:
+			if sn.start {
+				live++
+				continue
+			}
+			live--
+			ok := sn.pid < 0 || sn.status.Exited() && sn.status.ExitStatus() == 0
+			if !ok && !failed {
+				code := 1
+				if sn.status.Exited() {
+					code = sn.status.ExitStatus()
+				}
+				fail(code, "the job of spawned processes (mpirun pid %d) failed: %s; terminating the job", sn.pid, describeStatus(sn.status))
 			}
 		case ex := <-exits:
 			live--
@@ -862,6 +888,7 @@ func (j *job) signalAll(sig syscall.Signal) {
 			syscall.Kill(-p.pid, sig)
 		}
 	}
+	j.signalSpawned(sig)
 }
 
 // reap waits for every child of mpirun (ranks and re-parented orphans),
@@ -888,6 +915,8 @@ func (j *job) reap(exits chan<- exitNote, reaped chan<- struct{}) {
 			for _, r := range rs {
 				exits <- exitNote{rank: r, status: ws}
 			}
+		} else if ws.Exited() || ws.Signaled() {
+			j.spawnedExit(pid, ws)
 		}
 	}
 }

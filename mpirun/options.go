@@ -40,6 +40,10 @@ type options struct {
 	info      bool // --info: describe gmpi and run nothing
 	infoAll   bool // --all: with --info, also the variables mpirun sets for its ranks
 	parsable  bool // --parsable: with --info, colon-separated records
+	// nameServer is --nameserver HOST:PORT (GMPI_NAMESERVER of the
+	// ranks); serveNames is --serve-names HOST:PORT (run a name server).
+	nameServer, serveNames string
+	universe               int // --universe-size: MPI_UNIVERSE_SIZE (0: the slots known)
 }
 
 // hostSpec is one placement target: a host name and a slot count (0 when
@@ -81,6 +85,18 @@ options:
   --emulate              with --grid: run on emulated hosts (network
                          namespaces and a router adding the grid's wide-area
                          latency and bandwidth; needs root)
+  --nameserver HOST:PORT publish and look up MPI service names at the name
+                         server there (MPI_Publish_name, MPI_Lookup_name)
+                         besides this host's names; its key is the file
+                         GMPI_NAMESERVER_KEY (default ~/.gmpi/nameserver.key)
+  --universe-size, -usize N
+                         MPI_UNIVERSE_SIZE: how many processes the job
+                         expects to run, spawned ones included (default:
+                         the slots of -H/--hostfile, else -n)
+  --serve-names HOST:PORT
+                         run a name server there in the foreground (names
+                         in memory only; clients prove the key file's key,
+                         which is made when missing) and run nothing else
   -v, --verbose          print launch details (also GMPI_MPIRUN_VERBOSE=1)
   --info [--all] [--parsable]
                          print the version, devices, collective components
@@ -276,6 +292,29 @@ func parseArgs(args []string) (*options, error) {
 				return nil, err
 			}
 			o.grid = v
+		case "nameserver", "name-server":
+			v, err := value(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			o.nameServer = v
+		case "universe-size", "usize":
+			v, err := value(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("bad universe size %q for -%s", v, name)
+			}
+			o.universe = n
+		case "serve-names":
+			v, err := value(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			o.serveNames = v
+			return o, nil
 		case "show-topology":
 			o.showTopo = true
 		case "emulate":

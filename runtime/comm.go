@@ -22,6 +22,11 @@ type Comm struct {
 	// intercommunicator (merge, intercomm collectives), nil otherwise.
 	local *Comm
 	ctx   uint32
+	// dynSeed is nonzero on an intercommunicator to another job: a
+	// value both groups share (world ranks are per job), and dynFirst
+	// says whether the local group comes first (it accepted).
+	dynSeed  uint64
+	dynFirst bool
 	// subDepth is 0 for a communicator with a context pair of its own, k
 	// for a level sub-communicator k levels below one (SubComm).
 	subDepth uint8
@@ -100,6 +105,9 @@ func (w *World) setupComm(c *Comm, h Handle) (*Comm, error) {
 		c.handle = w.comms.Add(c)
 	} else {
 		c.handle = h
+	}
+	if h != HandleCommNull {
+		w.refPeers(c)
 	}
 	if w.coll != nil {
 		t, err := w.coll.Select(c)

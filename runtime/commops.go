@@ -583,9 +583,15 @@ func (c *Comm) hostsOf() ([]string, error) {
 	if hs := c.w.Hosts(); hs != nil {
 		out := make([]string, len(c.group))
 		for i, g := range c.group {
+			if g >= len(hs) {
+				out = nil // a process of another job: ask everybody
+				break
+			}
 			out[i] = hs[g]
 		}
-		return out, nil
+		if out != nil {
+			return out, nil
+		}
 	}
 	all, err := c.sysAllgather([]byte(c.w.cfg.Hostname), 0)
 	if err != nil {

@@ -99,7 +99,7 @@ type peerFailures struct {
 // MPI_ANY_SOURCE stay posted: another sender may still match them. Call
 // it under the Handler's rules (from Poll).
 func (w *World) PeerFailed(peer int, cause error) {
-	if peer < 0 || peer >= w.cfg.Size || peer == w.cfg.Rank {
+	if peer < 0 || peer >= len(w.routes) || peer == w.cfg.Rank {
 		return
 	}
 	f := &w.p2px.failures

@@ -163,7 +163,18 @@ func (c *Comm) deriveInter(group, remote []int, pairs []int) (*Comm, error) {
 	c.mu.Lock()
 	nc.errhandler, nc.userEH = c.errhandler, c.userEH
 	c.mu.Unlock()
+	if c.IsInter() {
+		nc.dynSeed, nc.dynFirst = c.dynSeed, c.dynFirst
+	}
 	return nc, nil
+}
+
+// pairSeed is interSeed for the agreements on intercommunicator c.
+func (c *Comm) pairSeed() uint64 {
+	if c.dynSeed != 0 {
+		return c.dynSeed + uint64(c.ctx)*0x9e3779b97f4a7c15
+	}
+	return interSeed(c.group, c.remote, c.ctx)
 }
 
 // interSeed is a value both groups compute alike, to spread the retries
@@ -369,7 +380,7 @@ func agreePairs(l *Comm, leader, n int, seed uint64, xchg func([]byte) ([]byte, 
 // interDup is MPI_Comm_dup's agreement on an intercommunicator: a new
 // intercommunicator over the same two groups.
 func (c *Comm) interDup() (*Comm, error) {
-	pairs, err := agreePairs(c.local, 0, 2, interSeed(c.group, c.remote, c.ctx), c.leaderXchg())
+	pairs, err := agreePairs(c.local, 0, 2, c.pairSeed(), c.leaderXchg())
 	if err != nil {
 		return nil, err
 	}
@@ -405,7 +416,7 @@ func (c *Comm) interSplit(color, key int) (*Comm, error) {
 	if len(local) != 8*len(c.group) || len(remote) != 8*len(c.remote) {
 		return nil, Errorf(ErrIntern, "", "malformed split records")
 	}
-	pairs, err := agreePairs(l, 0, 2, interSeed(c.group, c.remote, c.ctx), c.leaderXchg())
+	pairs, err := agreePairs(l, 0, 2, c.pairSeed(), c.leaderXchg())
 	if err != nil {
 		return nil, err
 	}
@@ -484,8 +495,12 @@ func (c *Comm) merge(high bool) (*Comm, error) {
 		return nil, Errorf(ErrIntern, "", "short internal broadcast message")
 	}
 	mine, theirs := b[0] != 0, b[1] != 0
-	localFirst := !mine && theirs || mine == theirs && c.group[0] < c.remote[0]
-	pairs, err := agreePairs(l, 0, 1, interSeed(c.group, c.remote, c.ctx), c.leaderXchg())
+	lower := c.group[0] < c.remote[0]
+	if c.dynSeed != 0 {
+		lower = c.dynFirst // world ranks of two jobs do not compare
+	}
+	localFirst := !mine && theirs || mine == theirs && lower
+	pairs, err := agreePairs(l, 0, 1, c.pairSeed(), c.leaderXchg())
 	if err != nil {
 		return nil, err
 	}

@@ -160,6 +160,10 @@ type World struct {
 	infoEnv  *Info         // MPI_INFO_ENV, built on first use
 
 	finalized atomic.Bool
+
+	// dyn holds the processes of other jobs this one is connected to
+	// (world ranks Size and up; dynamic.go).
+	dyn dynState
 }
 
 type outFrame struct {
@@ -216,7 +220,7 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	} else if cfg.Size == 1 {
 		w.hosts = []string{cfg.Hostname}
 	}
-	w.routes = make([]Device, cfg.Size)
+	w.routes = make([]Device, cfg.Size, cfg.Size+dynCap)
 	seen := map[Device]bool{}
 	for _, r := range routes {
 		if r.Peer < 0 || r.Peer >= cfg.Size || r.Peer == cfg.Rank {
@@ -261,15 +265,19 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	w.pushMin = uint64(param.PushMin.Get(cfg.Params))
 	w.spinFor = param.SpinNS.Get(cfg.Params)
 	w.bg.off = !param.AsyncProgress.Get(cfg.Params)
-	w.remote = make([]RemoteReader, cfg.Size)
+	w.remote = make([]RemoteReader, cfg.Size+dynCap)
 	for p, d := range w.routes {
 		if rr, ok := d.(RemoteReader); ok && rr.RemoteReadable() {
 			w.remote[p] = rr
 		}
 	}
+	// Processes of other jobs get world ranks past the job's own
+	// (dynamic.go): their entries exist from the start, so the data
+	// path reads these tables without a lock.
+	w.routes = w.routes[:cfg.Size+dynCap]
 	w.outboxLen = &w.outboxWord
-	w.eagerTo = make([]int, cfg.Size)
-	for p := range w.eagerTo {
+	w.eagerTo = make([]int, cfg.Size+dynCap)
+	for p := range w.eagerTo[:cfg.Size] {
 		w.eagerTo[p] = cfg.EagerLimit
 		if d := w.routes[p]; d != nil {
 			w.eagerTo[p] = w.eagerLimitOf(d)
@@ -362,6 +370,7 @@ func (w *World) Close() error {
 			time.Sleep(time.Millisecond)
 		}
 	}
+	w.closeDynamic()
 	var first error
 	for _, d := range w.devices {
 		if err := d.Close(); err != nil && first == nil {
@@ -427,6 +436,9 @@ func (w *World) progress() int {
 	}
 	if w.gpoll.n.Load() != 0 {
 		n += w.pollGeneralized()
+	}
+	if w.dyn.n.Load() != 0 {
+		n += w.pollDynamic()
 	}
 	return n
 }

@@ -42,6 +42,14 @@ var (
 	AsyncProgress = Bool("GMPI_ASYNC_PROGRESS", true, ScopeRuntime,
 		"0 turns off background progress: a goroutine that advances outstanding nonblocking collectives while the program computes")
 
+	ConnectTimeout = Duration("GMPI_CONNECT_TIMEOUT", 60*time.Second, "s", ScopeLibrary,
+		"seconds MPI_Comm_connect waits for an MPI_Comm_accept at the port (the info key timeout overrides it), and bound on each step between the roots of two jobs that meet")
+
+	NameServer = String("GMPI_NAMESERVER", "", ScopeLibrary,
+		"HOST:PORT of a name server (mpirun --serve-names) that MPI_Publish_name and MPI_Lookup_name use besides this host's names (mpirun --nameserver sets it)")
+	NameServerKey = String("GMPI_NAMESERVER_KEY", "", ScopeLibrary,
+		"file holding the name server's key (hex); empty: ~/.gmpi/nameserver.key")
+
 	// library (capi)
 	Device = String("GMPI_DEVICE", "auto", ScopeLibrary,
 		"tcp: every peer over the tcp device, even on the same host (testing); auto: shm for peers on this host, tcp for the others",
@@ -131,6 +139,8 @@ var (
 		"1: the PMI connection over PMI_PORT proves the job secret first"))
 	TCPRelays = internal(String("GMPI_TCP_RELAYS", "", ScopeLaunch,
 		"the relays of the job's private sites, SITE@GATEWAY=INSIDE[,OUTSIDE] separated by spaces (set by mpirun from the grid file's private sites)"))
+	ParentPort = internal(String("GMPI_PARENT_PORT", "", ScopeLaunch,
+		"the port of the parents of spawned processes (MPI_Comm_get_parent); set by mpirun for the children of MPI_Comm_spawn"))
 	JobSecret = secret(internal(String("GMPI_JOB_SECRET", "", ScopeLaunch,
 		"hex job secret every tcp connection proves (unset: rank 0 makes one and publishes it through PMI)")))
 

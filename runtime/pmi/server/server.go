@@ -59,6 +59,10 @@ type Config struct {
 	// OnEvent, if set, is called for every Event, from the goroutine that
 	// serves the connection. It must not block for long.
 	OnEvent func(Event)
+	// Spawn, if set, starts the processes of a spawn request (rank is the
+	// requesting rank; one block per command); its error is the
+	// request's answer. Without it spawn requests are refused.
+	Spawn func(rank int, blocks []*pmi.SpawnBlock) error
 	// Logf, if set, receives a trace of every line read and written.
 	Logf func(format string, args ...any)
 }
@@ -173,6 +177,8 @@ type conn struct {
 	rw   io.ReadWriteCloser
 	r    *bufio.Reader
 	wmu  sync.Mutex
+	// spawn holds the blocks of a spawn request received so far.
+	spawn []*pmi.SpawnBlock
 }
 
 func (c *conn) write(line string) {
@@ -385,10 +391,13 @@ func (c *conn) handle(f map[string]string) bool {
 	return true
 }
 
-// multiline consumes a multi-line command (mcmd=spawn ... endcmd) and
-// refuses it: dynamic process creation is not supported.
+// multiline consumes a multi-line command (mcmd=spawn ... endcmd). A
+// spawn request (one block per command) goes to Config.Spawn once its
+// last block is in; without Config.Spawn, or for another command, it is
+// refused.
 func (c *conn) multiline(mcmd string) bool {
-	for {
+	var lines []string
+	for n := 0; ; n++ {
 		line, err := pmi.ReadLine(c.r)
 		if err != nil {
 			return false
@@ -396,8 +405,35 @@ func (c *conn) multiline(mcmd string) bool {
 		if strings.TrimSpace(line) == "endcmd" {
 			break
 		}
+		if n < 1<<16 {
+			lines = append(lines, line)
+		}
 	}
-	c.s.event(Event{Kind: EventProtocolError, Rank: c.rank, Message: "unsupported PMI-1 command " + mcmd})
-	c.write(pmi.FormatLine(mcmd+"_result", "rc", "-1", "errmsg", "spawn_not_supported"))
+	refuse := func(msg string) bool {
+		c.spawn = nil
+		c.s.event(Event{Kind: EventProtocolError, Rank: c.rank, Message: mcmd + ": " + msg})
+		c.write(pmi.FormatLine(mcmd+"_result", "rc", "-1", "errmsg", pmi.EncodeValue(msg)))
+		return true
+	}
+	if mcmd != "spawn" || c.s.cfg.Spawn == nil {
+		return refuse("unsupported PMI-1 command " + mcmd)
+	}
+	b, err := pmi.ParseSpawnBlock(lines)
+	if err != nil {
+		return refuse(err.Error())
+	}
+	if b.Idx != len(c.spawn)+1 || len(c.spawn) > 0 && b.Total != c.spawn[0].Total {
+		return refuse("spawn blocks out of order")
+	}
+	c.spawn = append(c.spawn, b)
+	if b.Idx < b.Total {
+		return true
+	}
+	blocks := c.spawn
+	c.spawn = nil
+	if err := c.s.cfg.Spawn(c.rank, blocks); err != nil {
+		return refuse(err.Error())
+	}
+	c.write(pmi.FormatLine("spawn_result", "rc", "0"))
 	return true
 }

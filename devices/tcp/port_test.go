@@ -1,0 +1,71 @@
+package tcp
+
+import (
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"gmpi/runtime/auth"
+)
+
+func TestPort(t *testing.T) {
+	p, err := OpenPort("127.0.0.1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if len(p.Name) > maxPortName || !strings.HasPrefix(p.Name, portPrefix) {
+		t.Fatalf("port name %q", p.Name)
+	}
+	addrs, secret, err := ParsePortName(p.Name)
+	if err != nil || len(addrs) != 1 || len(secret) != portSecret {
+		t.Fatalf("parse: %v %v %v", addrs, secret, err)
+	}
+	// Garbage, then a wrong secret: refused; the port goes on.
+	if c, err := net.Dial("tcp", addrs[0]); err == nil {
+		c.Write(make([]byte, 100))
+		c.Close()
+	}
+	if c, err := net.Dial("tcp", addrs[0]); err == nil {
+		if auth.Handshake(c, []byte("not the secret!!"), true, portContext, 5*time.Second) == nil {
+			t.Error("a wrong secret was accepted")
+		}
+		c.Close()
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		m, err := p.Accept()
+		if err != nil {
+			t.Error(err)
+			got <- nil
+			return
+		}
+		b, _ := m.Recv()
+		m.Send(append([]byte("re:"), b...))
+		got <- b
+	}()
+	m, err := DialPort(p.Name, time.Now().Add(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.Send([]byte("hello"))
+	if b, err := m.Recv(); err != nil || string(b) != "re:hello" {
+		t.Errorf("reply %q %v", b, err)
+	}
+	if b := <-got; string(b) != "hello" {
+		t.Errorf("server got %q", b)
+	}
+}
+
+func TestParsePortName(t *testing.T) {
+	for _, bad := range []string{"", "garbage", "tag#0$description#x$port#1$", "gmpi1;127.0.0.1;0",
+		"gmpi1;127.0.0.1;99999;00112233445566778899aabbccddeeff", "gmpi1;notanip;1;00112233445566778899aabbccddeeff",
+		"gmpi1;127.0.0.1;1;0011"} {
+		if _, _, err := ParsePortName(bad); !errors.Is(err, ErrBadPort) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package names
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"testing"
+	"time"
+)
+
+func TestLocal(t *testing.T) {
+	svc := fmt.Sprintf("gmpi-test-%d", os.Getpid())
+	if _, err := LookupLocal(svc); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("lookup before publish: %v", err)
+	}
+	p, err := PublishLocal(svc, "port;with spaces")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PublishLocal(svc, "other"); !errors.Is(err, ErrPublished) {
+		t.Errorf("second publish: %v", err)
+	}
+	got, err := LookupLocal(svc)
+	if err != nil || got != "port;with spaces" {
+		t.Errorf("lookup: %q %v", got, err)
+	}
+	p.Close()
+	if _, err := LookupLocal(svc); !errors.Is(err, ErrNotFound) {
+		t.Errorf("lookup after close: %v", err)
+	}
+}
+
+func TestServer(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go NewServer(key).Serve(l)
+	// Garbage and a half-open connection first: the server goes on.
+	if c, err := net.Dial("tcp", l.Addr().String()); err == nil {
+		c.Write([]byte("GET / HTTP/1.0\r\n\r\n" + string(make([]byte, 5000))))
+		c.Close()
+	}
+	half, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer half.Close()
+	bad := &Client{Addr: l.Addr().String(), Key: []byte("wrong key wrong key wrong key!!!")}
+	if err := bad.Publish("s", "p"); err == nil {
+		t.Error("a client with the wrong key could publish")
+	}
+	cl := &Client{Addr: l.Addr().String(), Key: key}
+	if _, err := cl.Lookup("svc"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("lookup unknown: %v", err)
+	}
+	if err := cl.Unpublish("svc"); !errors.Is(err, ErrNotMine) {
+		t.Errorf("unpublish unknown: %v", err)
+	}
+	if err := cl.Publish("svc", "the port"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Publish("svc", "x"); !errors.Is(err, ErrPublished) {
+		t.Errorf("publish twice: %v", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if got, err := cl.Lookup("svc"); err != nil || got != "the port" {
+			t.Errorf("lookup: %q %v", got, err)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("lookup hung")
+	}
+	if err := cl.Unpublish("svc"); err != nil {
+		t.Error(err)
+	}
+	if _, err := cl.Lookup("svc"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("lookup after unpublish: %v", err)
+	}
+}
+
+func FuzzAnswer(f *testing.F) {
+	f.Add("publish 6162 6364")
+	f.Add("lookup 6162")
+	f.Add("unpublish zz")
+	f.Fuzz(func(t *testing.T, line string) {
+		NewServer([]byte("k")).answer(line)
+	})
+}

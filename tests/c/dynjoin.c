@@ -1,0 +1,70 @@
+/* dynjoin: MPI_Comm_join over a connected TCP socket. Ranks 0 and 1 of
+ * the job connect a socket on loopback (the port number travels by
+ * MPI_Send), then each joins over it from MPI_COMM_SELF: the result is an
+ * intercommunicator of one process on each side, used for point-to-point,
+ * an intercommunicator allreduce and a merge, then disconnected. The
+ * caller's descriptor stays open and usable. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "mtest.h"
+
+int main(int argc, char **argv)
+{
+    int errs = 0, rank, size;
+    MTest_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int fd = -1;
+    if (rank == 0) {
+        int l = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        socklen_t len = sizeof a;
+        bind(l, (struct sockaddr *) &a, sizeof a);
+        listen(l, 1);
+        getsockname(l, (struct sockaddr *) &a, &len);
+        int port = ntohs(a.sin_port);
+        MPI_Send(&port, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+        fd = accept(l, NULL, NULL);
+        close(l);
+    } else if (rank == 1) {
+        int port;
+        MPI_Recv(&port, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port),
+                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        if (connect(fd, (struct sockaddr *) &a, sizeof a) != 0)
+            MTestError("connect");
+    }
+    if (rank < 2) {
+        MPI_Comm inter;
+        int rc = MPI_Comm_join(fd, &inter);
+        MTEST_CHECK(errs, rc == MPI_SUCCESS, "join rc %d", rc);
+        int flag, rsize, lsize;
+        MPI_Comm_test_inter(inter, &flag);
+        MPI_Comm_size(inter, &lsize);
+        MPI_Comm_remote_size(inter, &rsize);
+        MTEST_CHECK(errs, flag && lsize == 1 && rsize == 1, "inter %d sizes %d/%d", flag, lsize, rsize);
+        int v = 10 + rank, got = -1;
+        MPI_Sendrecv(&v, 1, MPI_INT, 0, 3, &got, 1, MPI_INT, 0, 3, inter, MPI_STATUS_IGNORE);
+        MTEST_CHECK(errs, got == 11 - rank, "sendrecv got %d", got);
+        int sum = 0;
+        MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, inter);
+        MTEST_CHECK(errs, sum == 11 - rank, "allreduce got %d", sum);
+        MPI_Comm merged;
+        MPI_Intercomm_merge(inter, rank, &merged);
+        int mr;
+        MPI_Comm_rank(merged, &mr);
+        MTEST_CHECK(errs, mr == rank, "merged rank %d", mr);
+        MPI_Comm_free(&merged);
+        MPI_Comm_disconnect(&inter);
+        /* The descriptor is still ours and still connected. */
+        char c = 'x', d = 0;
+        MTEST_CHECK(errs, write(fd, &c, 1) == 1 && read(fd, &d, 1) == 1 && d == 'x', "socket after join");
+        close(fd);
+    }
+    MTest_Finalize(errs);
+    return MTestReturnValue(errs);
+}

@@ -1,0 +1,109 @@
+#!/bin/bash
+# dynproc.sh BUILD: client/server between separately started jobs
+# (tests/c/dynconnect.c), each job its own mpirun:
+#   1. a server job of 2 ranks takes four clients in turn: sizes 1, 3 and
+#      2 through the port written to a file, and a victim (1 rank) that is
+#      killed with SIGKILL mid-session: the server sees an error on the
+#      intercommunicator and goes on; a forged connection and garbage sent
+#      to the port in between are refused without harm;
+#   2. a server of 1 rank and a client of 4 meet through a published name
+#      (this host's name service, no server);
+#   3. the same through a name server (mpirun --serve-names, --nameserver).
+# Nothing may be left running, nor in /dev/shm.
+set -u
+BUILD=$(cd "${1:?usage: $0 BUILD}" && pwd)
+. "$(dirname "$0")/lib.sh"
+need_build
+
+prog=$BUILD/tests/c/dynconnect
+mpirun=$BUILD/bin/mpirun
+dir=$(mktemp -d "${TMPDIR:-/tmp}/gmpi-dynproc.XXXXXX")
+pids=()
+cleanup() {
+    local p
+    for p in "${pids[@]}"; do
+        kill -KILL "$p" 2>/dev/null
+    done
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+before=$(shm_entries)
+
+# start NAME ARGS...: an mpirun in the background, output to $dir/NAME.
+start() {
+    local name=$1
+    shift
+    "$mpirun" --timeout 120 "$@" >"$dir/$name" 2>&1 </dev/null &
+    pids+=($!)
+    eval "pid_$name=$!"
+}
+
+# finish NAME: wait for that mpirun and check it passed.
+finish() {
+    local name=$1 pidvar="pid_$1"
+    wait "${!pidvar}"
+    local rc=$?
+    echo "--- $name (exit $rc):"
+    cat "$dir/$name"
+    [ "$rc" -eq 0 ] || fail "$name exited $rc"
+    grep -q ' No Errors' "$dir/$name" || fail "$name did not print No Errors"
+}
+
+# 1. Clients through a port file, one after another, and a victim.
+port=$dir/port
+start server -n 2 "$prog" server "$port" 4
+start c1 -n 1 "$prog" client "$port"
+finish c1
+# A forged connection and garbage at the port: refused, the server goes on.
+p=$(cat "$port")
+hostport=$(echo "$p" | awk -F';' '{split($2, a, ","); print a[1] ":" $3}')
+secret=$(echo "$p" | awk -F';' '{print $4}')
+timeout 10 bash -c "exec 3<>/dev/tcp/${hostport%:*}/${hostport#*:}; head -c 4096 /dev/urandom >&3; sleep 0.3" 2>/dev/null
+start c2 -n 3 "$prog" client "$port"
+finish c2
+start victim -n 1 "$prog" victim "$port"
+for i in $(seq 600); do
+    grep -q 'victim connected' "$dir/victim" && break
+    sleep 0.1
+done
+grep -q 'victim connected' "$dir/victim" || { cat "$dir/victim" "$dir/server"; fail "the victim did not connect"; }
+vpid=$(pgrep -f "dynconnect victim $port" | while read -r q; do [ "$(cat /proc/$q/comm 2>/dev/null)" = dynconnect ] && echo "$q"; done | head -1)
+[ -n "$vpid" ] || fail "no victim process"
+kill -KILL "$vpid"
+wait "$pid_victim" 2>/dev/null
+start c3 -n 2 "$prog" client "$port"
+finish c3
+finish server
+grep -q 'server saw:' "$dir/server" || fail "the server did not report the killed client"
+
+# 2. Through a published name on this host.
+start nserver -n 1 "$prog" server "$dir/unused" 1 name
+start nclient -n 4 "$prog" client "$dir/unused" name
+finish nclient
+finish nserver
+
+# 3. Through a name server.
+key=$dir/names.key
+nsport=$((20000 + RANDOM % 20000))
+GMPI_NAMESERVER_KEY=$key "$mpirun" --serve-names "127.0.0.1:$nsport" >"$dir/ns" 2>&1 &
+nspid=$!
+pids+=($nspid)
+for i in $(seq 100); do
+    [ -s "$key" ] && grep -q listening "$dir/ns" && break
+    sleep 0.1
+done
+grep -q listening "$dir/ns" || { cat "$dir/ns"; fail "the name server did not start"; }
+# Garbage at the name server: refused, it goes on.
+timeout 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$nsport; head -c 2048 /dev/urandom >&3" 2>/dev/null
+export GMPI_NAMESERVER_KEY=$key
+start sserver -n 2 -x GMPI_NAMESERVER_KEY --nameserver "127.0.0.1:$nsport" "$prog" server "$dir/unused2" 1 name
+start sclient -n 1 -x GMPI_NAMESERVER_KEY --nameserver "127.0.0.1:$nsport" "$prog" client "$dir/unused2" name
+finish sclient
+finish sserver
+kill -TERM "$nspid"
+wait "$nspid"
+
+after=$(shm_entries)
+new=$(comm -13 <(echo "$before") <(echo "$after") | grep . || true)
+[ -z "$new" ] || fail "left behind in /dev/shm: $new"
+echo "PASS: dynproc"
