@@ -31,7 +31,7 @@ func datareps() *fileio.Registry {
 }
 
 // fileValue is the MPI_File value of handle h.
-func fileValue(h mpirt.Handle) unsafe.Pointer { return ptr(uintptr(h)) }
+func fileValue(h mpirt.Handle) unsafe.Pointer { return ptr(uintptr(uint32(h))) }
 
 // fileRaise raises e for fn through f's error handler (MPI_FILE_NULL's
 // when f is nil) and returns the error code.

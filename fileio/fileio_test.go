@@ -166,7 +166,7 @@ func TestInterleaved(t *testing.T) {
 				in.Set("romio_cb_read", mode)
 				in.Set("romio_ds_write", mode)
 				in.Set("romio_ds_read", mode)
-				in.Set("cb_buffer_size", "64") // many rounds
+				in.Set("cb_buffer_size", "256") // many rounds
 				f, err := Open("t", c, reg, path, ModeCreate|ModeRdwr, in)
 				if err != nil {
 					fail("open: %v", err)

@@ -316,6 +316,9 @@ static void basics(void)
     OK(MPI_File_get_position_shared(fh, &pos));
     CHECK(pos == 12, "shared pointer after open with MPI_MODE_APPEND: %lld", (long long)pos);
     OK(MPI_File_write_ordered(fh, &rank, 1, MPI_INT, &st));
+    OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_File_sync(fh));
     OK(MPI_File_get_size(fh, &sz));
     CHECK(sz == 12 + 4 * size, "size after an appended write_ordered: %lld", (long long)sz);
     OK(MPI_File_close(&fh));
