@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"unsafe"
 
 	mpirt "gmpi/runtime"
@@ -183,65 +182,4 @@ func MPI_Add_error_string(errorcode int32, s *byte) int32 {
 		return failf(fn, nil, mpirt.ErrArg, "invalid argument string: longer than MPI_MAX_ERROR_STRING-1 (%d) characters", maxErrorString-1)
 	}
 	return fail(fn, nil, mpirt.AddErrorString(int(errorcode), str))
-}
-
-// Files: gmpi has no file I/O yet (MPI_File_open is unsupported), so the
-// only file handle is MPI_FILE_NULL, whose error handler is the default
-// for file operations.
-
-// fileArg checks a file handle: only MPI_FILE_NULL is valid here.
-func fileArg(fn string, fh unsafe.Pointer) int32 {
-	if !active(fn) {
-		return int32(mpirt.ErrOther)
-	}
-	if fh != nil {
-		return failf(fn, nil, mpirt.ErrFile, "invalid file argument file: %p is not a file handle", fh)
-	}
-	return 0
-}
-
-func MPI_File_set_errhandler(fh unsafe.Pointer, errhandler int32) int32 {
-	const fn = "MPI_File_set_errhandler"
-	if rc := fileArg(fn, fh); rc != 0 {
-		return rc
-	}
-	h, rc := errhandlerArg(fn, nil, errhandler, "errhandler", mpirt.ObjFile)
-	if rc != 0 {
-		return rc
-	}
-	world.FileErrhandler().Set(world, h)
-	return 0
-}
-
-func MPI_File_get_errhandler(fh unsafe.Pointer, errhandler *int32) int32 {
-	const fn = "MPI_File_get_errhandler"
-	if rc := fileArg(fn, fh); rc != 0 {
-		return rc
-	}
-	if errhandler == nil {
-		return badPointer(fn, "errhandler")
-	}
-	*errhandler = int32(world.FileErrhandler().Ref(world))
-	return 0
-}
-
-func MPI_File_call_errhandler(fh unsafe.Pointer, errorcode int32) int32 {
-	const fn = "MPI_File_call_errhandler"
-	if rc := fileArg(fn, fh); rc != 0 {
-		return rc
-	}
-	h, eh := world.FileErrhandler().Get()
-	switch {
-	case eh != nil:
-		callFileErrhandler(eh.Fn, fh, errorcode)
-	case h == mpirt.HandleErrorsReturn:
-	default: // MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT
-		cls, ok := mpirt.ErrorClass(int(errorcode))
-		if !ok {
-			cls = mpirt.ErrUnknown
-		}
-		world.Abort(cls+1, fmt.Sprintf("gmpi: rank %d: fatal error on MPI_FILE_NULL: %s: %s", world.Rank(), fn, mpirt.ErrorString(int(errorcode))))
-	}
-	// The handler returned.
-	return 0
 }

@@ -5912,7 +5912,19 @@ func gmpi_File_open(comm int32, filename unsafe.Pointer, amode int32, info int32
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_open", []uarg{{kind: uComm, name: "comm", v: int64(comm)}, {kind: uInfo, name: "info", v: int64(info)}})
+	return MPI_File_open(comm, (*byte)(filename), amode, info, fh)
+}
+
+//export gmpi_File_close
+func gmpi_File_close(fh unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_close", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_File_close(fh)
 }
 
 //export gmpi_File_delete
@@ -5924,7 +5936,7 @@ func gmpi_File_delete(filename unsafe.Pointer, info int32) (rc int32) {
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_delete", []uarg{{kind: uInfo, name: "info", v: int64(info)}})
+	return MPI_File_delete((*byte)(filename), info)
 }
 
 //export gmpi_File_set_size
@@ -5936,7 +5948,7 @@ func gmpi_File_set_size(fh unsafe.Pointer, size int64) (rc int32) {
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_set_size", []uarg{{kind: uFile, name: "fh", p: fh}})
+	return MPI_File_set_size(fh, size)
 }
 
 //export gmpi_File_preallocate
@@ -5948,7 +5960,7 @@ func gmpi_File_preallocate(fh unsafe.Pointer, size int64) (rc int32) {
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_preallocate", []uarg{{kind: uFile, name: "fh", p: fh}})
+	return MPI_File_preallocate(fh, size)
 }
 
 //export gmpi_File_get_size
@@ -5960,7 +5972,7 @@ func gmpi_File_get_size(fh unsafe.Pointer, size unsafe.Pointer) (rc int32) {
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_get_size", []uarg{{kind: uFile, name: "fh", p: fh}})
+	return MPI_File_get_size(fh, (*int64)(size))
 }
 
 //export gmpi_File_get_group
@@ -5972,7 +5984,7 @@ func gmpi_File_get_group(fh unsafe.Pointer, group unsafe.Pointer) (rc int32) {
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_get_group", []uarg{{kind: uFile, name: "fh", p: fh}})
+	return MPI_File_get_group(fh, (*int32)(group))
 }
 
 //export gmpi_File_get_amode
@@ -5984,7 +5996,7 @@ func gmpi_File_get_amode(fh unsafe.Pointer, amode unsafe.Pointer) (rc int32) {
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_get_amode", []uarg{{kind: uFile, name: "fh", p: fh}})
+	return MPI_File_get_amode(fh, (*int32)(amode))
 }
 
 //export gmpi_File_set_info
@@ -5996,7 +6008,7 @@ func gmpi_File_set_info(fh unsafe.Pointer, info int32) (rc int32) {
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_set_info", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uInfo, name: "info", v: int64(info)}})
+	return MPI_File_set_info(fh, info)
 }
 
 //export gmpi_File_get_info
@@ -6008,7 +6020,7 @@ func gmpi_File_get_info(fh unsafe.Pointer, info_used unsafe.Pointer) (rc int32) 
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_get_info", []uarg{{kind: uFile, name: "fh", p: fh}})
+	return MPI_File_get_info(fh, (*int32)(info_used))
 }
 
 //export gmpi_File_set_view
@@ -6020,7 +6032,7 @@ func gmpi_File_set_view(fh unsafe.Pointer, disp int64, etype int32, filetype int
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_set_view", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uType, name: "etype", v: int64(etype)}, {kind: uType, name: "filetype", v: int64(filetype)}, {kind: uInfo, name: "info", v: int64(info)}})
+	return MPI_File_set_view(fh, disp, etype, filetype, (*byte)(datarep), info)
 }
 
 //export gmpi_File_get_view
@@ -6032,7 +6044,7 @@ func gmpi_File_get_view(fh unsafe.Pointer, disp unsafe.Pointer, etype unsafe.Poi
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_get_view", []uarg{{kind: uFile, name: "fh", p: fh}})
+	return MPI_File_get_view(fh, (*int64)(disp), (*int32)(etype), (*int32)(filetype), (*byte)(datarep))
 }
 
 //export gmpi_File_read_at
@@ -6044,7 +6056,7 @@ func gmpi_File_read_at(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, coun
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_at", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_at(fh, offset, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_read_at_all
@@ -6056,7 +6068,7 @@ func gmpi_File_read_at_all(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, 
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_at_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_at_all(fh, offset, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_write_at
@@ -6068,7 +6080,7 @@ func gmpi_File_write_at(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, cou
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_at", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_at(fh, offset, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_write_at_all
@@ -6080,7 +6092,7 @@ func gmpi_File_write_at_all(fh unsafe.Pointer, offset int64, buf unsafe.Pointer,
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_at_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_at_all(fh, offset, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_iread_at
@@ -6092,7 +6104,7 @@ func gmpi_File_iread_at(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, cou
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iread_at", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iread_at(fh, offset, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iwrite_at
@@ -6104,7 +6116,7 @@ func gmpi_File_iwrite_at(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, co
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iwrite_at", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iwrite_at(fh, offset, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_read
@@ -6116,7 +6128,7 @@ func gmpi_File_read(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatype
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_read_all
@@ -6128,7 +6140,7 @@ func gmpi_File_read_all(fh unsafe.Pointer, buf unsafe.Pointer, count int32, data
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_all(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_write
@@ -6140,7 +6152,7 @@ func gmpi_File_write(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatyp
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_write_all
@@ -6152,7 +6164,7 @@ func gmpi_File_write_all(fh unsafe.Pointer, buf unsafe.Pointer, count int32, dat
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_all(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_iread
@@ -6164,7 +6176,7 @@ func gmpi_File_iread(fh unsafe.Pointer, buf unsafe.Pointer, count int32, datatyp
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iread", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iread(fh, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iwrite
@@ -6176,7 +6188,7 @@ func gmpi_File_iwrite(fh unsafe.Pointer, buf unsafe.Pointer, count int32, dataty
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iwrite", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iwrite(fh, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_seek
@@ -6188,7 +6200,7 @@ func gmpi_File_seek(fh unsafe.Pointer, offset int64, whence int32) (rc int32) {
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_seek", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}})
+	return MPI_File_seek(fh, offset, whence)
 }
 
 //export gmpi_File_get_position
@@ -6200,7 +6212,7 @@ func gmpi_File_get_position(fh unsafe.Pointer, offset unsafe.Pointer) (rc int32)
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_get_position", []uarg{{kind: uFile, name: "fh", p: fh}})
+	return MPI_File_get_position(fh, (*int64)(offset))
 }
 
 //export gmpi_File_get_byte_offset
@@ -6212,7 +6224,7 @@ func gmpi_File_get_byte_offset(fh unsafe.Pointer, offset int64, disp unsafe.Poin
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_get_byte_offset", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}})
+	return MPI_File_get_byte_offset(fh, offset, (*int64)(disp))
 }
 
 //export gmpi_File_read_shared
@@ -6224,7 +6236,7 @@ func gmpi_File_read_shared(fh unsafe.Pointer, buf unsafe.Pointer, count int32, d
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_shared", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_shared(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_write_shared
@@ -6236,7 +6248,7 @@ func gmpi_File_write_shared(fh unsafe.Pointer, buf unsafe.Pointer, count int32, 
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_shared", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_shared(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_iread_shared
@@ -6248,7 +6260,7 @@ func gmpi_File_iread_shared(fh unsafe.Pointer, buf unsafe.Pointer, count int32, 
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iread_shared", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iread_shared(fh, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iwrite_shared
@@ -6260,7 +6272,7 @@ func gmpi_File_iwrite_shared(fh unsafe.Pointer, buf unsafe.Pointer, count int32,
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iwrite_shared", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iwrite_shared(fh, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_read_ordered
@@ -6272,7 +6284,7 @@ func gmpi_File_read_ordered(fh unsafe.Pointer, buf unsafe.Pointer, count int32, 
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_ordered", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_ordered(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_write_ordered
@@ -6284,7 +6296,7 @@ func gmpi_File_write_ordered(fh unsafe.Pointer, buf unsafe.Pointer, count int32,
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_ordered", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_ordered(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_seek_shared
@@ -6296,7 +6308,7 @@ func gmpi_File_seek_shared(fh unsafe.Pointer, offset int64, whence int32) (rc in
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_seek_shared", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}})
+	return MPI_File_seek_shared(fh, offset, whence)
 }
 
 //export gmpi_File_get_position_shared
@@ -6308,7 +6320,7 @@ func gmpi_File_get_position_shared(fh unsafe.Pointer, offset unsafe.Pointer) (rc
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_get_position_shared", []uarg{{kind: uFile, name: "fh", p: fh}})
+	return MPI_File_get_position_shared(fh, (*int64)(offset))
 }
 
 //export gmpi_File_read_at_all_begin
@@ -6320,7 +6332,7 @@ func gmpi_File_read_at_all_begin(fh unsafe.Pointer, offset int64, buf unsafe.Poi
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_at_all_begin", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_at_all_begin(fh, offset, buf, count, datatype)
 }
 
 //export gmpi_File_read_at_all_end
@@ -6332,7 +6344,7 @@ func gmpi_File_read_at_all_end(fh unsafe.Pointer, buf unsafe.Pointer, status uns
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_at_all_end", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}})
+	return MPI_File_read_at_all_end(fh, buf, (*Status)(status))
 }
 
 //export gmpi_File_write_at_all_begin
@@ -6344,7 +6356,7 @@ func gmpi_File_write_at_all_begin(fh unsafe.Pointer, offset int64, buf unsafe.Po
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_at_all_begin", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_at_all_begin(fh, offset, buf, count, datatype)
 }
 
 //export gmpi_File_write_at_all_end
@@ -6356,7 +6368,7 @@ func gmpi_File_write_at_all_end(fh unsafe.Pointer, buf unsafe.Pointer, status un
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_at_all_end", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}})
+	return MPI_File_write_at_all_end(fh, buf, (*Status)(status))
 }
 
 //export gmpi_File_read_all_begin
@@ -6368,7 +6380,7 @@ func gmpi_File_read_all_begin(fh unsafe.Pointer, buf unsafe.Pointer, count int32
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_all_begin", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_all_begin(fh, buf, count, datatype)
 }
 
 //export gmpi_File_read_all_end
@@ -6380,7 +6392,7 @@ func gmpi_File_read_all_end(fh unsafe.Pointer, buf unsafe.Pointer, status unsafe
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_all_end", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}})
+	return MPI_File_read_all_end(fh, buf, (*Status)(status))
 }
 
 //export gmpi_File_write_all_begin
@@ -6392,7 +6404,7 @@ func gmpi_File_write_all_begin(fh unsafe.Pointer, buf unsafe.Pointer, count int3
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_all_begin", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_all_begin(fh, buf, count, datatype)
 }
 
 //export gmpi_File_write_all_end
@@ -6404,7 +6416,7 @@ func gmpi_File_write_all_end(fh unsafe.Pointer, buf unsafe.Pointer, status unsaf
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_all_end", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}})
+	return MPI_File_write_all_end(fh, buf, (*Status)(status))
 }
 
 //export gmpi_File_read_ordered_begin
@@ -6416,7 +6428,7 @@ func gmpi_File_read_ordered_begin(fh unsafe.Pointer, buf unsafe.Pointer, count i
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_ordered_begin", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_ordered_begin(fh, buf, count, datatype)
 }
 
 //export gmpi_File_read_ordered_end
@@ -6428,7 +6440,7 @@ func gmpi_File_read_ordered_end(fh unsafe.Pointer, buf unsafe.Pointer, status un
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_ordered_end", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}})
+	return MPI_File_read_ordered_end(fh, buf, (*Status)(status))
 }
 
 //export gmpi_File_write_ordered_begin
@@ -6440,7 +6452,7 @@ func gmpi_File_write_ordered_begin(fh unsafe.Pointer, buf unsafe.Pointer, count 
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_ordered_begin", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_ordered_begin(fh, buf, count, datatype)
 }
 
 //export gmpi_File_write_ordered_end
@@ -6452,7 +6464,7 @@ func gmpi_File_write_ordered_end(fh unsafe.Pointer, buf unsafe.Pointer, status u
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_ordered_end", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}})
+	return MPI_File_write_ordered_end(fh, buf, (*Status)(status))
 }
 
 //export gmpi_File_get_type_extent
@@ -6464,7 +6476,19 @@ func gmpi_File_get_type_extent(fh unsafe.Pointer, datatype int32, extent unsafe.
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_get_type_extent", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_get_type_extent(fh, datatype, (*int64)(extent))
+}
+
+//export gmpi_Register_datarep
+func gmpi_Register_datarep(datarep unsafe.Pointer, read_conversion_fn unsafe.Pointer, write_conversion_fn unsafe.Pointer, dtype_file_extent_fn unsafe.Pointer, extra_state unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Register_datarep", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Register_datarep((*byte)(datarep), read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state)
 }
 
 //export gmpi_File_set_atomicity
@@ -6476,7 +6500,7 @@ func gmpi_File_set_atomicity(fh unsafe.Pointer, flag int32) (rc int32) {
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_set_atomicity", []uarg{{kind: uFile, name: "fh", p: fh}})
+	return MPI_File_set_atomicity(fh, flag)
 }
 
 //export gmpi_File_get_atomicity
@@ -6488,7 +6512,7 @@ func gmpi_File_get_atomicity(fh unsafe.Pointer, flag unsafe.Pointer) (rc int32) 
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_get_atomicity", []uarg{{kind: uFile, name: "fh", p: fh}})
+	return MPI_File_get_atomicity(fh, (*int32)(flag))
 }
 
 //export gmpi_File_sync
@@ -6500,7 +6524,7 @@ func gmpi_File_sync(fh unsafe.Pointer) (rc int32) {
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_sync", []uarg{{kind: uFile, name: "fh", p: fh}})
+	return MPI_File_sync(fh)
 }
 
 //export gmpi_File_iread_at_all
@@ -6512,7 +6536,7 @@ func gmpi_File_iread_at_all(fh unsafe.Pointer, offset int64, buf unsafe.Pointer,
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iread_at_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iread_at_all(fh, offset, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iwrite_at_all
@@ -6524,7 +6548,7 @@ func gmpi_File_iwrite_at_all(fh unsafe.Pointer, offset int64, buf unsafe.Pointer
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iwrite_at_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iread_all
@@ -6536,7 +6560,7 @@ func gmpi_File_iread_all(fh unsafe.Pointer, buf unsafe.Pointer, count int32, dat
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iread_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iread_all(fh, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iwrite_all
@@ -6548,7 +6572,7 @@ func gmpi_File_iwrite_all(fh unsafe.Pointer, buf unsafe.Pointer, count int32, da
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iwrite_all", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iwrite_all(fh, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_read_c
@@ -6560,7 +6584,7 @@ func gmpi_File_read_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, dataty
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_c(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_read_all_c
@@ -6572,7 +6596,7 @@ func gmpi_File_read_all_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, da
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_all_c(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_read_all_begin_c
@@ -6584,7 +6608,7 @@ func gmpi_File_read_all_begin_c(fh unsafe.Pointer, buf unsafe.Pointer, count int
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_all_begin_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_all_begin_c(fh, buf, count, datatype)
 }
 
 //export gmpi_File_read_at_c
@@ -6596,7 +6620,7 @@ func gmpi_File_read_at_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, co
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_at_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_at_c(fh, offset, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_read_at_all_c
@@ -6608,7 +6632,7 @@ func gmpi_File_read_at_all_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_at_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_at_all_c(fh, offset, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_read_at_all_begin_c
@@ -6620,7 +6644,7 @@ func gmpi_File_read_at_all_begin_c(fh unsafe.Pointer, offset int64, buf unsafe.P
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_at_all_begin_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype)
 }
 
 //export gmpi_File_read_ordered_c
@@ -6632,7 +6656,7 @@ func gmpi_File_read_ordered_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_ordered_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_ordered_c(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_read_ordered_begin_c
@@ -6644,7 +6668,7 @@ func gmpi_File_read_ordered_begin_c(fh unsafe.Pointer, buf unsafe.Pointer, count
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_ordered_begin_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_ordered_begin_c(fh, buf, count, datatype)
 }
 
 //export gmpi_File_read_shared_c
@@ -6656,7 +6680,7 @@ func gmpi_File_read_shared_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64,
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_read_shared_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_read_shared_c(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_write_c
@@ -6668,7 +6692,7 @@ func gmpi_File_write_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datat
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_c(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_write_all_c
@@ -6680,7 +6704,7 @@ func gmpi_File_write_all_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, d
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_all_c(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_write_all_begin_c
@@ -6692,7 +6716,7 @@ func gmpi_File_write_all_begin_c(fh unsafe.Pointer, buf unsafe.Pointer, count in
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_all_begin_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_all_begin_c(fh, buf, count, datatype)
 }
 
 //export gmpi_File_write_at_c
@@ -6704,7 +6728,7 @@ func gmpi_File_write_at_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, c
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_at_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_at_c(fh, offset, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_write_at_all_c
@@ -6716,7 +6740,7 @@ func gmpi_File_write_at_all_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointe
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_at_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_at_all_c(fh, offset, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_write_at_all_begin_c
@@ -6728,7 +6752,7 @@ func gmpi_File_write_at_all_begin_c(fh unsafe.Pointer, offset int64, buf unsafe.
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_at_all_begin_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype)
 }
 
 //export gmpi_File_write_ordered_c
@@ -6740,7 +6764,7 @@ func gmpi_File_write_ordered_c(fh unsafe.Pointer, buf unsafe.Pointer, count int6
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_ordered_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_ordered_c(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_write_ordered_begin_c
@@ -6752,7 +6776,7 @@ func gmpi_File_write_ordered_begin_c(fh unsafe.Pointer, buf unsafe.Pointer, coun
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_ordered_begin_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_ordered_begin_c(fh, buf, count, datatype)
 }
 
 //export gmpi_File_write_shared_c
@@ -6764,7 +6788,7 @@ func gmpi_File_write_shared_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_write_shared_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_write_shared_c(fh, buf, count, datatype, (*Status)(status))
 }
 
 //export gmpi_File_iread_c
@@ -6776,7 +6800,7 @@ func gmpi_File_iread_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, datat
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iread_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iread_c(fh, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iread_all_c
@@ -6788,7 +6812,7 @@ func gmpi_File_iread_all_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, d
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iread_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iread_all_c(fh, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iread_at_c
@@ -6800,7 +6824,7 @@ func gmpi_File_iread_at_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, c
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iread_at_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iread_at_c(fh, offset, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iread_at_all_c
@@ -6812,7 +6836,7 @@ func gmpi_File_iread_at_all_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointe
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iread_at_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iread_at_all_c(fh, offset, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iread_shared_c
@@ -6824,7 +6848,7 @@ func gmpi_File_iread_shared_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iread_shared_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iread_shared_c(fh, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iwrite_c
@@ -6836,7 +6860,7 @@ func gmpi_File_iwrite_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, data
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iwrite_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iwrite_c(fh, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iwrite_all_c
@@ -6848,7 +6872,7 @@ func gmpi_File_iwrite_all_c(fh unsafe.Pointer, buf unsafe.Pointer, count int64, 
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iwrite_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iwrite_all_c(fh, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iwrite_at_c
@@ -6860,7 +6884,7 @@ func gmpi_File_iwrite_at_c(fh unsafe.Pointer, offset int64, buf unsafe.Pointer, 
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iwrite_at_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iwrite_at_c(fh, offset, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iwrite_at_all_c
@@ -6872,7 +6896,7 @@ func gmpi_File_iwrite_at_all_c(fh unsafe.Pointer, offset int64, buf unsafe.Point
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iwrite_at_all_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uOffset, name: "offset", v: int64(offset)}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_iwrite_shared_c
@@ -6884,7 +6908,7 @@ func gmpi_File_iwrite_shared_c(fh unsafe.Pointer, buf unsafe.Pointer, count int6
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_iwrite_shared_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uBuf, name: "buf", p: buf}, {kind: uCount, name: "count", v: int64(count)}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_iwrite_shared_c(fh, buf, count, datatype, (*int32)(request))
 }
 
 //export gmpi_File_get_type_extent_c
@@ -6896,5 +6920,42 @@ func gmpi_File_get_type_extent_c(fh unsafe.Pointer, datatype int32, extent unsaf
 		bgExit()
 	}()
 	bgEnter()
-	return unsupportedArgs("MPI_File_get_type_extent_c", []uarg{{kind: uFile, name: "fh", p: fh}, {kind: uType, name: "datatype", v: int64(datatype)}})
+	return MPI_File_get_type_extent_c(fh, datatype, (*int64)(extent))
+}
+
+//export gmpi_Register_datarep_c
+func gmpi_Register_datarep_c(datarep unsafe.Pointer, read_conversion_fn unsafe.Pointer, write_conversion_fn unsafe.Pointer, dtype_file_extent_fn unsafe.Pointer, extra_state unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Register_datarep_c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_Register_datarep_c((*byte)(datarep), read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state)
+}
+
+//export gmpi_File_f2c
+func gmpi_File_f2c(file int32) (rc unsafe.Pointer) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = nil
+			_ = panicked("MPI_File_f2c", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_File_f2c(file)
+}
+
+//export gmpi_File_c2f
+func gmpi_File_c2f(file unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_File_c2f", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_File_c2f(file)
 }

@@ -506,6 +506,7 @@ extern int gmpi_Win_allocate_shared_c(long long, long long, int, int, void *, vo
 extern int gmpi_Win_create_c(void *, long long, long long, int, int, void *);
 extern int gmpi_Win_shared_query_c(int, int, void *, void *, void *);
 extern int gmpi_File_open(int, void *, int, int, void *);
+extern int gmpi_File_close(void *);
 extern int gmpi_File_delete(void *, int);
 extern int gmpi_File_set_size(void *, long long);
 extern int gmpi_File_preallocate(void *, long long);
@@ -552,6 +553,7 @@ extern int gmpi_File_read_ordered_end(void *, void *, void *);
 extern int gmpi_File_write_ordered_begin(void *, void *, int, int);
 extern int gmpi_File_write_ordered_end(void *, void *, void *);
 extern int gmpi_File_get_type_extent(void *, int, void *);
+extern int gmpi_Register_datarep(void *, void *, void *, void *, void *);
 extern int gmpi_File_set_atomicity(void *, int);
 extern int gmpi_File_get_atomicity(void *, void *);
 extern int gmpi_File_sync(void *);
@@ -588,6 +590,9 @@ extern int gmpi_File_iwrite_at_c(void *, long long, void *, long long, int, void
 extern int gmpi_File_iwrite_at_all_c(void *, long long, void *, long long, int, void *);
 extern int gmpi_File_iwrite_shared_c(void *, void *, long long, int, void *);
 extern int gmpi_File_get_type_extent_c(void *, int, void *);
+extern int gmpi_Register_datarep_c(void *, void *, void *, void *, void *);
+extern void * gmpi_File_f2c(int);
+extern int gmpi_File_c2f(void *);
 extern int gmpi_express_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 extern int gmpi_express_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 extern int gmpi_express_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
@@ -3948,7 +3953,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
 #pragma weak MPI_File_close = PMPI_File_close
 int PMPI_File_close(MPI_File *fh)
 {
-    return gmpi_unsupported("MPI_File_close", 0x44000000);
+    return gmpi_File_close((void *)fh);
 }
 
 #pragma weak MPI_File_delete = PMPI_File_delete
@@ -4230,7 +4235,7 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exte
 #pragma weak MPI_Register_datarep = PMPI_Register_datarep
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
-    return gmpi_unsupported("MPI_Register_datarep", 0x44000000);
+    return gmpi_Register_datarep((void *)datarep, (void *)read_conversion_fn, (void *)write_conversion_fn, (void *)dtype_file_extent_fn, (void *)extra_state);
 }
 
 #pragma weak MPI_File_set_atomicity = PMPI_File_set_atomicity
@@ -4452,18 +4457,17 @@ int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *e
 #pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
-    return gmpi_unsupported("MPI_Register_datarep_c", 0x44000000);
+    return gmpi_Register_datarep_c((void *)datarep, (void *)read_conversion_fn, (void *)write_conversion_fn, (void *)dtype_file_extent_fn, (void *)extra_state);
 }
 
 #pragma weak MPI_File_f2c = PMPI_File_f2c
 MPI_File PMPI_File_f2c(MPI_Fint file)
 {
-    (void)gmpi_unsupported("MPI_File_f2c", 0x44000000);
-    return (MPI_File)0;
+    return (MPI_File)gmpi_File_f2c(file);
 }
 
 #pragma weak MPI_File_c2f = PMPI_File_c2f
 MPI_Fint PMPI_File_c2f(MPI_File file)
 {
-    return (MPI_Fint)gmpi_unsupported("MPI_File_c2f", 0x44000000);
+    return (MPI_Fint)gmpi_File_c2f((void *)file);
 }

@@ -1,0 +1,79 @@
+#!/bin/bash
+# io.sh: builds bench/io.c against gmpi, Debian's MPICH (ROMIO) and
+# Debian's Open MPI (OMPIO) and runs it on each at 2 and 4 ranks in the
+# same directory (same file system, page cache warm after the first
+# repetition), printing MB/s and the ratio gmpi / best peer (> 1: gmpi is
+# faster). See the header of io.c for what is measured.
+#
+# usage: bench/io.sh [-b BUILD] [-n 2,4] [-s MiB] [-d DIR] [-i gmpi,mpich,openmpi]
+#   -b  gmpi build directory (default: <repo>/build)
+#   -n  comma-separated process counts (default 2,4)
+#   -s  size of the 3-D array in MiB (default 256)
+#   -d  directory for the file (default: $TMPDIR or /tmp)
+#   -i  implementations to run
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+build=$here/../build nps=2,4 mib=256 dir=${TMPDIR:-/tmp} impls=gmpi,mpich,openmpi
+while getopts b:n:s:d:i:h opt; do
+    case $opt in
+    b) build=$OPTARG ;; n) nps=$OPTARG ;; s) mib=$OPTARG ;; d) dir=$OPTARG ;; i) impls=$OPTARG ;;
+    *) sed -n '2,/^set -u/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    esac
+done
+build=$(cd "$build" 2>/dev/null && pwd) || { echo "io.sh: no build directory" >&2; exit 2; }
+tmp=$(mktemp -d "$dir/gmpi-iobench-XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+declare -A cc run
+cc[gmpi]=$build/bin/mpicc run[gmpi]="$build/bin/mpirun -n"
+cc[mpich]=mpicc.mpich run[mpich]="mpiexec.mpich -n"
+cc[openmpi]=mpicc.openmpi run[openmpi]="mpiexec.openmpi --oversubscribe -n"
+IFS=, read -ra want <<<"$impls"
+have=()
+for impl in "${want[@]}"; do
+    if command -v "${cc[$impl]}" >/dev/null 2>&1 && "${cc[$impl]}" -O2 -o "$tmp/io.$impl" "$here/io.c" 2>"$tmp/cc.$impl"; then
+        have+=("$impl")
+    else
+        echo "io.sh: $impl: cannot build (skipped)" >&2
+    fi
+done
+declare -A bw
+status=0
+IFS=, read -ra counts <<<"$nps"
+for np in "${counts[@]}"; do
+    for impl in "${have[@]}"; do
+        mkdir -p "$tmp/d.$impl"
+        if ! out=$(timeout 900 ${run[$impl]} "$np" "$tmp/io.$impl" "$tmp/d.$impl" "$mib" 2>"$tmp/err.$impl"); then
+            echo "io.sh: $impl at $np ranks failed:" >&2
+            tail -5 "$tmp/err.$impl" >&2
+            status=1
+            continue
+        fi
+        while read -r name mbs _; do
+            bw[$impl,$np,$name]=$mbs
+        done <<<"$out"
+    done
+done
+echo "# MB/s, $mib MiB array; load: $(cut -d' ' -f1-3 /proc/loadavg); dir: $dir"
+printf '%-14s %3s' test np
+for impl in "${have[@]}"; do printf ' %10s' "$impl"; done
+printf ' %12s\n' gmpi/best
+for np in "${counts[@]}"; do
+    for name in coll_write coll_read indep_write indep_read ordered_write; do
+        printf '%-14s %3s' "$name" "$np"
+        best=
+        for impl in "${have[@]}"; do
+            v=${bw[$impl,$np,$name]:-}
+            printf ' %10s' "${v:-n/a}"
+            if [ "$impl" != gmpi ] && [ -n "$v" ]; then
+                best=$(awk -v a="${best:-0}" -v b="$v" 'BEGIN{print (b>a)?b:a}')
+            fi
+        done
+        g=${bw[gmpi,$np,$name]:-}
+        if [ -n "$g" ] && [ -n "$best" ]; then
+            printf ' %12s\n' "$(awk -v g="$g" -v b="$best" 'BEGIN{printf "%.2f", g/b}')"
+        else
+            printf ' %12s\n' n/a
+        fi
+    done
+done
+exit $status
