@@ -18,6 +18,7 @@ type slot struct {
 	host                string // host name the launch gives (GMPI_HOSTNAME)
 	site, machine, vmpi string // grid location ("" without a grid file)
 	listen              string // GMPI_TCP_IF from the grid file ("" none)
+	arch, executable    string // the machine's architecture and program ("" mpirun's; arch.go)
 	launcher            grid.Launcher
 	group               *vendorGroup // the vendor MPI machine's ranks (vmpi.go), nil without
 	localRank           int          // rank among the job's processes on host
@@ -127,11 +128,21 @@ func (j *job) placeGrid() error {
 	for _, r := range ranks {
 		h := r.Host
 		m := h.Machine
-		s := slot{host: h.Name, site: m.Site.Name, machine: m.Name, listen: h.Listen, launcher: m.Launcher}
+		s := slot{host: h.Name, site: m.Site.Name, machine: m.Name, listen: h.Listen, launcher: m.Launcher,
+			arch: m.Arch, executable: m.Executable}
 		if m.VMPI != nil {
 			s.vmpi = m.Name
 		}
 		j.slots = append(j.slots, s)
+	}
+	// A machine of another architecture whose program or emulator is
+	// missing stops the job before anything starts.
+	for i := range j.slots {
+		for _, a := range j.opts.apps {
+			if _, err := archProgram(&j.slots[i], a.argv); err != nil {
+				return err
+			}
+		}
 	}
 	j.vendorGroups(g)
 	j.localRanks()
