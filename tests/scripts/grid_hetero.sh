@@ -5,8 +5,8 @@
 # the library and mpicc for s390x (make cross ARCH=s390x into
 # BUILD/s390x), compiles tests/c/hetero.c for both, and runs it under the
 # grid (local launcher: loopback TCP; as root also --emulate). Skipped
-# when the cross compiler or qemu is not installed (tests/scripts/prereqs.sh
-# installs them as root).
+# when the cross compiler, qemu (tests/scripts/prereqs.sh installs them as
+# root) or the s390x build (make cross ARCH=s390x) is missing.
 set -u
 BUILD=$(cd "${1:?usage: $0 BUILD}" && pwd)
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,8 +18,11 @@ command -v s390x-linux-gnu-gcc >/dev/null || skip "s390x-linux-gnu-gcc is not in
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gmpi-hetero.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
-make -C "$SRC" --no-print-directory cross ARCH=s390x BUILD="$BUILD" >"$dir/cross.out" 2>&1 ||
-    { tail -30 "$dir/cross.out"; fail "make cross ARCH=s390x failed"; }
+# The cross build compiles Go's standard library for s390x (many minutes
+# on a busy machine): the test uses one that `make cross ARCH=s390x
+# BUILD=...` made, and skips without it.
+[ -e "$BUILD/s390x/lib/libmpi.so" ] && [ -x "$BUILD/s390x/bin/mpicc" ] ||
+    skip "no s390x build in $BUILD/s390x (run: make cross ARCH=s390x BUILD=$BUILD)"
 "$BUILD/bin/mpicc" -O1 -o "$dir/hetero" "$SRC/tests/c/hetero.c" "$SRC/tests/c/mtest.c" -lm ||
     fail "mpicc hetero.c"
 "$BUILD/s390x/bin/mpicc" -O1 -o "$dir/hetero.s390x" "$SRC/tests/c/hetero.c" "$SRC/tests/c/mtest.c" -lm ||
