@@ -12,7 +12,7 @@ CMAKE_BUILD_TYPE ?= RelWithDebInfo
 # The Go toolchain lives in /usr/local/go on our machines.
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: all build demo test clean prereqs
+.PHONY: all build demo test clean prereqs cross
 
 all: build
 
@@ -31,3 +31,27 @@ test: build
 
 clean:
 	rm -rf $(BUILD)
+
+# make cross ARCH=s390x: our library and an mpicc for another architecture
+# in $(BUILD)/ARCH (lib/libmpi.so, include/, bin/mpicc: a host program
+# that runs ARCH-linux-gnu-gcc), for the machines of a heterogeneous grid
+# (examples/grid-hetero.toml). Needs gcc-ARCH-linux-gnu and
+# libc6-dev-ARCH-cross (tests/scripts/prereqs.sh installs s390x's as root).
+ARCH ?= s390x
+CROSS_CC = $(ARCH)-linux-gnu-gcc
+GOARCH_s390x = s390x
+GOARCH_aarch64 = arm64
+GOARCH_x86_64 = amd64
+XDIR = $(BUILD)/$(ARCH)
+
+cross:
+	@command -v $(CROSS_CC) >/dev/null || { echo "make cross: $(CROSS_CC) is missing (Debian: gcc-$(ARCH)-linux-gnu, libc6-dev-$(ARCH)-cross)" >&2; exit 1; }
+	@test -n "$(GOARCH_$(ARCH))" || { echo "make cross: unknown ARCH=$(ARCH) (s390x, aarch64, x86_64)" >&2; exit 1; }
+	mkdir -p $(XDIR)/lib $(XDIR)/include $(XDIR)/bin
+	cp include/*.h $(XDIR)/include/
+	CGO_ENABLED=1 GOOS=linux GOARCH=$(GOARCH_$(ARCH)) CC=$(CROSS_CC) go build -buildmode=c-shared \
+		"-ldflags=-extldflags=-Wl,-soname,libmpi.so.12" -o $(XDIR)/lib/libmpi.so ./capi
+	rm -f $(XDIR)/lib/libmpi.h
+	ln -sf libmpi.so $(XDIR)/lib/libmpi.so.12
+	ln -sf libmpi.so $(XDIR)/lib/libmpich.so.12
+	CGO_ENABLED=0 go build -ldflags "-X main.DefaultCC=$(CROSS_CC)" -o $(XDIR)/bin/mpicc ./mpicc

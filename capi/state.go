@@ -99,7 +99,7 @@ func initWorld() error {
 		for r, l := range locs {
 			hosts[r] = l.Host
 		}
-		peers, remote, err := splitPeers(params, hosts, cfg.Rank)
+		peers, remote, err := splitPeers(params, hosts, locs, cfg.Rank)
 		if err != nil {
 			tl.Close()
 			return err
@@ -178,7 +178,7 @@ func jobID(p *param.Values, c *pmi.Client) string {
 // (GMPI_SITE, GMPI_MACHINE, GMPI_VMPI; all empty without a grid file).
 func myLocation(p *param.Values, host string) mpirt.Location {
 	return mpirt.Location{Host: host, Site: param.Site.Get(p),
-		Machine: param.Machine.Get(p), VMPI: param.VMPI.Get(p)}
+		Machine: param.Machine.Get(p), VMPI: param.VMPI.Get(p), Rep: mpirt.NativeRep().Encode()}
 }
 
 // exchangeLocations publishes this rank's location (host name, site,

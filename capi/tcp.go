@@ -58,14 +58,15 @@ func publishTCP(c *pmi.Client, p *param.Values, rank int) (net.Listener, error) 
 }
 
 // splitPeers chooses the device of every other rank: shm when the launch
-// placed it on this rank's host, tcp otherwise; GMPI_DEVICE=tcp makes
+// placed it on this rank's host, tcp otherwise (and towards a peer of
+// another data representation); GMPI_DEVICE=tcp makes
 // every peer a tcp peer (testing the tcp device on one host).
-func splitPeers(p *param.Values, hosts []string, rank int) (local, remote []int, err error) {
+func splitPeers(p *param.Values, hosts []string, locs []mpirt.Location, rank int) (local, remote []int, err error) {
 	forceTCP := param.Device.Get(p) == "tcp" // the registry accepts only auto and tcp
 	for r, h := range hosts {
 		switch {
 		case r == rank:
-		case h != hosts[rank] || forceTCP:
+		case h != hosts[rank] || forceTCP || otherRep(locs, r, rank):
 			remote = append(remote, r)
 		default:
 			local = append(local, r)
@@ -91,6 +92,14 @@ func relayHops(cfg mpirt.Config) (func(peer int) []string, error) {
 	return func(r int) []string {
 		return routes.Hops(me.Site, me.Host, locs[r].Site, locs[r].Host)
 	}, nil
+}
+
+// otherRep reports whether rank r has another data representation than
+// rank me: such a pair talks over TCP even on one host (a process run
+// under qemu-user), whose wire headers have one byte order; shared
+// memory rings would not.
+func otherRep(locs []mpirt.Location, r, me int) bool {
+	return r < len(locs) && me < len(locs) && locs[r].Rep != "" && locs[me].Rep != "" && locs[r].Rep != locs[me].Rep
 }
 
 // tcpSecret is the job secret: GMPI_JOB_SECRET (hex), which our mpirun

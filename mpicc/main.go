@@ -1,6 +1,7 @@
 // Command mpicc compiles and links C programs against gmpi.
 //
-// It runs the C compiler named by GMPI_CC, else MPICH_CC, else "cc", with
+// It runs the C compiler named by GMPI_CC, else MPICH_CC, else "cc" (the
+// cross compiler for a cross mpicc, see DefaultCC), with
 // the user's arguments followed by -I<prefix>/include and, when the
 // command links, -L<prefix>/lib -Wl,-rpath,<prefix>/lib -lmpi -lpthread.
 // The prefix is the directory above the one holding the mpicc binary
@@ -34,6 +35,11 @@ import (
 // Version is gmpi's version, printed by -v. Release builds may set it
 // with -ldflags "-X main.Version=...".
 var Version = "0.1.0"
+
+// DefaultCC is the compiler when the environment names none; a cross
+// mpicc (make cross ARCH=s390x) is built with -ldflags
+// "-X main.DefaultCC=s390x-linux-gnu-gcc".
+var DefaultCC = "cc"
 
 func main() {
 	prefix, err := installPrefix()
@@ -111,7 +117,7 @@ func compiler(p *param.Values) []string {
 			return f
 		}
 	}
-	return []string{"cc"}
+	return []string{DefaultCC}
 }
 
 // parse turns mpicc's arguments into the command to run; p holds the

@@ -177,7 +177,10 @@ func (j *job) rankEnv(r, a int) []string {
 // or the launcher's command around it.
 func (j *job) command(p *rankProc) ([]string, error) {
 	s := &j.slots[p.rank]
-	prog := j.opts.apps[p.app].argv
+	prog, err := archProgram(s, j.opts.apps[p.app].argv)
+	if err != nil {
+		return nil, err
+	}
 	if j.emu != nil {
 		return prog, nil
 	}
@@ -234,7 +237,11 @@ func (j *job) remoteScript(p *rankProc) string {
 		}
 	}
 	var prog []string
-	for _, a := range j.opts.apps[p.app].argv {
+	argv, err := archProgram(&j.slots[p.rank], j.opts.apps[p.app].argv)
+	if err != nil {
+		argv = j.opts.apps[p.app].argv // placeGrid checked it already
+	}
+	for _, a := range argv {
 		prog = append(prog, shQuote(a))
 	}
 	wdir := j.wdirOf(p.app)

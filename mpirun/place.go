@@ -22,6 +22,7 @@ type slot struct {
 	ports               string // GMPI_TCP_PORT_RANGE from the grid file ("" none)
 	advertise           string // GMPI_TCP_ADVERTISE from the grid file ("" none)
 	gateway             string // the gateway a private host is launched through ("" none)
+	arch, executable    string // the machine's architecture and program ("" mpirun's; arch.go)
 	launcher            grid.Launcher
 	group               *vendorGroup // the vendor MPI machine's ranks (vmpi.go), nil without
 	localRank           int          // rank among the job's processes on host
@@ -132,7 +133,7 @@ func (j *job) placeGrid() error {
 		h := r.Host
 		m := h.Machine
 		s := slot{host: h.Name, site: m.Site.Name, machine: m.Name, listen: h.Listen, launcher: m.Launcher,
-			ports: h.PortRange(), advertise: h.Advertise}
+			ports: h.PortRange(), advertise: h.Advertise, arch: m.Arch, executable: m.Executable}
 		if grid.HostPrivate(h) {
 			s.gateway = m.Site.Gateway
 		}
@@ -143,6 +144,15 @@ func (j *job) placeGrid() error {
 			s.vmpi = m.Name
 		}
 		j.slots = append(j.slots, s)
+	}
+	// A machine of another architecture whose program or emulator is
+	// missing stops the job before anything starts.
+	for i := range j.slots {
+		for _, a := range j.opts.apps {
+			if _, err := archProgram(&j.slots[i], a.argv); err != nil {
+				return err
+			}
+		}
 	}
 	j.vendorGroups(g)
 	j.localRanks()

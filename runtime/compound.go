@@ -108,7 +108,7 @@ func (b *Compound) Recv(buf unsafe.Pointer, count int, dt *Datatype, src, tag in
 		}
 	}
 	b.pending.Add(1)
-	b.c.w.irecv(b.c, b.c.CollContext(), data, src, tag, hook)
+	b.c.w.irecvT(b.c, b.c.CollContext(), data, src, tag, hook, recvTarget{dt, count})
 }
 
 // OnFinish registers f to run once every child is done, before the

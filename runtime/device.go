@@ -55,6 +55,10 @@ const (
 	// FlagRMA: an RTS whose data the receiver may read directly from the
 	// sender's address space at Addr (cross-memory attach).
 	FlagRMA
+	// FlagForeign is never sent: the receiver sets it on an eager or RTS
+	// frame from a peer of another data representation (hetero.go) as the
+	// frame arrives, so that the receive converts it.
+	FlagForeign
 )
 
 // Header is the fixed-size envelope in front of every frame. It is plain

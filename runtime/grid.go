@@ -11,12 +11,15 @@ import (
 // ("") and one machine (""), on the host the launch named.
 type Location struct {
 	Site, Machine, Host, VMPI string
+	// Rep is the process's data representation (Rep.Encode); empty when
+	// its launcher did not say, which means the same as this process's.
+	Rep string
 }
 
 // Encode is the form a Location travels in through the PMI key-value
-// space: the four fields separated by newlines (names never hold one).
+// space: the fields separated by newlines (names never hold one).
 func (l Location) Encode() string {
-	return strings.Join([]string{l.Host, l.Site, l.Machine, l.VMPI}, "\n")
+	return strings.Join([]string{l.Host, l.Site, l.Machine, l.VMPI, l.Rep}, "\n")
 }
 
 // DecodeLocation reads what Encode wrote. A value without newline is a
@@ -28,6 +31,8 @@ func DecodeLocation(s string) (Location, error) {
 		return Location{Host: f[0]}, nil
 	case 4:
 		return Location{Host: f[0], Site: f[1], Machine: f[2], VMPI: f[3]}, nil
+	case 5:
+		return Location{Host: f[0], Site: f[1], Machine: f[2], VMPI: f[3], Rep: f[4]}, nil
 	}
 	return Location{}, fmt.Errorf("malformed location %q", s)
 }

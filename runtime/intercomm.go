@@ -550,7 +550,7 @@ func (c *Comm) CollIsendTyped(buf unsafe.Pointer, count int, dt *Datatype, dest,
 // c's collective context.
 func (c *Comm) CollRecvTyped(buf unsafe.Pointer, count int, dt *Datatype, src, tag int) error {
 	data, unpack := recvView(buf, count, dt)
-	return c.w.Wait(c.w.irecv(c, c.ctx+1, data, src, tag, unpack))
+	return c.w.Wait(c.w.irecvT(c, c.ctx+1, data, src, tag, unpack, recvTarget{dt, count}))
 }
 
 // TempBuffer allocates scratch memory for count elements of dt, laid out

@@ -134,7 +134,7 @@ func (w *World) ImrecvTyped(m *Message, buf unsafe.Pointer, count int, dt *Datat
 	u := m.u
 	m.u = nil
 	r := &Request{w: w, Kind: ReqRecv, comm: m.comm, ctx: u.hdr.Context, buf: data,
-		src: int(u.hdr.Source), tag: int(u.hdr.Tag), onDone: unpack}
+		src: int(u.hdr.Source), tag: int(u.hdr.Tag), onDone: unpack, rt: recvTarget{dt, count}}
 	w.deliver(r, u.peer, &u.hdr, u.data)
 	u.release()
 	w.flush()

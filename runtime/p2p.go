@@ -46,10 +46,16 @@ func (w *World) Send(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendMo
 // Recv is the blocking receive into buf; it allocates nothing on the
 // eager path (its request is pooled).
 func (w *World) Recv(c *Comm, ctx uint32, buf []byte, src, tag int, onDone func(*Request)) (Status, error) {
+	return w.recv(c, ctx, buf, src, tag, onDone, recvTarget{})
+}
+
+// recv is Recv of typed data: buf holds rt packed (hetero.go).
+func (w *World) recv(c *Comm, ctx uint32, buf []byte, src, tag int, onDone func(*Request), rt recvTarget) (Status, error) {
 	if src == ProcNull {
 		return Status{Source: ProcNull, Tag: AnyTag}, nil
 	}
 	r := w.pooledRequest()
+	r.rt = rt
 	w.postRecv(r, c, ctx, buf, src, tag, onDone)
 	w.waitFor(r)
 	st, err := r.Status, r.Err
@@ -121,10 +127,17 @@ func (w *World) Irecv(c *Comm, ctx uint32, buf []byte, src, tag int) *Request {
 }
 
 func (w *World) irecv(c *Comm, ctx uint32, buf []byte, src, tag int, onDone func(*Request)) *Request {
+	return w.irecvT(c, ctx, buf, src, tag, onDone, recvTarget{})
+}
+
+// irecvT is irecv of typed data: buf holds rt packed, so that a message
+// from a peer of another data representation is converted (hetero.go).
+func (w *World) irecvT(c *Comm, ctx uint32, buf []byte, src, tag int, onDone func(*Request), rt recvTarget) *Request {
 	if src == ProcNull {
 		return w.completedRequest(c, ReqRecv, ProcNull, AnyTag)
 	}
 	r := w.newRequest()
+	r.rt = rt
 	w.postRecv(r, c, ctx, buf, src, tag, onDone)
 	return r
 }
@@ -267,7 +280,14 @@ func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
 	}
 	r.Status.Count = int64(n)
 	if h.Kind == FrameEager {
-		copy(r.buf[:n], payload)
+		if h.Flags&(FlagSync|FlagForeign) == 0 {
+			copy(r.buf[:n], payload)
+			w.complete(r)
+			return
+		}
+		if h.Flags&FlagForeign == 0 || !w.convertEager(r, peer, h, payload) {
+			copy(r.buf[:n], payload)
+		}
 		if h.Flags&FlagSync != 0 {
 			w.queue(outFrame{peer: peer, hdr: Header{Kind: FrameSyncAck, Context: h.Context, SendID: h.SendID}})
 		}
@@ -276,8 +296,10 @@ func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
 	}
 	// Rendezvous.
 	r.peer = peer // a lost peer fails the receive (PeerFailed)
-	if h.Flags&FlagRMA != 0 && h.Len > 0 {
-		if rr := w.remote[peer]; rr != nil {
+	if h.Flags&(FlagRMA|FlagForeign) != 0 {
+		if h.Flags&FlagForeign != 0 {
+			w.stageForeign(r, peer, h)
+		} else if rr := w.remote[peer]; rr != nil && h.Len > 0 {
 			w.deliverRMA(rr, r, peer, h, n)
 			return
 		}

@@ -89,7 +89,7 @@ func (c *Comm) startPartitioned(st *partState) (*Request, error) {
 			return st.op, nil
 		}
 		view, unpack := recvView(st.buf, st.partitions*st.count, st.dt)
-		st.op = w.irecv(c, st.ctx, view, st.peer, st.tag, unpack)
+		st.op = w.irecvT(c, st.ctx, view, st.peer, st.tag, unpack, recvTarget{st.dt, st.partitions * st.count})
 		return st.op, nil
 	}
 	// The send completes once its message went out (after the last

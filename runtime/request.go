@@ -55,6 +55,7 @@ type Request struct {
 	src  int // match pattern: comm rank or AnySource (receives)
 	tag  int // match pattern: tag or AnyTag (receives)
 	buf  []byte
+	rt   recvTarget // typed receives: what buf holds (hetero.go)
 
 	// Status and Err are final once Done() is true.
 	Status Status

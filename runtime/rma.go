@@ -285,6 +285,12 @@ func (c *Comm) NewWin(flavor int, base unsafe.Pointer, size, unit int64, info *I
 	if c.remote != nil {
 		return nil, Errorf(ErrComm, "", "invalid communicator argument comm: an intercommunicator")
 	}
+	if c.MixedReps() {
+		// The origin would write its own representation into the
+		// target's memory: refuse, rather than store wrong bytes.
+		return nil, Errorf(ErrUnsupportedOperation, "", "one-sided communication between processes of different data representations is not supported (comm spans %s and %s)",
+			c.w.rep.Encode(), c.firstOtherRep().Encode())
+	}
 	hosts, err := c.hostsOf()
 	if err != nil {
 		return nil, err

@@ -109,6 +109,16 @@ func (s *Schedule) Recv(c *Comm, buf []byte, peer int) {
 	}
 }
 
+// RecvPacked adds a receive of count elements of dt, packed, into buf
+// (PackedLen bytes): a Recv whose bytes are known to be typed data, so
+// that data from a process of another representation arrives converted
+// to this process's (hetero.go); reductions combine only such operands.
+func (s *Schedule) RecvPacked(c *Comm, buf []byte, count int, dt *Datatype, peer int) {
+	if peer != ProcNull {
+		s.add(step{kind: stepRecv, c: c, peer: peer, buf: buf, count: count, dt: dt})
+	}
+}
+
 // SendTyped adds a send of count elements of dt at p (packed when the
 // step runs if dt is not contiguous).
 func (s *Schedule) SendTyped(c *Comm, p unsafe.Pointer, count int, dt *Datatype, peer int) {
@@ -241,7 +251,7 @@ func (s *Schedule) run() bool {
 				}
 			case stepRecv:
 				s.pending.Add(1)
-				w.irecv(st.c, st.c.CollContext(), st.buf, st.peer, tag, s.hook)
+				w.irecvT(st.c, st.c.CollContext(), st.buf, st.peer, tag, s.hook, recvTarget{st.dt, st.count})
 			case stepRecvTyped:
 				data, unpack := recvView(st.p, st.count, st.dt)
 				hook := s.hook
@@ -252,7 +262,7 @@ func (s *Schedule) run() bool {
 					}
 				}
 				s.pending.Add(1)
-				w.irecv(st.c, st.c.CollContext(), data, st.peer, tag, hook)
+				w.irecvT(st.c, st.c.CollContext(), data, st.peer, tag, hook, recvTarget{st.dt, st.count})
 			}
 		}
 		s.pending.Add(-1)

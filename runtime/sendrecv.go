@@ -27,6 +27,7 @@ func (c *Comm) SendrecvTyped(sbuf unsafe.Pointer, scount int, sdt *Datatype, des
 	}
 	view, unpack := recvView(rbuf, rcount, rdt)
 	r := w.pooledRequest()
+	r.rt = recvTarget{rdt, rcount}
 	w.postRecv(r, c, c.ctx, view, src, rtag, unpack)
 	err := send()
 	if err != nil {
@@ -99,12 +100,12 @@ func (c *Comm) isendrecv(data []byte, dest, stag int, rbuf unsafe.Pointer, rcoun
 	if src != ProcNull {
 		view, unpack := recvView(rbuf, rcount, rdt)
 		pending.Add(1)
-		rr = w.irecv(c, c.ctx, view, src, rtag, func(r *Request) {
+		rr = w.irecvT(c, c.ctx, view, src, rtag, func(r *Request) {
 			if unpack != nil {
 				unpack(r)
 			}
 			release()
-		})
+		}, recvTarget{rdt, rcount})
 	}
 	if dest != ProcNull {
 		pending.Add(1)

@@ -105,12 +105,12 @@ func (c *Comm) SendTyped(buf unsafe.Pointer, count int, dt *Datatype, dest, tag 
 // IrecvTyped posts a receive of up to count elements of dt into buf.
 func (c *Comm) IrecvTyped(buf unsafe.Pointer, count int, dt *Datatype, src, tag int) (*Request, error) {
 	data, unpack := recvView(buf, count, dt)
-	r := c.w.irecv(c, c.ctx, data, src, tag, unpack)
+	r := c.w.irecvT(c, c.ctx, data, src, tag, unpack, recvTarget{dt, count})
 	return r, nil
 }
 
 // RecvTyped is the blocking form of IrecvTyped.
 func (c *Comm) RecvTyped(buf unsafe.Pointer, count int, dt *Datatype, src, tag int) (Status, error) {
 	data, unpack := recvView(buf, count, dt)
-	return c.w.Recv(c, c.ctx, data, src, tag, unpack)
+	return c.w.recv(c, c.ctx, data, src, tag, unpack, recvTarget{dt, count})
 }

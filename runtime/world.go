@@ -156,6 +156,8 @@ type World struct {
 	hostsMu  sync.Mutex
 	hosts    []string      // host name of every world rank, nil until known
 	locs     []Location    // grid location of every world rank, nil until known
+	rep      Rep           // this process's data representation (hetero.go)
+	reps     []*Rep        // per world rank, its representation where it differs from rep; nil when none does
 	gridTopo *GridTopology // computed from locs on first use
 	infoEnv  *Info         // MPI_INFO_ENV, built on first use
 
@@ -237,12 +239,15 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 			return nil, fmt.Errorf("gmpi: no device reaches rank %d", p)
 		}
 	}
+	if err := w.setupReps(); err != nil {
+		return nil, fmt.Errorf("gmpi: %w", err)
+	}
 	w.setupDeviceExtras()
 	if len(w.devices) == 1 {
 		w.sleeper, _ = w.devices[0].(Sleeper)
 	}
 	for _, d := range w.devices {
-		if err := d.Start(w.handle); err != nil {
+		if err := d.Start(w.handlerFor(d)); err != nil {
 			return nil, fmt.Errorf("gmpi: starting device %s: %w", d.Name(), err)
 		}
 	}

@@ -6,6 +6,7 @@ package components
 import (
 	"gmpi/coll"
 	"gmpi/coll/basic"
+	"gmpi/coll/hetero"
 	"gmpi/coll/hier"
 	"gmpi/coll/inter"
 	"gmpi/coll/shm"
@@ -21,5 +22,5 @@ func List(p *param.Values, jobID string) ([]coll.Component, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []coll.Component{basic.Component{}, tc, inter.Component{}, shm.Component{JobID: jobID}, hier.Component{}}, nil
+	return []coll.Component{basic.Component{}, tc, inter.Component{}, shm.Component{JobID: jobID}, hier.Component{}, hetero.Component{}}, nil
 }

@@ -49,6 +49,11 @@
 //	  options = ["-o", "BatchMode=yes"]
 //	  program = "ssh"         # the ssh client to run
 //
+//	  arch = "s390x"          # the machine's architecture (default: mpirun's);
+//	                          # one that differs runs PROG.ARCH, through
+//	                          # qemu-ARCH-static when this computer cannot
+//	  executable = "/path/z/prog"  # the program to run there instead
+//
 //	  [site.machine.vmpi]     # the machine's vendor MPI
 //	  lib = "/opt/vendor/lib/libmpi.so"
 //	  launcher = "mpiexec"
@@ -131,6 +136,12 @@ type Machine struct {
 	Launcher Launcher
 	VMPI     *VMPI // nil: none
 	Hosts    []*Host
+	// Arch is the machine's architecture as uname -m names it ("s390x");
+	// "" means mpirun's own.
+	Arch string
+	// Executable is the program the machine's processes run instead of
+	// the command line's ("" none).
+	Executable string
 }
 
 // Host is one computer: a host name and the processes placed on it.
@@ -624,6 +635,11 @@ func (p *parser) machine(mt *table, s *Site, machNames, hostNames map[string]str
 	p.checkName("machine", mt.path, m.Name, machNames)
 	procs := mt.num("procs", 1, 1, 1<<20)
 	m.Launcher = p.launcher(mt)
+	m.Arch = mt.str("arch", false)
+	if m.Arch != "" && !validArch(m.Arch) {
+		p.errf(mt.at("arch"), "bad arch %q: want an architecture name such as \"s390x\" or \"x86_64\"", m.Arch)
+	}
+	m.Executable = mt.str("executable", false)
 	if vt := mt.sub("vmpi"); vt != nil {
 		v := &VMPI{Lib: vt.str("lib", true), Launcher: vt.str("launcher", false)}
 		if v.Lib != "" && !filepath.IsAbs(v.Lib) {
@@ -895,4 +911,16 @@ func FormatBandwidth(bw float64) string {
 		}
 	}
 	return strconv.FormatFloat(bw, 'g', -1, 64) + "B/s"
+}
+
+// validArch accepts architecture names as uname -m prints them (letters,
+// digits, '_'), which also name qemu-ARCH-static and the PROG.ARCH
+// executables.
+func validArch(a string) bool {
+	for _, r := range a {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return a != ""
 }

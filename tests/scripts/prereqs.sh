@@ -44,9 +44,12 @@ fi
 declare -A optprobe=(
     [slurm-wlm]=/usr/sbin/slurmctld
     [munge]=/usr/sbin/munged
+    [qemu-user-static]=/usr/bin/qemu-s390x-static
+    [gcc-s390x-linux-gnu]=/usr/bin/s390x-linux-gnu-gcc
+    [libc6-dev-s390x-cross]=/usr/s390x-linux-gnu/include/stdio.h
 )
 optional=()
-for pkg in slurm-wlm munge; do
+for pkg in slurm-wlm munge qemu-user-static gcc-s390x-linux-gnu libc6-dev-s390x-cross; do
     [ -e "${optprobe[$pkg]}" ] || optional+=("$pkg")
 done
 if [ ${#optional[@]} -gt 0 ]; then
@@ -55,9 +58,9 @@ if [ ${#optional[@]} -gt 0 ]; then
         export DEBIAN_FRONTEND=noninteractive
         apt-get install -y -q --no-install-recommends "${optional[@]}" ||
             { apt-get update -q && apt-get install -y -q --no-install-recommends "${optional[@]}"; } ||
-            echo "prereqs: could not install ${optional[*]}: the Slurm test will be skipped" >&2
+            echo "prereqs: could not install ${optional[*]}: the Slurm and heterogeneous-grid tests will be skipped" >&2
     else
-        echo "prereqs: optional packages missing (the Slurm test will be skipped): ${optional[*]}" >&2
+        echo "prereqs: optional packages missing (the Slurm and heterogeneous-grid tests will be skipped): ${optional[*]}" >&2
     fi
 fi
 
