@@ -18,6 +18,7 @@
 #define GMPI_FRONT_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,20 @@ struct gmpi_status {
     int MPI_TAG;
     int MPI_ERROR;
 };
+
+// A status field the inner layer did not write keeps this value: the
+// front then leaves the caller's field alone (MPI_ERROR is written only by
+// the calls that complete several requests; a status of a test that found
+// nothing is not written at all).
+#define FR_UNSET ((int)0x80000007)
+
+static inline void fr_status_blank(struct gmpi_status *s, long n)
+{
+    for (long i = 0; i < n; i++) {
+        s[i].MPI_SOURCE = FR_UNSET;
+        s[i].MPI_ERROR = FR_UNSET;
+    }
+}
 
 // Inner (MPICH ABI) constants.
 #define GMPI_PROC_NULL (-1)
@@ -283,7 +298,11 @@ static inline void *fr_tmp(void *small, size_t smallbytes, long n, size_t elem)
     if ((size_t)n * elem <= smallbytes)
         return small;
     void *p = calloc((size_t)n, elem);
-    return p ? p : small; // out of memory: the caller sees a short array
+    if (!p) {
+        fprintf(stderr, "gmpi: out of memory converting an array of %ld handles or statuses\n", n);
+        abort();
+    }
+    return p;
 }
 
 static inline void fr_tmp_free(void *p, void *small)

@@ -155,9 +155,12 @@ static inline MPI_File fr_file_out(void *f) { return f ? (MPI_File)f : MPI_FILE_
 
 static inline void fr_status_out(const struct gmpi_status *s, MPI_Status *o)
 {
+    if (s->MPI_SOURCE == FR_UNSET)
+        return; // not written
     o->MPI_SOURCE = fr_rank_out(s->MPI_SOURCE);
     o->MPI_TAG = fr_tag_out(s->MPI_TAG);
-    o->MPI_ERROR = fr_err_out(s->MPI_ERROR);
+    if (s->MPI_ERROR != FR_UNSET)
+        o->MPI_ERROR = fr_err_out(s->MPI_ERROR);
     o->MPI_internal[0] = s->count_lo;
     o->MPI_internal[1] = s->count_hi_and_cancelled;
     o->MPI_internal[2] = o->MPI_internal[3] = o->MPI_internal[4] = 0;

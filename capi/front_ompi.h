@@ -44,7 +44,10 @@ static inline void *fr_h_out(int h, int kind)
 // MPI_File is a pointer in both ABIs; only MPI_FILE_NULL differs.
 static inline void *fr_file_in(const void *f)
 {
-    return f == (const void *)MPI_FILE_NULL ? (void *)0 : (void *)f;
+    // The program may hold its own copy of ompi_mpi_file_null.
+    if (f == (const void *)MPI_FILE_NULL || f == gmpi_ompi_predef(0, FR_FILE))
+        return (void *)0;
+    return (void *)f;
 }
 
 static inline MPI_File fr_file_out(void *f)
@@ -54,9 +57,12 @@ static inline MPI_File fr_file_out(void *f)
 
 static inline void fr_status_out(const struct gmpi_status *s, MPI_Status *o)
 {
+    if (s->MPI_SOURCE == FR_UNSET)
+        return; // not written
     o->MPI_SOURCE = fr_rank_out(s->MPI_SOURCE);
     o->MPI_TAG = fr_tag_out(s->MPI_TAG);
-    o->MPI_ERROR = fr_err_out(s->MPI_ERROR);
+    if (s->MPI_ERROR != FR_UNSET)
+        o->MPI_ERROR = fr_err_out(s->MPI_ERROR);
     o->_cancelled = s->count_hi_and_cancelled & 1;
     o->_ucount = (size_t)(unsigned)s->count_lo |
                  (size_t)((unsigned)s->count_hi_and_cancelled >> 1) << 32;

@@ -39,7 +39,9 @@ static const struct predef table[] = {
 // An open-addressed hash of (kind, handle) -> the address programs see:
 // their copy of the object when the executable has one (a copy
 // relocation: the library is linked -Bsymbolic, so its own references
-// would name the library's copy), else the library's.
+// would name the library's copy), else the library's. When the library
+// was loaded with dlopen (mpi4py), the main program's scope does not hold
+// it and the library's own address is the one programs see.
 #define SLOTS 512
 static struct {
     int used, kind, h;
@@ -54,6 +56,9 @@ static unsigned slot_of(int kind, int h)
 
 static void build(void)
 {
+    // The main program's scope, not RTLD_DEFAULT: this library is linked
+    // -Bsymbolic, and a -Bsymbolic object's own lookups find itself first.
+    void *main_prog = dlopen(NULL, RTLD_NOW | RTLD_NOLOAD);
     for (unsigned i = 0; i < NPREDEF; i++) {
         const struct predef *p = &table[i];
         unsigned s = slot_of(p->kind, p->h);
@@ -61,7 +66,7 @@ static void build(void)
             s = (s + 1) % SLOTS;
         if (slots[s].used)
             continue; // an alias (MPI_LONG_LONG): the first name wins
-        void *a = dlsym(RTLD_DEFAULT, p->name);
+        void *a = main_prog ? dlsym(main_prog, p->name) : 0;
         slots[s].used = 1;
         slots[s].kind = p->kind;
         slots[s].h = p->h;

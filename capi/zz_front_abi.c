@@ -660,7 +660,7 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 #pragma weak MPI_Status_f2c = PMPI_Status_f2c
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
-    struct gmpi_status c_status_ = {0};
+    struct gmpi_status c_status_ = {0}; fr_status_blank(&c_status_, 1);
     int rc = gmpi_inner_Status_f2c((void *)f_status, c_status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&c_status_);
     if (c_status != FR_STATUS_IGNORE) fr_status_out(&c_status_, c_status);
     return fr_err_out(rc);
@@ -669,7 +669,7 @@ int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 #pragma weak MPI_Status_f082c = PMPI_Status_f082c
 int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
 {
-    struct gmpi_status c_status_ = {0};
+    struct gmpi_status c_status_ = {0}; fr_status_blank(&c_status_, 1);
     int rc = gmpi_inner_Status_f082c((void *)f08_status, c_status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&c_status_);
     if (c_status != FR_STATUS_IGNORE) fr_status_out(&c_status_, c_status);
     return fr_err_out(rc);
@@ -2800,7 +2800,7 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
     int message_ = 0;
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Improbe(fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), (void *)flag, message ? (void *)&message_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (message && rc == 0) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -2821,7 +2821,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
 #pragma weak MPI_Iprobe = PMPI_Iprobe
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Iprobe(fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -2885,7 +2885,7 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     int message_ = 0;
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Mprobe(fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), message ? (void *)&message_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (message && rc == 0) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -2896,7 +2896,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
     int message_ = message ? fr_h_in(*message) : 0;
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Mrecv(fr_buf_in(buf), count, fr_h_in(datatype), message ? (void *)&message_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (message) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -2906,7 +2906,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 #pragma weak MPI_Probe = PMPI_Probe
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Probe(fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -2915,7 +2915,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 #pragma weak MPI_Recv = PMPI_Recv
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Recv(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -2965,7 +2965,7 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Sendrecv(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -2974,7 +2974,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Sendrecv_replace(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(sendtag), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -3033,7 +3033,7 @@ int PMPI_Request_free(MPI_Request *request)
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Request_get_status(fr_h_in(request), (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -3072,7 +3072,7 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     int request_ = request ? fr_h_in(*request) : 0;
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Test(request ? (void *)&request_ : (void *)0, (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (request) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -3092,7 +3092,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
 {
     int array_of_requests__small[FR_SMALL]; long array_of_requests__n = count; int *array_of_requests_ = fr_tmp(array_of_requests__small, sizeof array_of_requests__small, array_of_requests__n, sizeof(int));
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests_[i] = fr_h_in(array_of_requests[i]);
-    struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : count); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status));
+    struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : count); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status)); fr_status_blank(array_of_statuses_, array_of_statuses__n);
     int rc = gmpi_inner_Testall(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)flag, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
     if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < count; i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
@@ -3106,7 +3106,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *fla
 {
     int array_of_requests__small[FR_SMALL]; long array_of_requests__n = count; int *array_of_requests_ = fr_tmp(array_of_requests__small, sizeof array_of_requests__small, array_of_requests__n, sizeof(int));
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests_[i] = fr_h_in(array_of_requests[i]);
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Testany(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)indx, (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -3119,7 +3119,7 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 {
     int array_of_requests__small[FR_SMALL]; long array_of_requests__n = incount; int *array_of_requests_ = fr_tmp(array_of_requests__small, sizeof array_of_requests__small, array_of_requests__n, sizeof(int));
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests_[i] = fr_h_in(array_of_requests[i]);
-    struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : incount); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status));
+    struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : incount); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status)); fr_status_blank(array_of_statuses_, array_of_statuses__n);
     int rc = gmpi_inner_Testsome(incount, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)outcount, (void *)array_of_indices, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
     if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < (outcount && *outcount > 0 ? *outcount : 0); i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
@@ -3132,7 +3132,7 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     int request_ = request ? fr_h_in(*request) : 0;
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Wait(request ? (void *)&request_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (request) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -3144,7 +3144,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_o
 {
     int array_of_requests__small[FR_SMALL]; long array_of_requests__n = count; int *array_of_requests_ = fr_tmp(array_of_requests__small, sizeof array_of_requests__small, array_of_requests__n, sizeof(int));
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests_[i] = fr_h_in(array_of_requests[i]);
-    struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : count); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status));
+    struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : count); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status)); fr_status_blank(array_of_statuses_, array_of_statuses__n);
     int rc = gmpi_inner_Waitall(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
     if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < count; i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
@@ -3158,7 +3158,7 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Stat
 {
     int array_of_requests__small[FR_SMALL]; long array_of_requests__n = count; int *array_of_requests_ = fr_tmp(array_of_requests__small, sizeof array_of_requests__small, array_of_requests__n, sizeof(int));
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests_[i] = fr_h_in(array_of_requests[i]);
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Waitany(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)indx, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -3171,7 +3171,7 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 {
     int array_of_requests__small[FR_SMALL]; long array_of_requests__n = incount; int *array_of_requests_ = fr_tmp(array_of_requests__small, sizeof array_of_requests__small, array_of_requests__n, sizeof(int));
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests_[i] = fr_h_in(array_of_requests[i]);
-    struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : incount); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status));
+    struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : incount); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status)); fr_status_blank(array_of_statuses_, array_of_statuses__n);
     int rc = gmpi_inner_Waitsome(incount, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)outcount, (void *)array_of_indices, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
     if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < (outcount && *outcount > 0 ? *outcount : 0); i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
@@ -5052,7 +5052,7 @@ int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
     int message_ = 0;
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Mrecv_c(fr_buf_in(buf), count, fr_h_in(datatype), message ? (void *)&message_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (message && rc == 0) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -5062,7 +5062,7 @@ int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message 
 #pragma weak MPI_Recv_c = PMPI_Recv_c
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Recv_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5112,7 +5112,7 @@ int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 #pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
 int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Sendrecv_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5121,7 +5121,7 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Sendrecv_replace_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(sendtag), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5341,7 +5341,7 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_D
 #pragma weak MPI_File_read_at = PMPI_File_read_at
 int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read_at(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5350,7 +5350,7 @@ int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_
 #pragma weak MPI_File_read_at_all = PMPI_File_read_at_all
 int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read_at_all(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5359,7 +5359,7 @@ int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, 
 #pragma weak MPI_File_write_at = PMPI_File_write_at
 int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write_at(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5368,7 +5368,7 @@ int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int coun
 #pragma weak MPI_File_write_at_all = PMPI_File_write_at_all
 int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write_at_all(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5395,7 +5395,7 @@ int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int cou
 #pragma weak MPI_File_read = PMPI_File_read
 int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5404,7 +5404,7 @@ int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI
 #pragma weak MPI_File_read_all = PMPI_File_read_all
 int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read_all(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5413,7 +5413,7 @@ int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
 #pragma weak MPI_File_write = PMPI_File_write
 int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5422,7 +5422,7 @@ int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype dataty
 #pragma weak MPI_File_write_all = PMPI_File_write_all
 int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write_all(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5470,7 +5470,7 @@ int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 #pragma weak MPI_File_read_shared = PMPI_File_read_shared
 int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read_shared(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5479,7 +5479,7 @@ int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 #pragma weak MPI_File_write_shared = PMPI_File_write_shared
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write_shared(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5506,7 +5506,7 @@ int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatyp
 #pragma weak MPI_File_read_ordered = PMPI_File_read_ordered
 int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read_ordered(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5515,7 +5515,7 @@ int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datat
 #pragma weak MPI_File_write_ordered = PMPI_File_write_ordered
 int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write_ordered(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5545,7 +5545,7 @@ int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int c
 #pragma weak MPI_File_read_at_all_end = PMPI_File_read_at_all_end
 int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read_at_all_end(fr_file_in(fh), fr_buf_in(buf), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5561,7 +5561,7 @@ int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf
 #pragma weak MPI_File_write_at_all_end = PMPI_File_write_at_all_end
 int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write_at_all_end(fr_file_in(fh), fr_buf_in(buf), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5577,7 +5577,7 @@ int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype dat
 #pragma weak MPI_File_read_all_end = PMPI_File_read_all_end
 int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read_all_end(fr_file_in(fh), fr_buf_in(buf), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5593,7 +5593,7 @@ int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datat
 #pragma weak MPI_File_write_all_end = PMPI_File_write_all_end
 int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write_all_end(fr_file_in(fh), fr_buf_in(buf), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5609,7 +5609,7 @@ int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype
 #pragma weak MPI_File_read_ordered_end = PMPI_File_read_ordered_end
 int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read_ordered_end(fr_file_in(fh), fr_buf_in(buf), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5625,7 +5625,7 @@ int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_D
 #pragma weak MPI_File_write_ordered_end = PMPI_File_write_ordered_end
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write_ordered_end(fr_file_in(fh), fr_buf_in(buf), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5705,7 +5705,7 @@ int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype d
 #pragma weak MPI_File_read_c = PMPI_File_read_c
 int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5714,7 +5714,7 @@ int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datat
 #pragma weak MPI_File_read_all_c = PMPI_File_read_all_c
 int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read_all_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5730,7 +5730,7 @@ int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Data
 #pragma weak MPI_File_read_at_c = PMPI_File_read_at_c
 int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read_at_c(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5739,7 +5739,7 @@ int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count cou
 #pragma weak MPI_File_read_at_all_c = PMPI_File_read_at_all_c
 int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read_at_all_c(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5755,7 +5755,7 @@ int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI
 #pragma weak MPI_File_read_ordered_c = PMPI_File_read_ordered_c
 int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read_ordered_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5771,7 +5771,7 @@ int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_
 #pragma weak MPI_File_read_shared_c = PMPI_File_read_shared_c
 int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_read_shared_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5780,7 +5780,7 @@ int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatyp
 #pragma weak MPI_File_write_c = PMPI_File_write_c
 int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5789,7 +5789,7 @@ int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatyp
 #pragma weak MPI_File_write_all_c = PMPI_File_write_all_c
 int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write_all_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5805,7 +5805,7 @@ int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, M
 #pragma weak MPI_File_write_at_c = PMPI_File_write_at_c
 int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write_at_c(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5814,7 +5814,7 @@ int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Co
 #pragma weak MPI_File_write_at_all_c = PMPI_File_write_at_all_c
 int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write_at_all_c(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5830,7 +5830,7 @@ int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *b
 #pragma weak MPI_File_write_ordered_c = PMPI_File_write_ordered_c
 int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write_ordered_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5846,7 +5846,7 @@ int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count coun
 #pragma weak MPI_File_write_shared_c = PMPI_File_write_shared_c
 int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0};
+    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_File_write_shared_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);

@@ -381,6 +381,20 @@ typedef void (MPI_T_event_dropped_cb_function)(MPI_Count, MPI_T_event_registrati
 
 #include "mpi_proto.h"
 
+/* Handle conversions to and from Fortran integers (functions here; MPICH's
+ * header has them as macros). */
+#define GMPI_C2F_HANDLES(X)                                                                 \
+    X(Comm, MPI_Comm) X(Errhandler, MPI_Errhandler) X(Group, MPI_Group) X(Info, MPI_Info)     \
+    X(Message, MPI_Message) X(Op, MPI_Op) X(Request, MPI_Request) X(Type, MPI_Datatype)       \
+    X(Win, MPI_Win) X(Session, MPI_Session)
+#define GMPI_C2F_PROTO(name, type)                                                          \
+    MPI_Fint MPI_##name##_c2f(type h);                                                       \
+    type MPI_##name##_f2c(MPI_Fint f);                                                       \
+    MPI_Fint PMPI_##name##_c2f(type h);                                                      \
+    type PMPI_##name##_f2c(MPI_Fint f);
+GMPI_C2F_HANDLES(GMPI_C2F_PROTO)
+#undef GMPI_C2F_PROTO
+
 /* The functions only the standard ABI has. */
 int MPI_Abi_get_version(int *abi_major, int *abi_minor);
 int MPI_Abi_get_info(MPI_Info *info);

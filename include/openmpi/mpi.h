@@ -510,6 +510,20 @@ extern int OMPI_C_MPI_WIN_DUP_FN(MPI_Win, int, void *, void *, void *, int *);
 
 #include "mpi_proto.h"
 
+/* Handle conversions to and from Fortran integers (functions here; MPICH's
+ * header has them as macros). */
+#define GMPI_C2F_HANDLES(X)                                                                 \
+    X(Comm, MPI_Comm) X(Errhandler, MPI_Errhandler) X(Group, MPI_Group) X(Info, MPI_Info)     \
+    X(Message, MPI_Message) X(Op, MPI_Op) X(Request, MPI_Request) X(Type, MPI_Datatype)       \
+    X(Win, MPI_Win) X(Session, MPI_Session)
+#define GMPI_C2F_PROTO(name, type)                                                          \
+    MPI_Fint MPI_##name##_c2f(type h);                                                       \
+    type MPI_##name##_f2c(MPI_Fint f);                                                       \
+    MPI_Fint PMPI_##name##_c2f(type h);                                                      \
+    type PMPI_##name##_f2c(MPI_Fint f);
+GMPI_C2F_HANDLES(GMPI_C2F_PROTO)
+#undef GMPI_C2F_PROTO
+
 #ifdef __cplusplus
 }
 #endif

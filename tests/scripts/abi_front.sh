@@ -23,7 +23,7 @@ src=$(cd "$(dirname "$0")/../c" && pwd)
 
 tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
-    tests=(hello:2 ring:4 p2p_semantics:2 p2p_more:2 status:2 collectives:4 collall:3 bcast_typemap:2
+    tests=(cpi:2 ring:4 p2p_semantics:2 p2p_more:2 status:2 collectives:4 collall:3 bcast_typemap:2
         commcreate:4 commfree:2 groups:4 intercomm:4 collinter:3 topo:4 neighbor:4 dtypes:2 pack:2
         userop:4 attrs:2 typeattr:2 errhandler:2 errhandler_user:2 comm_err:2 p2p_errors:2 info:2
         mprobe:2 cancel:2 greq:2 comm_idup:2 status_error:2 rma_ops:2)
@@ -71,12 +71,22 @@ run() {
 }
 
 failed=()
+own=()
 for t in "${tests[@]}"; do
     name=${t%%:*} np=${t##*:}
     if ! build "$CC_ABI" "$dir/bin" "$name" >"$dir/cc.log" 2>&1; then
-        cat "$dir/cc.log"
-        failed+=("$name(compile)")
-        continue
+        # Open MPI 4.1's header has no MPI-4 functions (the large-count
+        # _c variants, MPI_Isendrecv, ...): such a test is built with our
+        # own Open MPI-ABI header, which declares the whole API.
+        if [ "$ABI" = openmpi ] &&
+            build "$BUILD/openmpi/bin/mpicc" "$dir/own" "$name" >"$dir/cc2.log" 2>&1; then
+            cp "$dir/own/$name" "$dir/bin/$name"
+            own+=("$name")
+        else
+            cat "$dir/cc.log" "$dir/cc2.log" 2>/dev/null | grep -E "error" | head -5
+            failed+=("$name(compile)")
+            continue
+        fi
     fi
     # The program must resolve its MPI library to our front.
     if [ "$ABI" = openmpi ]; then
@@ -134,6 +144,7 @@ if [ "$ABI" = openmpi ]; then
     done
 fi
 
+[ ${#own[@]} -gt 0 ] && echo "built with build/openmpi/bin/mpicc (MPI-4 functions): ${own[*]}"
 if [ ${#failed[@]} -gt 0 ]; then
     fail "$ABI front: ${failed[*]}"
 fi

@@ -14,6 +14,8 @@ need_build
 LIB=$BUILD/openmpi/lib
 [ -e "$LIB/libmpi.so.40" ] || fail "$LIB/libmpi.so.40 is missing (build first)"
 PYTEST=$(cd "$(dirname "$0")/../python" && pwd)/mpi4py_basic.py
+# Debian's python3-mpi4py belongs to Debian's python, not to whatever python3 is first on PATH.
+PY=/usr/bin/python3
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gmpi-ompi-debian.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
@@ -28,18 +30,18 @@ mpirun_ok() {
     "$BUILD/bin/mpirun" -n "$np" --timeout "$limit" -x LD_LIBRARY_PATH "$@" </dev/null
 }
 
-MPI4PY=$(python3 -c 'import mpi4py, os; print(os.path.dirname(mpi4py.__file__))' 2>/dev/null)
+MPI4PY=$($PY -c 'import mpi4py, os; print(os.path.dirname(mpi4py.__file__))' 2>/dev/null)
 if [ -n "$MPI4PY" ]; then
     so=$(ls "$MPI4PY"/MPI.*.so | head -1)
     ldd "$so" | grep -qE "libmpi\.so\.40 => $LIB/libmpi\.so\.40" ||
         fail "ldd does not resolve mpi4py's libmpi.so.40 to $LIB"
-    ver=$(python3 -c 'from mpi4py import MPI; print(MPI.Get_library_version().splitlines()[0])' 2>&1) ||
+    ver=$($PY -c 'from mpi4py import MPI; print(MPI.Get_library_version().splitlines()[0])' 2>&1) ||
         fail "import mpi4py as a singleton: $ver"
     echo "mpi4py singleton: MPI.Get_library_version() = $ver"
     case "$ver" in *gmpi*) ;; *) fail "mpi4py does not report gmpi: $ver" ;; esac
     for np in 1 2 4; do
         t0=$(now)
-        out=$(mpirun_ok "$np" 240 python3 "$PYTEST" 2>&1)
+        out=$(mpirun_ok "$np" 240 "$PY" "$PYTEST" 2>&1)
         rc=$?
         echo "$out" | tail -n 20
         [ $rc -eq 0 ] || fail "mpi4py_basic.py at $np ranks exited $rc"

@@ -205,7 +205,7 @@ func frontConv(f *Func, p Param) (c conv, ok bool) {
 		}
 		c.pre = fmt.Sprintf("struct gmpi_status %s = {0}; if (%s != FR_STATUS_IGNORE) fr_status_in(%s, &%s);", tmp, n, n, tmp)
 		if !strings.HasPrefix(f.Name, "MPI_Status_set") {
-			c.pre = fmt.Sprintf("struct gmpi_status %s = {0};", tmp)
+			c.pre = fmt.Sprintf("struct gmpi_status %s = {0}; fr_status_blank(&%s, 1);", tmp, tmp)
 		}
 		c.arg = fmt.Sprintf("%s == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&%s", n, tmp)
 		c.post = fmt.Sprintf("if (%s != FR_STATUS_IGNORE) fr_status_out(&%s, %s);", n, tmp, n)
@@ -216,8 +216,8 @@ func frontConv(f *Func, p Param) (c conv, ok bool) {
 			return c, false
 		}
 		tmp := n + "_"
-		c.pre = fmt.Sprintf("struct gmpi_status %s_small[FR_SMALL]; long %s_n = %s; struct gmpi_status *%s = fr_tmp(%s_small, sizeof %s_small, %s_n, sizeof(struct gmpi_status));",
-			tmp, tmp, fmt.Sprintf("(%s == FR_STATUSES_IGNORE ? 0 : %s)", n, lnPre(ln)), tmp, tmp, tmp, tmp)
+		c.pre = fmt.Sprintf("struct gmpi_status %s_small[FR_SMALL]; long %s_n = %s; struct gmpi_status *%s = fr_tmp(%s_small, sizeof %s_small, %s_n, sizeof(struct gmpi_status)); fr_status_blank(%s, %s_n);",
+			tmp, tmp, fmt.Sprintf("(%s == FR_STATUSES_IGNORE ? 0 : %s)", n, lnPre(ln)), tmp, tmp, tmp, tmp, tmp, tmp)
 		c.arg = fmt.Sprintf("%s == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)%s", n, tmp)
 		c.post = fmt.Sprintf("if (%s != FR_STATUSES_IGNORE) for (long i = 0; i < %s; i++) fr_status_out(&%s[i], &%s[i]);", n, ln, tmp, n)
 		c.cleanup = fmt.Sprintf("fr_tmp_free(%s, %s_small);", tmp, tmp)
