@@ -9,3 +9,6 @@ package main
 
 // #cgo CFLAGS: -DGMPI_FRONT=1
 import "C"
+
+// frontABI names the ABI this build exports (MPI_Get_library_version).
+const frontABI = "MPI-5 standard"

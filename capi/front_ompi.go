@@ -10,3 +10,6 @@ package main
 // #cgo CFLAGS: -DGMPI_FRONT=1
 // #cgo LDFLAGS: -ldl
 import "C"
+
+// frontABI names the ABI this build exports (MPI_Get_library_version).
+const frontABI = "Open MPI 4.x"
