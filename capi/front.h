@@ -264,6 +264,15 @@ FR_ENUM(typeclass, GMPI_TYPECLASSES)
 FR_ENUM(compare, GMPI_COMPARES)
 FR_ENUM(thread, GMPI_THREADS)
 
+// Buffered sends: a front's header promises MPI_BSEND_OVERHEAD bytes per
+// message, the inner layer needs GMPI_BSEND_OVERHEAD; an attached buffer
+// is presented to the inner layer smaller by the difference, so that
+// exactly the messages the front's arithmetic allows fit.
+#define GMPI_BSEND_OVERHEAD 96
+#define FR_BSEND_DELTA (MPI_BSEND_OVERHEAD - GMPI_BSEND_OVERHEAD)
+static inline int fr_bsize_in(int s) { return s > FR_BSEND_DELTA ? s - FR_BSEND_DELTA : s; }
+static inline int fr_bsize_out(int s) { return s > 0 ? s + FR_BSEND_DELTA : s; }
+
 static inline int fr_darg_in(int x)
 {
     return x == MPI_DISTRIBUTE_DFLT_DARG ? -49767 : x;

@@ -2776,7 +2776,7 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 int PMPI_Buffer_attach(void *buffer, int size)
 {
-    int rc = gmpi_inner_Buffer_attach(fr_buf_in(buffer), size);
+    int rc = gmpi_inner_Buffer_attach(fr_buf_in(buffer), fr_bsize_in(size));
     return fr_err_out(rc);
 }
 
@@ -2784,6 +2784,7 @@ int PMPI_Buffer_attach(void *buffer, int size)
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     int rc = gmpi_inner_Buffer_detach((void *)buffer_addr, (void *)size);
+    if (size && rc == 0) *size = fr_bsize_out(*size);
     return fr_err_out(rc);
 }
 
@@ -4986,10 +4987,10 @@ int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 #pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
-    int message_ = 0;
+    int message_ = message ? fr_h_in(*message) : 0;
     int request_ = 0;
     int rc = gmpi_inner_Imrecv_c(fr_buf_in(buf), count, fr_h_in(datatype), message ? (void *)&message_ : (void *)0, request ? (void *)&request_ : (void *)0);
-    if (message && rc == 0) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
+    if (message) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
     if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
@@ -5051,10 +5052,10 @@ int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 #pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
-    int message_ = 0;
+    int message_ = message ? fr_h_in(*message) : 0;
     struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Mrecv_c(fr_buf_in(buf), count, fr_h_in(datatype), message ? (void *)&message_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
-    if (message && rc == 0) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
+    if (message) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
 }

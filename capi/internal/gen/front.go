@@ -76,7 +76,7 @@ func arrayLen(f *Func, p Param) (string, bool) {
 // inoutHandle: a handle pointer the call reads and writes (every other
 // handle pointer is an output only, never read: it may be uninitialized).
 func inoutHandle(f *Func, p Param) bool {
-	base := strings.TrimPrefix(strings.TrimPrefix(f.Name, "MPI_"), "MPIX_")
+	base := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(f.Name, "MPI_"), "MPIX_"), "_c")
 	switch p.Name {
 	case "array_of_requests":
 		return true
@@ -121,11 +121,15 @@ var (
 	enumIn = map[string]string{
 		"*.order": "order", "*.lock_type": "lock", "*.split_type": "split", "*.typeclass": "typeclass",
 		"*.required": "thread", "*.assert": "assert", "*.amode": "amode", "*.whence": "whence",
+		"MPI_Buffer_attach.size": "bsize", "MPI_Comm_attach_buffer.size": "bsize",
+		"MPI_Session_attach_buffer.size": "bsize",
 	}
 	enumOut = map[string]string{
 		"*.combiner": "combiner", "MPI_Topo_test.status": "topo", "*.result": "compare", "*.provided": "thread",
 		"*.rank_source": "rank", "*.rank_dest": "rank", "MPI_Error_class.errorclass": "err",
 		"MPI_Add_error_class.errorclass": "err", "*.amode": "amode",
+		"MPI_Buffer_detach.size": "bsize", "MPI_Comm_detach_buffer.size": "bsize",
+		"MPI_Session_detach_buffer.size": "bsize",
 	}
 	errIn       = map[string]bool{"errorcode": true, "errorclass": true}
 	copyFnTypes = map[string]bool{"MPI_Comm_copy_attr_function": true, "MPI_Type_copy_attr_function": true,
