@@ -34,7 +34,7 @@ if [ ${#tests[@]} -eq 0 ]; then
         userop:4 typeattr:2 errhandler:2 errhandler_user:2 p2p_errors:2
         mprobe:2 cancel:2 greq:2 status_error:2 rma_ops:2)
     # The standard ABI front has been run with these so far.
-    [ "$ABI" = standard ] && tests=(ring:4 collectives:3 status:2 p2p_semantics:2)
+    [ "$ABI" = standard ] && tests=(ring:4 collectives:3 status:2)
 fi
 
 case "$ABI" in
