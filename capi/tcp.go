@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net"
 
+	"gmpi/devices/relay"
 	"gmpi/devices/tcp"
 	mpirt "gmpi/runtime"
 	"gmpi/runtime/auth"
 	"gmpi/runtime/param"
 	"gmpi/runtime/pmi"
+	"gmpi/runtime/ports"
 )
 
 // The tcp device's part of MPI_Init: the listening socket and its card
@@ -25,11 +27,16 @@ const tcpSecretKey = "gmpi-tcp-secret"
 
 func tcpCardKey(rank int) string { return fmt.Sprintf("gmpi-tcp-%d", rank) }
 
-// publishTCP opens the listening socket (GMPI_TCP_IF) and puts its card
+// publishTCP opens the listening socket (GMPI_TCP_IF, in
+// GMPI_TCP_PORT_RANGE; the card says GMPI_TCP_ADVERTISE when set) and puts its card
 // in the KVS; rank 0 also puts a secret when GMPI_JOB_SECRET is unset.
 // The caller's barrier commits both.
 func publishTCP(c *pmi.Client, p *param.Values, rank int) (net.Listener, error) {
-	l, card, err := tcp.Listen(param.TCPIf.Get(p))
+	pr, err := ports.FromParams(p)
+	if err != nil {
+		return nil, err
+	}
+	l, card, err := tcp.ListenConfig{If: param.TCPIf.Get(p), Ports: pr, Advertise: param.TCPAdvertise.Get(p)}.Listen()
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +72,25 @@ func splitPeers(p *param.Values, hosts []string, rank int) (local, remote []int,
 		}
 	}
 	return local, remote, nil
+}
+
+// relayHops is the tcp device's route to each peer: the relays of the
+// private sites (GMPI_TCP_RELAYS, set by mpirun from the grid file) that
+// a connection between this rank's host and the peer's passes; nil when
+// the job has none.
+func relayHops(cfg mpirt.Config) (func(peer int) []string, error) {
+	routes, err := relay.ParseRoutes(param.TCPRelays.Get(cfg.Params))
+	if err != nil || len(routes) == 0 {
+		return nil, err
+	}
+	locs := cfg.Locations
+	if len(locs) != cfg.Size {
+		return nil, nil
+	}
+	me := locs[cfg.Rank]
+	return func(r int) []string {
+		return routes.Hops(me.Site, me.Host, locs[r].Site, locs[r].Host)
+	}, nil
 }
 
 // tcpSecret is the job secret: GMPI_JOB_SECRET (hex), which our mpirun
@@ -104,9 +130,15 @@ func startTCP(c *pmi.Client, cfg mpirt.Config, l net.Listener, remote []int, hos
 	if v, ok := param.TCPPoll.Lookup(cfg.Params); ok {
 		poll = v
 	}
+	hops, err := relayHops(cfg)
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
 	d, err := tcp.New(tcp.Config{Rank: cfg.Rank, Size: cfg.Size, JobID: c.KVSName(), Secret: secret,
 		Listener: l, Peers: remote, Hosts: hosts, Waker: waker, Log: cfg.Log, PollSockets: poll, Params: cfg.Params,
 		Card:        func(r int) (string, error) { return c.Get(tcpCardKey(r)) },
+		Hops:        hops,
 		Unreachable: func(_ int, msg string) { abortJob(1, msg) }})
 	if err != nil {
 		l.Close()

@@ -293,3 +293,56 @@ func TestStartupTimeout(t *testing.T) {
 		t.Errorf("code %d stderr %q", r.code, r.stderr)
 	}
 }
+
+// writePrivateGrid writes a grid of two local sites, b private behind
+// its gateway b0, with a port range for site a.
+func writePrivateGrid(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "private.toml")
+	text := `[[site]]
+name = "a"
+port_range = "41000:41999"
+  [[site.machine]]
+  name = "am"
+  hosts = ["a0"]
+[[site]]
+name = "b"
+private = true
+gateway = "b0"
+  [[site.machine]]
+  name = "bm"
+  hosts = ["b0", "b1"]
+`
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestGridRelay: a private site gets a relay on its gateway before the
+// ranks start; the ranks learn it (GMPI_TCP_RELAYS) and their port range;
+// the relay refuses strangers; a relay killed mid-job ends the job,
+// naming it.
+func TestGridRelay(t *testing.T) {
+	t.Parallel()
+	g := writePrivateGrid(t)
+	r := mpirun(t, "", nil, "--grid", g, "/bin/sh", "-c", `echo "$PMI_RANK [$GMPI_TCP_RELAYS] [$GMPI_TCP_PORT_RANGE]"`)
+	if r.code != 0 {
+		t.Fatalf("code %d stderr %q", r.code, r.stderr)
+	}
+	m := regexp.MustCompile(`0 \[b@b0=127\.0\.0\.1:([0-9]+)\] \[41000:41999\]`).FindStringSubmatch(r.stdout)
+	if m == nil || !strings.Contains(r.stdout, "2 [b@b0=127.0.0.1:"+m[1]+"] []") {
+		t.Fatalf("relay and port range in the ranks' environment: %q", r.stdout)
+	}
+	r = mpirun(t, "", nil, "--grid", g, "--show-topology")
+	if r.code != 0 || !strings.Contains(r.stdout, "a <-> b: 1 host pair(s) direct, 1 host pair(s) via relay on b0") ||
+		!strings.Contains(r.stdout, "private: reached through the relay on b0") {
+		t.Errorf("--show-topology: code %d stdout %q", r.code, r.stdout)
+	}
+	// Rank 0 kills the relay (a child of mpirun, its own parent) by pid.
+	r = mpirun(t, "", nil, "--grid", g, "/bin/sh", "-c",
+		`if [ "$PMI_RANK" = 0 ]; then sleep 1; kill -KILL $(pgrep -P $PPID -f '__rela[y] -site'); fi; sleep 25; echo finished`)
+	if r.code == 0 || !strings.Contains(r.stderr, "the relay of site b on host b0") || strings.Contains(r.stdout, "finished") {
+		t.Errorf("relay killed: code %d after %v, stdout %q stderr %q", r.code, r.elapsed, r.stdout, r.stderr)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"gmpi/runtime/auth"
 	"gmpi/runtime/param"
 	"gmpi/runtime/pmi/server"
+	"gmpi/runtime/ports"
 )
 
 // Launching. Every rank is started by its slot's launcher:
@@ -25,7 +27,9 @@ import (
 //	          run on this computer; PMI over fd 3 (pmi = "fd", for commands
 //	          that exec the rank here, such as "ip netns exec {host} {cmd}")
 //	          or over TCP (pmi = "tcp")
-//	ssh       ssh HOST 'sh -c SCRIPT': the script reads the job secret from
+//	          ({gateway}: the gateway of a private site's host, see below)
+//	ssh       ssh HOST 'sh -c SCRIPT' (ssh -J GATEWAY for a host of a private
+//	          site other than its gateway): the script reads the job secret from
 //	          its stdin (never on a command line), starts the rank with the
 //	          job's environment in mpirun's working directory, and kills it
 //	          when its stdin closes (mpirun ended or ssh died), so a remote
@@ -55,20 +59,22 @@ type pmiListener struct {
 }
 
 // listenPMI opens the TCP PMI port: on GMPI_PMI_ADDR (host or host:port)
-// when set, else on every address.
+// when set, else on every address; a port GMPI_PMI_ADDR does not give
+// comes from GMPI_TCP_PORT_RANGE.
 func (j *job) listenPMI() error {
 	addr := param.PMIAddr.Get(j.params)
 	bind := ""
-	if addr != "" {
-		if h, p, err := net.SplitHostPort(addr); err == nil {
-			bind, addr = h, net.JoinHostPort(h, p)
-		} else {
-			bind, addr = addr, net.JoinHostPort(addr, "0")
-		}
+	var l net.Listener
+	var err error
+	if h, p, perr := net.SplitHostPort(addr); addr != "" && perr == nil && p != "0" {
+		bind = h
+		l, err = net.Listen("tcp", net.JoinHostPort(h, p))
 	} else {
-		addr = ":0"
+		if bind = addr; perr == nil {
+			bind = h
+		}
+		l, err = ports.ListenConfigured(j.params, bind, "mpirun's PMI port")
 	}
-	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("PMI port: %w", err)
 	}
@@ -137,6 +143,10 @@ func (j *job) rankEnv(r, a int) []string {
 		// Without a grid file these pass through from mpirun's environment
 		// or -env, which lets a test fake a topology on one host.
 		extra = append(extra, "GMPI_SITE="+s.site, "GMPI_MACHINE="+s.machine, "GMPI_VMPI="+s.vmpi)
+		if w := j.grid.WAN; w.Latency > 0 && w.Bandwidth > 0 && !math.IsInf(w.Bandwidth, 0) {
+			// The wide area's bandwidth-delay product (coll/hier).
+			extra = append(extra, "GMPI_WAN_BDP="+strconv.Itoa(int(w.Latency.Seconds()*w.Bandwidth)))
+		}
 	}
 	if s.remote() && j.emu == nil {
 		extra = append(extra, "PMI_PORT="+j.pmiAddrFor(s.host), "PMI_ID="+itoa(r), "GMPI_PMI_AUTH=1")
@@ -150,6 +160,15 @@ func (j *job) rankEnv(r, a int) []string {
 		extra = append(extra, "GMPI_TCP_IF="+j.emu.Addr(s.host).String())
 	} else if s.listen != "" {
 		extra = append(extra, "GMPI_TCP_IF="+s.listen)
+	}
+	if s.ports != "" {
+		extra = append(extra, "GMPI_TCP_PORT_RANGE="+s.ports)
+	}
+	if s.advertise != "" && j.emu == nil { // an emulated host has one address
+		extra = append(extra, "GMPI_TCP_ADVERTISE="+s.advertise)
+	}
+	if j.relayEnv != "" {
+		extra = append(extra, "GMPI_TCP_RELAYS="+j.relayEnv)
 	}
 	return j.env(a, extra)
 }
@@ -169,7 +188,7 @@ func (j *job) command(p *rankProc) ([]string, error) {
 			if w == "{cmd}" {
 				argv = append(argv, prog...)
 			} else {
-				argv = append(argv, strings.ReplaceAll(w, "{host}", s.host))
+				argv = append(argv, strings.NewReplacer("{host}", s.host, "{gateway}", s.gateway).Replace(w))
 			}
 		}
 		return lookPath(argv)
@@ -181,6 +200,9 @@ func (j *job) command(p *rankProc) ([]string, error) {
 		}
 		if l.Port != 0 {
 			argv = append(argv, "-p", strconv.Itoa(l.Port))
+		}
+		if s.gateway != "" { // a private host: hop through its site's gateway
+			argv = append(argv, "-J", s.gateway)
 		}
 		argv = append(argv, l.Options...)
 		argv = append(argv, s.host, "exec /bin/sh -c "+shQuote(j.remoteScript(p)))
@@ -259,7 +281,14 @@ func (j *job) startEmulation() error {
 	}
 	t := emu.Topology{}
 	for _, s := range j.grid.Sites {
-		site := emu.Site{Name: s.Name}
+		site := emu.Site{Name: s.Name, Private: s.Private, Gateway: s.Gateway}
+		for _, f := range s.Firewall {
+			r, err := ports.Parse(f)
+			if err != nil {
+				return err
+			}
+			site.Firewall = append(site.Firewall, emu.PortRange{Lo: r.Lo, Hi: r.Hi})
+		}
 		for _, m := range s.Machines {
 			for _, h := range m.Hosts {
 				site.Hosts = append(site.Hosts, h.Name)

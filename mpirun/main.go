@@ -21,6 +21,9 @@
 //	GMPI_VMPI            the machine's name if it has a vendor MPI, else ""
 //	GMPI_TCP_IF          the address the rank listens on (grid file "listen",
 //	                     or the emulated host's address), when there is one
+//	GMPI_TCP_PORT_RANGE  the host's port range (grid file "port_range")
+//	GMPI_TCP_ADVERTISE   the address peers dial (grid file "advertise")
+//	GMPI_TCP_RELAYS      the relays of the private sites (relay.go)
 //	GMPI_LOCAL_RANK      rank among the job's processes on that host
 //	GMPI_LOCAL_SIZE      number of the job's processes on that host
 //	GMPI_UNIVERSE_SIZE   universe size
@@ -92,6 +95,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == vmpiExecArg { // a vendor MPI's rank (vmpi.go)
 		os.Exit(vmpiExecMain(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == relayArg { // a private site's relay (relay.go)
+		os.Exit(relayMain(os.Args[2:]))
+	}
 	// Pdeathsig is delivered when the thread that forked the child exits:
 	// keep the forking (main) goroutine on one thread for good.
 	runtime.LockOSThread()
@@ -147,8 +153,11 @@ type job struct {
 	// The Unix PMI socket of vendor-launched ranks (vmpi.go).
 	pmiUnix, pmiUnixDir string
 	pmiUnixClose        func()
-	secret              string // GMPI_JOB_SECRET
+	vio                 vendorIO // vendor ranks' stdout and stderr (vmpi.go)
+	secret              string   // GMPI_JOB_SECRET
 	checkins            *checkins
+	relays              []*relayProc // the private sites' relays (relay.go)
+	relayEnv            string       // GMPI_TCP_RELAYS
 
 	outMu, errMu sync.Mutex // serialize tagged lines per destination
 	outBroken    bool       // mpirun's stdout is gone (EPIPE): drop output
@@ -399,6 +408,12 @@ func (j *job) run() int {
 			defer j.pmiUnixClose()
 		}
 	}
+	relayDied := make(chan relayDeath, 16)
+	defer j.stopRelays()
+	if err := j.startRelays(relayDied); err != nil {
+		logf("%v", err)
+		return 1
+	}
 	defer j.closeStdins()
 	stdin, closeStdin := j.stdinForRank0()
 	defer closeStdin()
@@ -479,6 +494,9 @@ func (j *job) run() int {
 			live--
 			p := j.procs[ex.rank]
 			p.exited, p.status = true, ex.status
+			if j.slots[ex.rank].group != nil {
+				j.releaseVendorIO(ex.rank)
+			}
 			j.vlogf("rank %d (pid %d) exited: %v", p.rank, p.pid, describeStatus(ex.status))
 			if failed {
 				continue
@@ -518,6 +536,11 @@ func (j *job) run() int {
 					continue
 				}
 				fail(128+int(s), "received signal %d (%s); terminating the job", int(s), sigName(s))
+			}
+		case d := <-relayDied:
+			if !failed {
+				fail(1, "the relay of site %s on host %s (pid %d) ended while the job ran; the ranks of site %s cannot reach the other sites without it; terminating the job",
+					d.r.site, d.r.host, d.r.pid, d.r.site)
 			}
 		case <-timeout:
 			fail(124, "job timed out after %v; terminating the job", j.opts.timeout)
@@ -713,6 +736,9 @@ func (j *job) start(p *rankProc, in *os.File) error {
 	if s.group != nil {
 		env = j.vendorLauncherEnv(s.group, p.rank, p.app)
 		argv, err = j.vendorCommand(s.group, j.opts.apps[p.app].argv, env)
+		if err == nil {
+			err = j.prepareVendorIO(s.group)
+		}
 		if err != nil {
 			undo()
 			return err

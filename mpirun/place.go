@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"gmpi/devices/relay"
 	"gmpi/mpirun/grid"
 	mpirt "gmpi/runtime"
 	"gmpi/runtime/param"
@@ -18,6 +19,9 @@ type slot struct {
 	host                string // host name the launch gives (GMPI_HOSTNAME)
 	site, machine, vmpi string // grid location ("" without a grid file)
 	listen              string // GMPI_TCP_IF from the grid file ("" none)
+	ports               string // GMPI_TCP_PORT_RANGE from the grid file ("" none)
+	advertise           string // GMPI_TCP_ADVERTISE from the grid file ("" none)
+	gateway             string // the gateway a private host is launched through ("" none)
 	launcher            grid.Launcher
 	group               *vendorGroup // the vendor MPI machine's ranks (vmpi.go), nil without
 	localRank           int          // rank among the job's processes on host
@@ -127,7 +131,14 @@ func (j *job) placeGrid() error {
 	for _, r := range ranks {
 		h := r.Host
 		m := h.Machine
-		s := slot{host: h.Name, site: m.Site.Name, machine: m.Name, listen: h.Listen, launcher: m.Launcher}
+		s := slot{host: h.Name, site: m.Site.Name, machine: m.Name, listen: h.Listen, launcher: m.Launcher,
+			ports: h.PortRange(), advertise: h.Advertise}
+		if grid.HostPrivate(h) {
+			s.gateway = m.Site.Gateway
+		}
+		if s.listen == "" {
+			s.listen = m.Site.Interface
+		}
 		if m.VMPI != nil {
 			s.vmpi = m.Name
 		}
@@ -216,7 +227,23 @@ func (j *job) showTopology() {
 		}
 		fmt.Fprintf(&b, "grid %s: %d site(s), %d machine(s), %d host(s), %d rank(s)\n", g.Path, len(g.Sites), nm, len(g.Hosts()), j.size)
 		for _, s := range g.Sites {
-			fmt.Fprintf(&b, "site %s (color %d at level 1)\n", s.Name, topo.Colors[firstRankOfSite(j, s.Name)][1])
+			fmt.Fprintf(&b, "site %s (color %d at level 1)", s.Name, topo.Colors[firstRankOfSite(j, s.Name)][1])
+			switch {
+			case s.Relay:
+				fmt.Fprintf(&b, ", private: reached through the relay on %s", s.Gateway)
+			case s.Private:
+				fmt.Fprintf(&b, ", private behind %s, no relay: its other hosts cannot reach other sites", s.Gateway)
+			}
+			if s.Ports != "" {
+				fmt.Fprintf(&b, ", port range %s", s.Ports)
+			}
+			if s.Interface != "" {
+				fmt.Fprintf(&b, ", interface %s", s.Interface)
+			}
+			if len(s.Firewall) > 0 {
+				fmt.Fprintf(&b, ", emulated firewall admits %s", strings.Join(s.Firewall, ","))
+			}
+			b.WriteString("\n")
 			for _, m := range s.Machines {
 				what := "launcher " + launcherName(m.Launcher)
 				if m.VMPI != nil {
@@ -227,6 +254,15 @@ func (j *job) showTopology() {
 					fmt.Fprintf(&b, "    host %s: rank(s) %s", h.Name, rankList(ranksOf[h.Name]))
 					if h.Listen != "" {
 						fmt.Fprintf(&b, ", listen %s", h.Listen)
+					}
+					if h.Advertise != "" {
+						fmt.Fprintf(&b, ", advertise %s", h.Advertise)
+					}
+					if h.Ports != "" {
+						fmt.Fprintf(&b, ", port range %s", h.Ports)
+					}
+					if s.Relay && h.Name == s.Gateway {
+						b.WriteString(", gateway (runs the site's relay)")
 					}
 					b.WriteString("\n")
 				}
@@ -240,7 +276,13 @@ func (j *job) showTopology() {
 					fmt.Fprintf(&b, "  %s <-> %s: latency %v, bandwidth %s\n", a.Name, c.Name, l.Latency, grid.FormatBandwidth(l.Bandwidth))
 				}
 			}
+			b.WriteString(routeSummary(g))
 		}
+		pr := param.TCPPortRange.Get(j.params)
+		if pr == "" {
+			pr = "any"
+		}
+		fmt.Fprintf(&b, "port ranges: %s elsewhere (GMPI_TCP_PORT_RANGE; mpirun's PMI port too)\n", pr)
 	} else {
 		hs := j.hostNames()
 		fmt.Fprintf(&b, "no grid file: 1 site, 1 machine, %d host(s), %d rank(s)\n", len(hs), j.size)
@@ -261,6 +303,40 @@ func (j *job) showTopology() {
 	}
 	tw.Flush()
 	os.Stdout.WriteString(b.String())
+}
+
+// routeSummary says, per pair of sites, which host pairs connect directly
+// and which through relays.
+func routeSummary(g *grid.Grid) string {
+	routes := relay.Routes{}
+	for _, s := range g.Sites {
+		if s.Relay {
+			routes[s.Name] = relay.Relay{Site: s.Name, Gateway: s.Gateway}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("routes between sites (tcp):\n")
+	for i, a := range g.Sites {
+		for _, c := range g.Sites[i+1:] {
+			count := map[string]int{}
+			var order []string
+			for _, ha := range a.Hosts() {
+				for _, hc := range c.Hosts() {
+					d := routes.Describe(a.Name, ha.Name, c.Name, hc.Name)
+					if count[d] == 0 {
+						order = append(order, d)
+					}
+					count[d]++
+				}
+			}
+			parts := make([]string, len(order))
+			for k, d := range order {
+				parts[k] = fmt.Sprintf("%d host pair(s) %s", count[d], d)
+			}
+			fmt.Fprintf(&b, "  %s <-> %s: %s\n", a.Name, c.Name, strings.Join(parts, ", "))
+		}
+	}
+	return b.String()
 }
 
 func firstRankOfSite(j *job, site string) int {

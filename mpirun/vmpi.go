@@ -8,10 +8,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"gmpi/devices/vmpi/vendorlib"
 	"gmpi/mpirun/grid"
+	"gmpi/runtime/auth"
 	"gmpi/runtime/param"
 )
 
@@ -38,6 +43,15 @@ import (
 //
 // mpirun supervises the vendor launcher as the process of all K ranks:
 // its exit is each of theirs.
+//
+// Output: a vendor launcher forwards its ranks' output its own way (hydra
+// may join two ranks' lines), so __vmpi-exec does not keep the stdout and
+// stderr the launcher gave it. It asks mpirun for the ones a rank of its
+// own gets, over a second Unix socket beside the PMI one ("io": prove the
+// job secret, send the gmpi rank, receive two descriptors with
+// SCM_RIGHTS): mpirun's own stdout and stderr, or with --tag-output the
+// write ends of the rank's pipes, forwarded line by line with its tag.
+// The vendor launcher's own messages still come through its output.
 
 // vmpiExecArg is the first argument of mpirun's vendor-rank wrapper.
 const vmpiExecArg = "__vmpi-exec"
@@ -123,8 +137,21 @@ func (j *job) vendorCommand(vg *vendorGroup, prog, env []string) ([]string, erro
 		// ranks share the CPUs with other jobs).
 		argv = append(argv, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
 			"--mca", "btl", "self,vader", "--mca", "pml", "ob1", "--mca", "oob_tcp_if_include", "lo", "-np", n)
+		// Open MPI's launcher passes on only the variables named with
+		// -x: gmpi's, and those the user named with -x.
+		user := map[string]bool{}
+		for _, kv := range j.opts.genv {
+			k, _, _ := strings.Cut(kv, "=")
+			user[k] = true
+		}
+		for _, a := range j.opts.apps {
+			for _, kv := range a.env {
+				k, _, _ := strings.Cut(kv, "=")
+				user[k] = true
+			}
+		}
 		for _, kv := range env {
-			if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GMPI_") || strings.HasPrefix(k, "MPI_LOCAL") {
+			if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GMPI_") || strings.HasPrefix(k, "MPI_LOCAL") || user[k] {
 				argv = append(argv, "-x", k)
 			}
 		}
@@ -177,6 +204,12 @@ func (j *job) listenPMIUnix() error {
 		os.RemoveAll(dir)
 		return fmt.Errorf("PMI socket: %w", err)
 	}
+	il, err := net.Listen("unix", filepath.Join(dir, "io"))
+	if err != nil {
+		l.Close()
+		os.RemoveAll(dir)
+		return fmt.Errorf("vendor ranks' output socket: %w", err)
+	}
 	j.pmiUnix, j.pmiUnixDir = path, dir
 	j.vlogf("PMI over Unix socket %s", path)
 	go func() {
@@ -188,7 +221,177 @@ func (j *job) listenPMIUnix() error {
 			go j.servePMIConn(c)
 		}
 	}()
-	j.pmiUnixClose = func() { l.Close(); os.RemoveAll(dir) }
+	go func() {
+		for {
+			c, err := il.Accept()
+			if err != nil {
+				return
+			}
+			go j.serveVendorIO(c.(*net.UnixConn))
+		}
+	}()
+	j.pmiUnixClose = func() { l.Close(); il.Close(); os.RemoveAll(dir) }
+	return nil
+}
+
+// vendorIO is what mpirun hands a vendor-launched rank as its stdout and
+// stderr (see the top of this file).
+type vendorIO struct {
+	mu    sync.Mutex
+	files map[int][2]*os.File // rank -> (stdout, stderr) not handed over yet
+	owned bool                // the files are pipe ends of mpirun's (--tag-output): closed once handed over
+}
+
+// prepareVendorIO readies the output of vendor group vg's ranks: with
+// --tag-output a pipe pair per rank forwarded like a rank of mpirun's own,
+// else mpirun's own stdout and stderr.
+func (j *job) prepareVendorIO(vg *vendorGroup) error {
+	v := &j.vio
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.files == nil {
+		v.files = map[int][2]*os.File{}
+	}
+	v.owned = j.opts.tagOutput
+	for _, r := range vg.ranks {
+		if !j.opts.tagOutput {
+			v.files[r] = [2]*os.File{os.Stdout, os.Stderr}
+			continue
+		}
+		var pair [2]*os.File
+		var readers [2]*os.File
+		for i := range pair {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				for _, f := range append(pair[:i:i], readers[:i]...) {
+					f.Close()
+				}
+				return err
+			}
+			readers[i], pair[i] = pr, pw
+		}
+		v.files[r] = pair
+		p := j.procs[r]
+		p.ioDone.Add(2)
+		go j.forward(p, readers[0], false)
+		go j.forward(p, readers[1], true)
+	}
+	return nil
+}
+
+// releaseVendorIO drops what rank r was never handed (its process ended
+// first), so its forwarders see the end of their pipes.
+func (j *job) releaseVendorIO(r int) {
+	v := &j.vio
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if f, ok := v.files[r]; ok {
+		delete(v.files, r)
+		if v.owned {
+			f[0].Close()
+			f[1].Close()
+		}
+	}
+}
+
+// vendorIOTimeout bounds one rank's output handoff.
+const vendorIOTimeout = 10 * time.Second
+
+// serveVendorIO hands one vendor-launched rank its stdout and stderr: the
+// peer proves the job secret and names its rank ("RANK\n"); the answer is
+// one byte carrying the two descriptors. A rank is served once.
+func (j *job) serveVendorIO(c *net.UnixConn) {
+	defer c.Close()
+	if err := auth.Handshake(c, []byte(j.secret), false, "vmpi-io", vendorIOTimeout); err != nil {
+		j.vlogf("refused output connection: %v", err)
+		return
+	}
+	c.SetDeadline(time.Now().Add(vendorIOTimeout))
+	line, err := bufioLine(c)
+	if err != nil {
+		j.vlogf("vendor rank output connection: %v", err)
+		return
+	}
+	r, err := strconv.Atoi(line)
+	v := &j.vio
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	f, ok := v.files[r]
+	if err != nil || !ok {
+		j.vlogf("vendor rank output connection: rank %q is not a vendor rank waiting for its output", line)
+		return
+	}
+	if _, _, err := c.WriteMsgUnix([]byte{1}, unix.UnixRights(int(f[0].Fd()), int(f[1].Fd())), nil); err != nil {
+		j.vlogf("rank %d: handing over its output: %v", r, err)
+		return
+	}
+	delete(v.files, r)
+	if v.owned {
+		f[0].Close()
+		f[1].Close()
+	}
+}
+
+// bufioLine reads one short line ("\n" excluded) byte by byte, so that
+// nothing after it is consumed.
+func bufioLine(c net.Conn) (string, error) {
+	var b []byte
+	one := make([]byte, 1)
+	for len(b) < 32 {
+		if _, err := c.Read(one); err != nil {
+			return "", err
+		}
+		if one[0] == '\n' {
+			return string(b), nil
+		}
+		b = append(b, one[0])
+	}
+	return "", fmt.Errorf("line too long")
+}
+
+// vendorRankOutput replaces this process's stdout and stderr with the
+// ones mpirun hands it over the "io" socket beside pmiSock.
+func vendorRankOutput(pmiSock string, gmpiRank string) error {
+	secret, _ := param.JobSecret.Env()
+	nc, err := net.DialTimeout("unix", filepath.Join(filepath.Dir(pmiSock), "io"), vendorIOTimeout)
+	if err != nil {
+		return err
+	}
+	c := nc.(*net.UnixConn)
+	defer c.Close()
+	if err := auth.Handshake(c, []byte(secret), true, "vmpi-io", vendorIOTimeout); err != nil {
+		return err
+	}
+	c.SetDeadline(time.Now().Add(vendorIOTimeout))
+	if _, err := c.Write([]byte(gmpiRank + "\n")); err != nil {
+		return err
+	}
+	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(2*4))
+	n, oobn, _, _, err := c.ReadMsgUnix(buf, oob)
+	if err != nil {
+		return err
+	}
+	var fds []int
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
+		for _, m := range msgs {
+			if got, err := unix.ParseUnixRights(&m); err == nil {
+				fds = append(fds, got...)
+			}
+		}
+	}
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}()
+	if n != 1 || len(fds) != 2 {
+		return fmt.Errorf("mpirun did not hand over the output (rank %s)", gmpiRank)
+	}
+	for i, fd := range fds {
+		if err := unix.Dup3(fd, 1+i, 0); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -232,6 +435,9 @@ func vmpiExecMain(args []string) int {
 	}
 	for k, v := range set {
 		os.Setenv(k, v)
+	}
+	if err := vendorRankOutput(pmiSock, ranks[vr]); err != nil {
+		return fail("rank %s: taking over its output from mpirun: %v", ranks[vr], err)
 	}
 	path, err := exec.LookPath(args[0])
 	if err != nil {

@@ -22,8 +22,8 @@ func (w *World) DebugDump(out io.Writer) {
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	for _, id := range ids {
 		r := w.pending[id]
-		fmt.Fprintf(out, "  pending %d: kind %d peer %d ctx %d tag %d len %d remaining %d done %v\n",
-			id, r.Kind, r.peer, r.ctx, r.hdr.Tag, len(r.buf), r.remaining, r.done.Load())
+		fmt.Fprintf(out, "  pending %d: kind %d peer %d ctx %d tag %d len %d remaining %d parts %d done %v\n",
+			id, r.Kind, r.peer, r.ctx, r.hdr.Tag, len(r.buf), r.remaining, r.parts.Load(), r.done.Load())
 	}
 	w.pendingMu.Unlock()
 	w.outboxMu.Lock()

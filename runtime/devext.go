@@ -128,7 +128,7 @@ func (w *World) PeerFailed(peer int, cause error) {
 	var failed []*Request
 	w.pendingMu.Lock()
 	for id, r := range w.pending {
-		if r.peer == peer && (r.Kind == ReqSend || r.remaining > 0) {
+		if r.peer == peer && (r.Kind == ReqSend || r.remaining > 0 || r.parts.Load() > 0) {
 			delete(w.pending, id)
 			failed = append(failed, r)
 		}

@@ -314,7 +314,7 @@ func (w *World) deliverRMA(rr RemoteReader, r *Request, peer int, h *Header, n u
 		return
 	}
 	half := n / 2 &^ 4095
-	r.remaining = 2 // our read and the sender's write
+	r.parts.Store(2) // our read and the sender's write
 	id := w.register(r)
 	push := Header{Kind: FrameRMAPush, Context: h.Context, SendID: h.SendID, RecvID: id,
 		Len: n - half, Offset: uint64(uintptr(unsafe.Pointer(&r.buf[half])))}
@@ -328,10 +328,12 @@ func (w *World) deliverRMA(rr RemoteReader, r *Request, peer int, h *Header, n u
 }
 
 // partDone counts one finished part of a shared single copy (deliverRMA)
-// and completes r after the last.
+// and completes r after the last. The two parts end on different threads
+// under MPI_THREAD_MULTIPLE (the flush that ran our read, the poller that
+// handled the sender's FramePushDone), so the count is atomic: with a
+// plain decrement both could store 1 and the receive would never complete.
 func (w *World) partDone(r *Request) {
-	r.remaining--
-	if r.remaining == 0 {
+	if r.parts.Add(-1) == 0 {
 		w.lookup(r.id, true)
 		w.complete(r)
 	}

@@ -61,10 +61,11 @@ type Request struct {
 	Err    error
 
 	// protocol state
-	id        uint64 // key in World.pending while waiting for a reply
-	remaining uint64 // rendezvous bytes still expected
-	peer      int    // world rank of the partner (sends)
-	hdr       Header // envelope of a send
+	id        uint64       // key in World.pending while waiting for a reply
+	remaining uint64       // rendezvous bytes still expected
+	parts     atomic.Int32 // shared single copy: parts still running (deliverRMA)
+	peer      int          // world rank of the partner (sends)
+	hdr       Header       // envelope of a send
 
 	// onDone runs once, before Done() becomes true (unpacking into a
 	// non-contiguous user buffer, releasing a staging buffer).

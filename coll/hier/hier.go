@@ -15,9 +15,18 @@
 //     coordinator) to the coordinators, all-pairs exchanges between
 //     coordinators for barrier, allreduce and allgather;
 //   - a large broadcast is cut into one piece per receiving group, each
-//     sent to its group, which relays it to the others, so every link
-//     between groups carries a share; a large allreduce is a
-//     reduce-scatter then allgather between coordinators in the same way;
+//     sent to its group, which relays it to the others segment by
+//     segment as it arrives, so every link between groups carries a
+//     share (and the root sends a last part, about a bandwidth-delay
+//     product, to every group directly); a large allreduce is a
+//     pipelined reduce-scatter and allgather between coordinators;
+//   - small operations on small communicators (barrier, bcast,
+//     allreduce, allgather) end with a fan-out from the coordinators
+//     (or the root) to every process, so they cost one latency between
+//     groups and no hop inside a group after it;
+//   - transfers to several groups are cut into segments interleaved
+//     over the links (GMPI_HIER_SEGMENT), so all links carry data at
+//     once;
 //   - reductions are done per group first when the operator is
 //     commutative, or when the user asserts associativity
 //     (GMPI_ASSOCIATIVE=1 or the info key gmpi_assert_associative) and
@@ -63,8 +72,8 @@ var _ = coll.PriorityParam("hier", Priority)
 func (Component) Describe(*param.Values) coll.Description {
 	var names [mpirt.NumCollOps]string
 	for op, n := range map[mpirt.CollOp]string{
-		mpirt.CollBarrier: "group_barrier+allpairs", mpirt.CollBcast: "flat_tree|split_relay",
-		mpirt.CollReduce: "group_reduce+flat_tree|canonical_fold", mpirt.CollAllreduce: "group_reduce+allpairs|split|canonical_fold",
+		mpirt.CollBarrier: "fanout|group_barrier+allpairs", mpirt.CollBcast: "fanout|flat_tree|split_relay_pipelined",
+		mpirt.CollReduce: "group_reduce+flat_tree|canonical_fold", mpirt.CollAllreduce: "group_reduce+fanout|group_reduce+allpairs|pipelined_reduce_scatter_allgather|canonical_fold",
 		mpirt.CollAllgather: "group_gather+allpairs", mpirt.CollAllgatherv: "group_gather+allpairs",
 		mpirt.CollGather: "group_gather+flat_tree", mpirt.CollScatter: "flat_tree+group_scatter",
 		mpirt.CollReduceScatter: "allreduce+block", mpirt.CollReduceScatterBlock: "allreduce+block",
@@ -176,13 +185,19 @@ type module struct {
 	t *topo
 	c *mpirt.Comm
 
-	assocEnv bool // GMPI_ASSOCIATIVE=1
-	splitMin int  // bytes from which large vectors are split between groups
+	assocEnv  bool // GMPI_ASSOCIATIVE=1
+	splitMin  int  // bytes from which large vectors are split between groups
+	seg       int  // bytes per message between groups (GMPI_HIER_SEGMENT)
+	direct    int  // bytes of a split bcast sent to every group directly
+	fanoutMax int  // GMPI_HIER_FANOUT
 
 	mu     sync.Mutex
 	loDone bool
 	lo     *mpirt.Comm // this process's group (nil when it is alone in it)
 	loErr  error
+	// vlo is the vendor's communicator of the group when the group is
+	// one vendor MPI job (vMPI) and GMPI_HIER_VENDOR allows the handoff.
+	vlo mpirt.VendorGroup
 }
 
 // builder adds one call's phases to a plan.
@@ -195,6 +210,19 @@ func (m *module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
 	params := c.World().Params()
 	m.assocEnv = param.Associative.Get(params)
 	m.splitMin = max(1, int(param.HierSplitMin.Get(params)))
+	m.seg = param.HierSegment.Get(params)
+	m.fanoutMax = param.HierFanout.Get(params)
+	if m.t.level != levelSite {
+		m.seg = 1 << 30 // fast links between machines or hosts: whole messages
+	}
+	if d, set := param.HierDirect.Lookup(params); set {
+		m.direct = d
+	} else if bdp := param.WANBDP.Get(params); bdp > 0 && m.t.level == levelSite {
+		// The relayed pieces take one latency more than the direct
+		// part, during which a link carries a bandwidth-delay product,
+		// and one segment more.
+		m.direct = bdp + m.seg
+	}
 	ops := map[mpirt.CollOp]builder{
 		mpirt.CollBarrier:            m.barrier,
 		mpirt.CollBcast:              m.bcast,
@@ -248,9 +276,95 @@ func (m *module) getLo() (*mpirt.Comm, error) {
 				wr[i] = m.c.WorldRank(r)
 			}
 			m.lo, m.loErr = m.c.SubComm(1, wr)
+			if m.loErr == nil && m.oneVendorJob(wr) {
+				vc := m.c.World().VendorColls()
+				m.vlo, m.loErr = vc.VendorGroup(wr)
+				if vlo := m.vlo; vlo != nil {
+					m.c.OnFree(func() { vlo.Free() })
+				}
+			}
 		}
 	}
 	return m.lo, m.loErr
+}
+
+// oneVendorJob reports whether the world ranks wr form one vendor MPI
+// job whose collectives the group may use.
+func (m *module) oneVendorJob(wr []int) bool {
+	w := m.c.World()
+	gt := w.GridTopology()
+	if !param.HierVendor.Get(w.Params()) || w.VendorColls() == nil || gt == nil {
+		return false
+	}
+	var color int
+	for i, r := range wr {
+		if len(gt.Colors[r]) <= mpirt.LevelVMPI {
+			return false
+		}
+		if c := gt.Colors[r][mpirt.LevelVMPI]; i == 0 {
+			color = c
+		} else if c != color {
+			return false
+		}
+	}
+	return true
+}
+
+// vendorGroup runs op over the group with the vendor's collective when it
+// can (a blocking barrier, bcast, reduce or allreduce of predefined
+// types): it reports whether it did.
+func (p *plan) vendorGroup(op mpirt.CollOp, a *mpirt.CollArgs) bool {
+	v := p.m.vlo
+	if v == nil || !p.blocking {
+		return false
+	}
+	w := p.c.World()
+	var r mpirt.VendorRequest
+	var err error
+	switch op {
+	case mpirt.CollBarrier:
+		r, err = v.Ibarrier()
+	case mpirt.CollBcast:
+		k := mpirt.NewPacked(a.Rbuf, a.Rcount, a.Rdt)
+		me := p.lo.Rank()
+		if me == a.Root {
+			k.Load()
+		}
+		if r, err = v.Ibcast(k.Data, a.Root); err == nil {
+			if err = w.WaitVendor(r); err == nil && me != a.Root {
+				k.Store()
+			}
+		}
+		if err == mpirt.ErrVendorUnknown {
+			return false
+		}
+		p.err = err
+		return true
+	case mpirt.CollReduce, mpirt.CollAllreduce:
+		if !v.Known(a.Rdt, a.Op) {
+			return false
+		}
+		root := -1
+		if op == mpirt.CollReduce {
+			root = a.Root
+		}
+		sbuf := a.Sbuf
+		if mpirt.IsInPlace(sbuf) {
+			sbuf = mpirt.TempBuffer(a.Rcount, a.Rdt)
+			mpirt.CopyTyped(sbuf, a.Rcount, a.Rdt, a.Rbuf, a.Rcount, a.Rdt)
+		}
+		r, err = v.Ireduce(sbuf, a.Rbuf, a.Rcount, a.Rdt, a.Op, root)
+	default:
+		return false
+	}
+	if err == mpirt.ErrVendorUnknown {
+		return false
+	}
+	if err == nil {
+		err = w.WaitVendor(r)
+	}
+	p.err = err
+	return true
 }
 
 // schedule builds one nonblocking or persistent call.
@@ -302,6 +416,9 @@ func (p *plan) local(fn func() error) {
 // group runs op over this process's group (nothing when it is alone).
 func (p *plan) group(op mpirt.CollOp, a *mpirt.CollArgs) {
 	if p.err != nil || p.lo == nil {
+		return
+	}
+	if p.vendorGroup(op, a) {
 		return
 	}
 	if p.blocking {
@@ -362,12 +479,116 @@ func pieces(n, k int) []int {
 	return off
 }
 
-// barrier: the group's barrier, an all-pairs exchange of empty messages
-// between coordinators (one latency), the group's barrier again.
-func (m *module) barrier(p *plan, a *mpirt.CollArgs) {
-	p.group(mpirt.CollBarrier, a)
+// segments cuts b into messages of at most seg bytes (one empty message
+// for an empty b).
+func segments(b []byte, seg int) [][]byte {
+	if len(b) <= seg {
+		return [][]byte{b}
+	}
+	out := make([][]byte, 0, (len(b)+seg-1)/seg)
+	for len(b) > seg {
+		out = append(out, b[:seg])
+		b = b[seg:]
+	}
+	return append(out, b)
+}
+
+// sendSpread adds the sends of bufs[i] to peers[i] on c, each cut into
+// segments and interleaved over the peers: a send that waits for room in
+// one socket holds back the others by one segment only, so all links
+// between groups carry data at once (and no message needs a rendezvous).
+// recvSpread is its receiving side (the same cut).
+func (m *module) sendSpread(s *mpirt.Schedule, bufs [][]byte, peers []int) {
+	m.spread(bufs, peers, func(b []byte, peer int) { s.Send(m.c, b, peer) })
+}
+
+func (m *module) recvSpread(s *mpirt.Schedule, bufs [][]byte, peers []int) {
+	m.spread(bufs, peers, func(b []byte, peer int) { s.Recv(m.c, b, peer) })
+}
+
+func (m *module) spread(bufs [][]byte, peers []int, add func([]byte, int)) {
+	segs := make([][][]byte, len(bufs))
+	most := 0
+	for i, b := range bufs {
+		segs[i] = segments(b, m.seg)
+		most = max(most, len(segs[i]))
+	}
+	for k := range most {
+		for i, ss := range segs {
+			if k < len(ss) {
+				add(ss[k], peers[i])
+			}
+		}
+	}
+}
+
+// Small operations on communicators of at most fanoutRanks processes
+// end with a fan-out: a coordinator sends its group's result (an arrival,
+// a partial, a block) to every process of the other groups and to its
+// own members at once, rather than to the other coordinators, which
+// would forward it inside their groups. The data is small, so sending it
+// to a group more than once costs nothing, and the operation ends one
+// wide-area latency after the coordinators are ready, without a hop (and
+// a wake-up) inside the group behind it.
+const fanoutRanks = 64
+
+// fanout reports whether a small operation of n bytes per item fans out
+// (up to GMPI_HIER_FANOUT bytes).
+func (m *module) fanout(n int) bool {
+	return m.t.level == levelSite && m.c.Size() <= fanoutRanks && m.fanoutMax > 0 && n <= m.fanoutMax
+}
+
+// notify is the first phase of a fan-out barrier: each member tells its
+// coordinator it arrived (a group barrier for large groups).
+func (m *module) notify(p *plan, a *mpirt.CollArgs) {
 	me := m.c.Rank()
 	g := m.t.groupOf[me]
+	co := m.coord(g, -1)
+	mem := m.t.groups[g]
+	if len(mem) > 16 {
+		p.group(mpirt.CollBarrier, a)
+		return
+	}
+	p.xchg(func(s *mpirt.Schedule) {
+		if me != co {
+			s.Send(m.c, nil, co)
+			return
+		}
+		for _, r := range mem {
+			if r != me {
+				s.Recv(m.c, nil, r)
+			}
+		}
+	})
+}
+
+// barrier: on small communicators the members notify their coordinator,
+// which, once its group is in, tells every other process (fan-out); a
+// process leaves when every coordinator told it. Else the group's
+// barrier, an all-pairs exchange of empty messages between coordinators
+// (one latency), the group's barrier again.
+func (m *module) barrier(p *plan, a *mpirt.CollArgs) {
+	me := m.c.Rank()
+	g := m.t.groupOf[me]
+	if m.fanout(0) {
+		m.notify(p, a)
+		p.xchg(func(s *mpirt.Schedule) {
+			if me == m.coord(g, -1) {
+				for r := range m.c.Size() {
+					if r != me {
+						s.Send(m.c, nil, r)
+					}
+				}
+			}
+			for h := range m.t.groups {
+				if co := m.coord(h, -1); co != me {
+					s.Recv(m.c, nil, co)
+				}
+			}
+		})
+		return
+	}
+	p.group(mpirt.CollBarrier, a)
 	if me == m.coord(g, -1) {
 		p.xchg(func(s *mpirt.Schedule) {
 			for h := range m.t.groups {
@@ -381,52 +602,108 @@ func (m *module) barrier(p *plan, a *mpirt.CollArgs) {
 	p.group(mpirt.CollBarrier, a)
 }
 
-// bcast: the root sends to every other group's coordinator (flat tree),
-// or, for a large vector and three groups or more, one piece to each,
-// which the coordinators then exchange; each group broadcasts from its
-// coordinator.
+// bcast: the root sends the vector to every other group's coordinator
+// (flat tree). A large vector with three groups or more is split: the
+// root sends each receiving group one piece, which its coordinator
+// relays to the other receiving groups segment by segment as it arrives
+// (every link carries a share; relaying adds one latency and one
+// segment), and the last m.direct bytes to every group directly (they
+// fill the links during the relay's extra latency). Each group then
+// broadcasts from its coordinator.
 func (m *module) bcast(p *plan, a *mpirt.CollArgs) {
 	me, root := m.c.Rank(), a.Root
 	g, gr := m.t.groupOf[me], m.t.groupOf[root]
 	k := mpirt.NewPacked(a.Rbuf, a.Rcount, a.Rdt)
 	n := len(k.Data)
-	var others []int // the groups without the root
+	var others, coords []int // the groups without the root, their coordinators
+	mine := -1               // this group's index in others
 	for h := range m.t.groups {
 		if h != gr {
+			if h == g {
+				mine = len(others)
+			}
 			others = append(others, h)
+			coords = append(coords, m.coord(h, root))
 		}
 	}
-	split := len(others) >= 2 && n >= m.splitMin
-	off := pieces(n, len(others))
+	direct := n
+	if len(others) >= 2 && n >= m.splitMin && n > m.direct {
+		direct = m.direct
+	}
+	off := pieces(n-direct, len(others))
+	piece := func(j int) []byte { return k.Data[off[j]:off[j+1]] }
+	rest := k.Data[n-direct:]
+	if n > 0 && m.fanout(n) {
+		// Small: from the root to every process at once.
+		if me == root {
+			p.local(k.Load)
+		}
+		p.xchg(func(s *mpirt.Schedule) {
+			if me != root {
+				s.Recv(m.c, k.Data, root)
+				return
+			}
+			for r := range m.c.Size() {
+				if r != me {
+					s.Send(m.c, k.Data, r)
+				}
+			}
+		})
+		if me != root {
+			p.local(k.Store)
+		}
+		return
+	}
 	switch {
 	case n == 0:
 	case me == root:
 		p.local(k.Load)
 		p.xchg(func(s *mpirt.Schedule) {
-			for j, h := range others {
-				if split {
-					s.Send(m.c, k.Data[off[j]:off[j+1]], m.coord(h, root))
-				} else {
-					s.Send(m.c, k.Data, m.coord(h, root))
+			bufs := make([][]byte, 0, 2*len(others))
+			peers := make([]int, 0, 2*len(others))
+			for j := range others {
+				if len(piece(j)) > 0 {
+					bufs, peers = append(bufs, piece(j)), append(peers, coords[j])
 				}
+			}
+			m.sendSpread(s, bufs, peers)
+			if len(rest) > 0 {
+				bufs, peers = bufs[:0], peers[:0]
+				for j := range others {
+					bufs, peers = append(bufs, rest), append(peers, coords[j])
+				}
+				m.sendSpread(s, bufs, peers)
 			}
 		})
 	case me == m.coord(g, root):
-		if !split {
-			p.xchg(func(s *mpirt.Schedule) { s.Recv(m.c, k.Data, root) })
-		} else {
-			mine := 0
-			for j, h := range others {
-				if h == g {
-					mine = j
-				}
+		var relay []int // the other receiving coordinators
+		for j, co := range coords {
+			if j != mine {
+				relay = append(relay, co)
 			}
-			p.xchg(func(s *mpirt.Schedule) { s.Recv(m.c, k.Data[off[mine]:off[mine+1]], root) })
+		}
+		segs := segments(piece(mine), m.seg)
+		if len(piece(mine)) == 0 {
+			segs = nil
+		}
+		for i := 0; i <= len(segs); i++ {
+			// Round i: segment i arrives while segment i-1 goes on.
 			p.xchg(func(s *mpirt.Schedule) {
-				for j, h := range others {
-					if h != g {
-						s.Recv(m.c, k.Data[off[j]:off[j+1]], m.coord(h, root))
-						s.Send(m.c, k.Data[off[mine]:off[mine+1]], m.coord(h, root))
+				if i > 0 {
+					for _, co := range relay {
+						s.Send(m.c, segs[i-1], co)
+					}
+				}
+				if i < len(segs) {
+					s.Recv(m.c, segs[i], root)
+					return
+				}
+				if len(rest) > 0 {
+					m.recvSpread(s, [][]byte{rest}, []int{root})
+				}
+				for j, co := range coords {
+					if j != mine && len(piece(j)) > 0 {
+						m.recvSpread(s, [][]byte{piece(j)}, []int{co})
 					}
 				}
 			})
@@ -517,15 +794,18 @@ func (m *module) reduce(p *plan, a *mpirt.CollArgs) {
 	}
 	m.groupPartial(p, a, root, parts[g])
 	if me != root {
-		p.xchg(func(s *mpirt.Schedule) { s.Send(m.c, parts[g], root) })
+		p.xchg(func(s *mpirt.Schedule) { m.sendSpread(s, [][]byte{parts[g]}, []int{root}) })
 		return
 	}
 	p.xchg(func(s *mpirt.Schedule) {
+		var in [][]byte
+		var from []int
 		for h := range m.t.groups {
 			if h != g {
-				s.Recv(m.c, parts[h], m.coord(h, root))
+				in, from = append(in, parts[h]), append(from, m.coord(h, root))
 			}
 		}
+		m.recvSpread(s, in, from)
 	})
 	p.local(func() error {
 		acc, err := foldInto(a.Op, a.Rdt, parts)
@@ -552,6 +832,43 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 	g := m.t.groupOf[me]
 	G := len(m.t.groups)
 	span := mpirt.PackedLen(a.Rcount, a.Rdt)
+	if m.fanout(span) {
+		// Every coordinator's partial to every process; each folds
+		// them in group order.
+		parts := make([][]byte, G)
+		for h := range parts {
+			parts[h] = make([]byte, span)
+		}
+		co := m.coord(g, -1)
+		if me == co {
+			m.groupPartial(p, a, -1, parts[g])
+		} else {
+			m.groupPartial(p, a, -1, nil)
+		}
+		p.xchg(func(s *mpirt.Schedule) {
+			if me == co {
+				for r := range m.c.Size() {
+					if r != me {
+						s.Send(m.c, parts[g], r)
+					}
+				}
+			}
+			for h := range G {
+				if c := m.coord(h, -1); c != me {
+					s.Recv(m.c, parts[h], c)
+				}
+			}
+		})
+		p.local(func() error {
+			acc, err := foldInto(a.Op, a.Rdt, parts)
+			if err != nil {
+				return err
+			}
+			mpirt.StorePacked(a.Rbuf, a.Rcount, a.Rdt, acc)
+			return nil
+		})
+		return
+	}
 	if me == m.coord(g, -1) {
 		parts := make([][]byte, G)
 		for h := range parts {
@@ -560,50 +877,18 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 		m.groupPartial(p, a, -1, parts[g])
 		dt := a.Rdt
 		if G >= 3 && a.Rcount >= G && a.Rcount*dt.Size() >= m.splitMin {
-			// Piece h (elements off[h]..off[h+1]) is reduced at group h.
-			off := pieces(a.Rcount, G)
-			rng := func(b []byte, h int) []byte {
-				lo := off[h] * dt.Size()
-				return b[lo : lo+mpirt.PackedLen(off[h+1]-off[h], dt)]
-			}
-			p.xchg(func(s *mpirt.Schedule) {
-				for h := range G {
-					if h != g {
-						s.Recv(m.c, rng(parts[h], g), m.coord(h, -1))
-						s.Send(m.c, rng(parts[g], h), m.coord(h, -1))
-					}
-				}
-			})
-			res := make([]byte, span)
-			p.local(func() error {
-				mine := make([][]byte, G)
-				for h := range G {
-					mine[h] = rng(parts[h], g)
-				}
-				acc, err := foldInto(a.Op, dt, mine)
-				if err != nil {
-					return err
-				}
-				copy(rng(res, g), acc)
-				return nil
-			})
-			p.xchg(func(s *mpirt.Schedule) {
-				for h := range G {
-					if h != g {
-						s.Recv(m.c, rng(res, h), m.coord(h, -1))
-						s.Send(m.c, rng(res, g), m.coord(h, -1))
-					}
-				}
-			})
-			p.local(func() error { mpirt.StorePacked(a.Rbuf, a.Rcount, dt, res); return nil })
+			m.splitAllreduce(p, a, parts)
 		} else {
 			p.xchg(func(s *mpirt.Schedule) {
+				var in, out [][]byte
+				var peers []int
 				for h := range G {
 					if h != g {
-						s.Recv(m.c, parts[h], m.coord(h, -1))
-						s.Send(m.c, parts[g], m.coord(h, -1))
+						in, out, peers = append(in, parts[h]), append(out, parts[g]), append(peers, m.coord(h, -1))
 					}
 				}
+				m.recvSpread(s, in, peers)
+				m.sendSpread(s, out, peers)
 			})
 			// Folding overwrites the partials: parts[g] is sent before
 			// this round starts (the exchange round completed).
@@ -620,6 +905,99 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 		m.groupPartial(p, a, -1, nil)
 	}
 	p.group(mpirt.CollBcast, &mpirt.CollArgs{Rbuf: a.Rbuf, Rcount: a.Rcount, Rdt: a.Rdt, Root: 0})
+}
+
+// splitAllreduce combines the coordinators' partials (parts[h] is group
+// h's, parts[g] this group's, filled) into the user's receive buffer:
+// piece h of the vector (a share of the elements, cut in segments) is
+// reduced at group h - every coordinator sends its partial's pieces to
+// their groups, interleaved, in one round - and each reduced segment
+// goes to every other coordinator as soon as it is folded, while the
+// next one arrives (a pipelined reduce-scatter and allgather: each link
+// carries two pieces, the second following the first).
+func (m *module) splitAllreduce(p *plan, a *mpirt.CollArgs, parts [][]byte) {
+	me := m.c.Rank()
+	g := m.t.groupOf[me]
+	G := len(m.t.groups)
+	dt := a.Rdt
+	es := dt.Size()
+	segElems := max(1, m.seg/es)
+	off := pieces(a.Rcount, G)
+	// seg(b, h): the segments of piece h of packed vector b.
+	seg := func(b []byte, h int) [][]byte {
+		var out [][]byte
+		for lo := off[h]; lo < off[h+1]; lo += segElems {
+			hi := min(off[h+1], lo+segElems)
+			out = append(out, b[lo*es:hi*es])
+		}
+		return out
+	}
+	res := make([]byte, mpirt.PackedLen(a.Rcount, dt))
+	var peers []int
+	for h := range G {
+		if h != g {
+			peers = append(peers, m.coord(h, -1))
+		}
+	}
+	mySegs := seg(res, g)
+	fold := func(t int) func() error {
+		return func() error {
+			in := make([][]byte, G)
+			for h := range G {
+				in[h] = seg(parts[h], g)[t]
+			}
+			acc, err := foldInto(a.Op, dt, in)
+			if err != nil {
+				return err
+			}
+			copy(mySegs[t], acc)
+			return nil
+		}
+	}
+	for t := 0; t <= len(mySegs); t++ {
+		p.xchg(func(s *mpirt.Schedule) {
+			if t == 0 {
+				// Every piece of this partial to its group, segments
+				// interleaved over the groups.
+				out := make([][][]byte, G)
+				most := 0
+				for h := range G {
+					if h != g {
+						out[h] = seg(parts[g], h)
+						most = max(most, len(out[h]))
+					}
+				}
+				for i := range most {
+					for h := range G {
+						if i < len(out[h]) {
+							s.Send(m.c, out[h][i], m.coord(h, -1))
+						}
+					}
+				}
+			} else {
+				s.Local(fold(t - 1))
+				for _, co := range peers {
+					s.Send(m.c, mySegs[t-1], co)
+				}
+			}
+			if t < len(mySegs) {
+				for h := range G {
+					if h != g {
+						s.Recv(m.c, seg(parts[h], g)[t], m.coord(h, -1))
+					}
+				}
+				return
+			}
+			for h := range G {
+				if h != g {
+					for _, b := range seg(res, h) {
+						s.Recv(m.c, b, m.coord(h, -1))
+					}
+				}
+			}
+		})
+	}
+	p.local(func() error { mpirt.StorePacked(a.Rbuf, a.Rcount, dt, res); return nil })
 }
 
 // canonicalReduce gathers every operand (packed, each over each
@@ -703,21 +1081,43 @@ func (m *module) gatherBlob(p *plan, root int, mine []byte, sizes []int) *blob {
 		p.group(mpirt.CollGatherv, &mpirt.CollArgs{Sbuf: ptr(mine), Scount: len(mine), Sdt: byteType,
 			Rbuf: ptr(b.group(g)), Rcounts: counts, Rdispls: displs, Rdt: byteType, Root: m.t.idx[co]})
 	}
+	if root < 0 && m.fanout(len(b.data)) {
+		// Every coordinator's group to every process.
+		p.xchg(func(s *mpirt.Schedule) {
+			if me == co {
+				for r := range m.c.Size() {
+					if r != me {
+						s.Send(m.c, b.group(g), r)
+					}
+				}
+			}
+			for h := range m.t.groups {
+				if c := m.coord(h, -1); c != me {
+					s.Recv(m.c, b.group(h), c)
+				}
+			}
+		})
+		return b
+	}
 	if me == co {
 		p.xchg(func(s *mpirt.Schedule) {
+			var in, out [][]byte
+			var from, to []int
 			for h := range m.t.groups {
 				switch {
 				case h == g:
 				case root < 0:
-					s.Recv(m.c, b.group(h), m.coord(h, root))
-					s.Send(m.c, b.group(g), m.coord(h, root))
+					in, from = append(in, b.group(h)), append(from, m.coord(h, root))
+					out, to = append(out, b.group(g)), append(to, m.coord(h, root))
 				case me == root:
-					s.Recv(m.c, b.group(h), m.coord(h, root))
+					in, from = append(in, b.group(h)), append(from, m.coord(h, root))
 				}
 			}
 			if root >= 0 && me != root {
-				s.Send(m.c, b.group(g), root)
+				out, to = append(out, b.group(g)), append(to, root)
 			}
+			m.recvSpread(s, in, from)
+			m.sendSpread(s, out, to)
 		})
 	}
 	if root < 0 {
@@ -823,14 +1223,17 @@ func (m *module) scatter(p *plan, a *mpirt.CollArgs) {
 			return nil
 		})
 		p.xchg(func(s *mpirt.Schedule) {
+			var out [][]byte
+			var to []int
 			for h := range m.t.groups {
 				if h != g {
-					s.Send(m.c, b.group(h), m.coord(h, root))
+					out, to = append(out, b.group(h)), append(to, m.coord(h, root))
 				}
 			}
+			m.sendSpread(s, out, to)
 		})
 	} else if me == co {
-		p.xchg(func(s *mpirt.Schedule) { s.Recv(m.c, b.group(g), root) })
+		p.xchg(func(s *mpirt.Schedule) { m.recvSpread(s, [][]byte{b.group(g)}, []int{root}) })
 	}
 	mem := m.t.groups[g]
 	mineBuf := b.block(me)

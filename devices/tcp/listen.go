@@ -4,37 +4,86 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"gmpi/runtime/ports"
 )
+
+// ListenConfig says where the device listens and what it publishes.
+type ListenConfig struct {
+	// If is GMPI_TCP_IF: an IP address (bind it), a CIDR (bind this
+	// host's address inside it), an interface name (bind its first
+	// address, IPv4 first), or a comma-separated list of these (the first
+	// that matches this host). Empty: bind every address, and publish the
+	// address of the interface that carries the default route (else the
+	// first non-loopback address, else 127.0.0.1). Linux routes traffic
+	// to a local address through the loopback device, so a one-host job
+	// stays on loopback.
+	If string
+	// Ports is the range the port comes from (GMPI_TCP_PORT_RANGE).
+	Ports ports.Range
+	// Advertise (GMPI_TCP_ADVERTISE), when set, is what the card says
+	// instead of the bound address: a host or IP (with the bound port)
+	// or host:port (a port forwarded by a NAT).
+	Advertise string
+}
 
 // Listen opens the device's listening socket before the business cards
 // are exchanged and returns it with the card ("ip:port") peers dial.
-// spec is GMPI_TCP_IF: an IP address (bind it), a CIDR (bind this host's
-// address inside it) or an interface name (bind its first address,
-// IPv4 first). Empty: bind every address, and publish the address of the
-// interface that carries the default route (else the first non-loopback
-// address, else 127.0.0.1). Linux routes traffic to a local address
-// through the loopback device, so a one-host job stays on loopback.
-func Listen(spec string) (net.Listener, string, error) {
-	bind, card, err := chooseAddr(spec)
+func (lc ListenConfig) Listen() (net.Listener, string, error) {
+	bind, card, err := chooseAddr(lc.If)
 	if err != nil {
 		return nil, "", err
 	}
-	l, err := net.Listen("tcp", net.JoinHostPort(bind, "0"))
+	l, err := ports.Listen(bind, lc.Ports, "tcp", "GMPI_TCP_PORT_RANGE")
 	if err != nil {
-		return nil, "", fmt.Errorf("tcp: listening on %s: %w", bind, err)
+		return nil, "", err
 	}
 	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	if a := strings.TrimSpace(lc.Advertise); a != "" {
+		if _, _, err := net.SplitHostPort(a); err == nil {
+			return l, a, nil
+		}
+		return l, net.JoinHostPort(strings.Trim(a, "[]"), port), nil
+	}
 	return l, net.JoinHostPort(card, port), nil
 }
 
-// chooseAddr returns the address to bind and the one to publish.
+// Listen is ListenConfig{If: spec}.Listen(): any port, the bound address
+// published.
+func Listen(spec string) (net.Listener, string, error) {
+	return ListenConfig{If: spec}.Listen()
+}
+
+// chooseAddr returns the address to bind and the one to publish; spec
+// may list several choices, the first that fits this host wins.
 func chooseAddr(spec string) (bind, card string, err error) {
+	spec = strings.TrimSpace(spec)
 	if spec == "" {
 		return "", defaultAddr(), nil
 	}
+	if strings.Contains(spec, ",") {
+		var errs []string
+		for _, one := range strings.Split(spec, ",") {
+			if one = strings.TrimSpace(one); one == "" {
+				continue
+			}
+			b, c, err := chooseOne(one)
+			if err == nil {
+				return b, c, nil
+			}
+			errs = append(errs, err.Error())
+		}
+		return "", "", fmt.Errorf("tcp: GMPI_TCP_IF=%s: nothing in the list fits this host (%s)", spec, strings.Join(errs, "; "))
+	}
+	return chooseOne(spec)
+}
+
+// chooseOne is chooseAddr for one address, network or interface.
+func chooseOne(spec string) (bind, card string, err error) {
 	if ip := net.ParseIP(spec); ip != nil {
 		return ip.String(), ip.String(), nil
 	}

@@ -36,6 +36,19 @@ VMPI_FUNCS(ich_, int, mpich_status)
 VMPI_FUNCS(om_, void *, ompi_status)
 
 typedef int (*size_fn)(void *, int *);
+
+/* Collective entry points, per ABI. */
+#define VMPI_COLL_FUNCS(P, H)                                                  \
+	typedef int (*P##comm_group_fn)(H, H *);                               \
+	typedef int (*P##group_incl_fn)(H, int, const int *, H *);             \
+	typedef int (*P##group_free_fn)(H *);                                  \
+	typedef int (*P##comm_create_group_fn)(H, H, int, H *);                \
+	typedef int (*P##ibarrier_fn)(H, H *);                                 \
+	typedef int (*P##ibcast_fn)(void *, int, H, int, H, H *);              \
+	typedef int (*P##iallreduce_fn)(const void *, void *, int, H, H, H, H *); \
+	typedef int (*P##ireduce_fn)(const void *, void *, int, H, H, int, H, H *);
+VMPI_COLL_FUNCS(ich_, int)
+VMPI_COLL_FUNCS(om_, void *)
 typedef int (*err_string_fn)(int, char *, int *);
 
 static struct {
@@ -45,6 +58,7 @@ static struct {
 	void *isend, *irecv, *recv, *test, *wait, *cancel, *get_count, *err_string;
 	/* Open MPI's predefined objects (their addresses are the handles). */
 	void *om_world, *om_byte;
+	void *comm_group, *group_incl, *group_free, *comm_create_group, *ibarrier, *ibcast, *iallreduce, *ireduce;
 	/* The device's communicator (a dup of the vendor's MPI_COMM_WORLD). */
 	int ich_comm;
 	void *om_comm;
@@ -235,4 +249,153 @@ void vmpi_error_string(int code, char *buf, int n) {
 	if (!v.err_string || ((err_string_fn)v.err_string)(code, tmp, &len) != 0)
 		snprintf(tmp, sizeof tmp, "error %d", code);
 	snprintf(buf, n, "%s", tmp);
+}
+
+/* The datatypes and operations the handoff knows: their MPICH handle
+ * values (gmpi's) and Open MPI's symbol names. */
+static const struct {
+	int mpich;
+	const char *ompi;
+} known[] = {
+	{0x4c000102, "ompi_mpi_unsigned_char"}, {0x4c000203, "ompi_mpi_short"},
+	{0x4c000204, "ompi_mpi_unsigned_short"}, {0x4c000405, "ompi_mpi_int"},
+	{0x4c000406, "ompi_mpi_unsigned"},      {0x4c000807, "ompi_mpi_long"},
+	{0x4c000808, "ompi_mpi_unsigned_long"}, {0x4c00040a, "ompi_mpi_float"},
+	{0x4c00080b, "ompi_mpi_double"},        {0x4c000809, "ompi_mpi_long_long_int"},
+	{0x4c000819, "ompi_mpi_unsigned_long_long"},
+	{0x58000001, "ompi_mpi_op_max"},        {0x58000002, "ompi_mpi_op_min"},
+	{0x58000003, "ompi_mpi_op_sum"},        {0x58000004, "ompi_mpi_op_prod"},
+	{0x58000005, "ompi_mpi_op_land"},       {0x58000006, "ompi_mpi_op_band"},
+	{0x58000007, "ompi_mpi_op_lor"},        {0x58000008, "ompi_mpi_op_bor"},
+	{0x58000009, "ompi_mpi_op_lxor"},       {0x5800000a, "ompi_mpi_op_bxor"},
+};
+#define NKNOWN (sizeof known / sizeof known[0])
+static void *om_known[NKNOWN];
+
+int vmpi_coll_open(void) {
+	if (!v.lib)
+		return 0;
+	if (v.ibarrier)
+		return 1;
+	static const char *names[] = {"MPI_Comm_group", "MPI_Group_incl", "MPI_Group_free", "MPI_Comm_create_group",
+		"MPI_Ibarrier", "MPI_Ibcast", "MPI_Iallreduce", "MPI_Ireduce"};
+	void **slots[] = {&v.comm_group, &v.group_incl, &v.group_free, &v.comm_create_group,
+		&v.ibarrier, &v.ibcast, &v.iallreduce, &v.ireduce};
+	void *got[8];
+	for (size_t i = 0; i < 8; i++)
+		if (!(got[i] = dlsym(v.lib, names[i])))
+			return 0;
+	if (v.abi == VMPI_ABI_OMPI)
+		for (size_t i = 0; i < NKNOWN; i++)
+			om_known[i] = dlsym(v.lib, known[i].ompi);
+	for (size_t i = 0; i < 8; i++)
+		*slots[i] = got[i];
+	return 1;
+}
+
+/* handle finds the vendor's handle for an MPICH handle value (Open MPI:
+ * the symbol's address), NULL when unknown. */
+static void *om_handle(int h) {
+	for (size_t i = 0; i < NKNOWN; i++)
+		if (known[i].mpich == h)
+			return om_known[i];
+	return NULL;
+}
+
+static int ich_known(int h) {
+	for (size_t i = 0; i < NKNOWN; i++)
+		if (known[i].mpich == h)
+			return 1;
+	return 0;
+}
+
+int vmpi_known(int dtype, int op) {
+	if (v.abi == VMPI_ABI_MPICH)
+		return ich_known(dtype) && ich_known(op);
+	return om_handle(dtype) && om_handle(op);
+}
+
+int vmpi_comm_create(int n, const int *vranks, int tag, uint64_t *comm) {
+	int rc, rc2;
+	if (v.abi == VMPI_ABI_MPICH) {
+		int wg, g, c = 0;
+		if ((rc = ((ich_comm_group_fn)v.comm_group)(v.ich_comm, &wg)) != 0)
+			return rc;
+		rc = ((ich_group_incl_fn)v.group_incl)(wg, n, vranks, &g);
+		((ich_group_free_fn)v.group_free)(&wg);
+		if (rc != 0)
+			return rc;
+		rc = ((ich_comm_create_group_fn)v.comm_create_group)(v.ich_comm, g, tag, &c);
+		rc2 = ((ich_group_free_fn)v.group_free)(&g);
+		*comm = (uint32_t)c;
+		return rc ? rc : rc2;
+	}
+	void *wg, *g, *c = NULL;
+	if ((rc = ((om_comm_group_fn)v.comm_group)(v.om_comm, &wg)) != 0)
+		return rc;
+	rc = ((om_group_incl_fn)v.group_incl)(wg, n, vranks, &g);
+	((om_group_free_fn)v.group_free)(&wg);
+	if (rc != 0)
+		return rc;
+	rc = ((om_comm_create_group_fn)v.comm_create_group)(v.om_comm, g, tag, &c);
+	rc2 = ((om_group_free_fn)v.group_free)(&g);
+	*comm = (uint64_t)(uintptr_t)c;
+	return rc ? rc : rc2;
+}
+
+int vmpi_comm_release(uint64_t *comm) {
+	if (v.abi == VMPI_ABI_MPICH) {
+		int c = (int)(uint32_t)*comm;
+		return ((ich_comm_free_fn)v.comm_free)(&c);
+	}
+	void *c = (void *)(uintptr_t)*comm;
+	return ((om_comm_free_fn)v.comm_free)(&c);
+}
+
+int vmpi_ibarrier(uint64_t comm, uint64_t *req) {
+	if (v.abi == VMPI_ABI_MPICH) {
+		int r = 0;
+		int rc = ((ich_ibarrier_fn)v.ibarrier)((int)(uint32_t)comm, &r);
+		*req = (uint32_t)r;
+		return rc;
+	}
+	void *r = NULL;
+	int rc = ((om_ibarrier_fn)v.ibarrier)((void *)(uintptr_t)comm, &r);
+	*req = (uint64_t)(uintptr_t)r;
+	return rc;
+}
+
+int vmpi_ibcast(void *buf, int n, int root, uint64_t comm, uint64_t *req) {
+	if (v.abi == VMPI_ABI_MPICH) {
+		int r = 0;
+		int rc = ((ich_ibcast_fn)v.ibcast)(buf, n, MPICH_BYTE, root, (int)(uint32_t)comm, &r);
+		*req = (uint32_t)r;
+		return rc;
+	}
+	void *r = NULL;
+	int rc = ((om_ibcast_fn)v.ibcast)(buf, n, v.om_byte, root, (void *)(uintptr_t)comm, &r);
+	*req = (uint64_t)(uintptr_t)r;
+	return rc;
+}
+
+int vmpi_ireduce(const void *sbuf, void *rbuf, int count, int dtype, int op, int root, uint64_t comm, uint64_t *req) {
+	if (!vmpi_known(dtype, op))
+		return VMPI_UNKNOWN;
+	int rc;
+	if (v.abi == VMPI_ABI_MPICH) {
+		int r = 0, c = (int)(uint32_t)comm;
+		if (root < 0)
+			rc = ((ich_iallreduce_fn)v.iallreduce)(sbuf, rbuf, count, dtype, op, c, &r);
+		else
+			rc = ((ich_ireduce_fn)v.ireduce)(sbuf, rbuf, count, dtype, op, root, c, &r);
+		*req = (uint32_t)r;
+		return rc;
+	}
+	void *r = NULL, *c = (void *)(uintptr_t)comm, *dt = om_handle(dtype), *o = om_handle(op);
+	if (root < 0)
+		rc = ((om_iallreduce_fn)v.iallreduce)(sbuf, rbuf, count, dt, o, c, &r);
+	else
+		rc = ((om_ireduce_fn)v.ireduce)(sbuf, rbuf, count, dt, o, root, c, &r);
+	*req = (uint64_t)(uintptr_t)r;
+	return rc;
 }

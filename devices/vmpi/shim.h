@@ -34,4 +34,23 @@ int vmpi_setenv(const char *name, const char *value);
 /* vmpi_error_string is the vendor's text for an error code. */
 void vmpi_error_string(int code, char *buf, int n);
 
+/* Collectives over a vendor communicator of some of the vendor job's
+ * processes (the vendor-collective handoff). vmpi_coll_open reports
+ * whether the library has every entry point they need. vmpi_comm_create
+ * makes the communicator of the n vendor ranks (collective over those
+ * processes only: MPI_Comm_create_group). Datatypes and operations are
+ * named by their MPICH handle values (gmpi's own); one the vendor has no
+ * counterpart for fails with VMPI_UNKNOWN before anything is sent. The
+ * calls are nonblocking: complete them with vmpi_test. */
+enum { VMPI_UNKNOWN = -12345 };
+int vmpi_coll_open(void);
+int vmpi_comm_create(int n, const int *vranks, int tag, uint64_t *comm);
+int vmpi_comm_release(uint64_t *comm);
+int vmpi_ibarrier(uint64_t comm, uint64_t *req);
+int vmpi_ibcast(void *buf, int n, int root, uint64_t comm, uint64_t *req);
+/* root < 0: allreduce. */
+int vmpi_ireduce(const void *sbuf, void *rbuf, int count, int dtype, int op, int root, uint64_t comm, uint64_t *req);
+/* vmpi_known reports whether the vendor has dtype and op. */
+int vmpi_known(int dtype, int op);
+
 #endif

@@ -32,6 +32,20 @@
 // while the loop polls the vendor. A body is read with the vendor's
 // blocking receive (its header arrived, the body is on its way).
 //
+// Collectives (mpirt.VendorColls): coll/hier hands the part of a
+// blocking barrier, bcast, reduce or allreduce that falls inside the
+// vendor job to the vendor's own collective, over a vendor communicator
+// of the group's processes (MPI_Comm_create_group, so only they take
+// part). The call is the vendor's nonblocking form, completed by testing
+// it while gmpi progresses everything else (a peer may need this
+// process's help before it joins). Datatypes and operations are the
+// predefined ones the shim maps (MPICH's handle values are gmpi's; Open
+// MPI's are its exported objects); others stay with gmpi's algorithms.
+//
+// Failures: a vendor call that moves frames and fails inside Poll (the
+// posted receive, a body) loses every vendor peer with that error
+// (FailureReporter): their requests fail with it; nothing panics.
+//
 // Threads: the vendor is initialized at MPI_THREAD_SERIALIZED (or
 // better) and every vendor call is made under one mutex; Init and Close
 // run on the thread of MPI_Init and MPI_Finalize.
@@ -177,12 +191,37 @@ type Device struct {
 	scratch []byte // eager bodies (under pmu)
 
 	packs []unsafe.Pointer // free C buffers for outgoing frames (under mu)
+
+	closed bool // Close finalized the vendor (under mu)
+
+	failed func(peer int, err error) // the runtime's (FailureReporter)
+	broken error                     // the vendor failed: no more traffic (under pmu)
 }
 
 var (
-	_ mpirt.Device       = (*Device)(nil)
-	_ mpirt.DataSinkUser = (*Device)(nil)
+	_ mpirt.Device          = (*Device)(nil)
+	_ mpirt.DataSinkUser    = (*Device)(nil)
+	_ mpirt.FailureReporter = (*Device)(nil)
 )
+
+// SetFailureHandler receives the runtime's entry point for lost peers.
+func (d *Device) SetFailureHandler(f func(peer int, err error)) { d.failed = f }
+
+// fail records that the vendor broke (a call that moves frames failed):
+// every vendor peer is lost with err, once, and the device stops
+// receiving. Must hold d.pmu.
+func (d *Device) fail(err error) {
+	if d.broken != nil {
+		return
+	}
+	d.broken = err
+	if d.failed == nil {
+		return
+	}
+	for _, w := range d.Peers() {
+		d.failed(w, err)
+	}
+}
 
 // New builds the device over an initialized vendor.
 func New(cfg Config) (*Device, error) {
@@ -336,16 +375,26 @@ func (d *Device) Poll() int {
 		d.mu.Lock()
 		rc := C.vmpi_test(&d.rreq, &flag, &src, &tag, &cnt)
 		d.mu.Unlock()
-		if rc != 0 || flag == 0 {
+		if rc != 0 {
+			d.posted = false
+			d.fail(fmt.Errorf("vmpi: the vendor MPI failed: MPI_Test: %s", errorString(rc)))
+			break
+		}
+		if flag == 0 {
 			break
 		}
 		d.posted = false
 		d.deliver(int(src), unsafe.Slice((*byte)(d.rbuf), int(cnt)))
+		if d.broken != nil {
+			break
+		}
 		d.mu.Lock()
 		err := d.postLocked()
 		d.mu.Unlock()
 		if err != nil {
-			panic(err) // the vendor broke: no way to receive again
+			// No way to receive again: the vendor's peers are lost.
+			d.fail(fmt.Errorf("vmpi: the vendor MPI failed: %v", err))
+			break
 		}
 		n++
 	}
@@ -385,7 +434,8 @@ func (d *Device) deliver(src int, msg []byte) {
 			rc := C.vmpi_recv(unsafe.Pointer(&dst[off]), C.int(c), C.int(src), tagBody, &got)
 			d.mu.Unlock()
 			if rc != 0 {
-				panic(fmt.Errorf("vmpi: MPI_Recv from vendor rank %d: %s", src, errorString(rc)))
+				d.fail(fmt.Errorf("vmpi: the vendor MPI failed: MPI_Recv from vendor rank %d: %s", src, errorString(rc)))
+				return
 			}
 			off += c
 		}
@@ -413,6 +463,7 @@ func (d *Device) Close() error {
 	d.packs = nil
 	C.free(d.rbuf)
 	d.rbuf = nil
+	d.closed = true
 	if rc := C.vmpi_finalize(); rc != 0 {
 		return fmt.Errorf("vmpi: MPI_Finalize: %s", errorString(rc))
 	}
@@ -432,3 +483,141 @@ func (d *Device) Peers() []int {
 
 // The shim and vendorlib number the ABIs alike.
 var _ = [1]int{}[vendorlib.MPICH-C.VMPI_ABI_MPICH+vendorlib.OpenMPI-C.VMPI_ABI_OMPI]
+
+// The vendor-collective handoff (mpirt.VendorColls).
+
+var _ mpirt.VendorColls = (*Device)(nil)
+
+// vendorGroupTag is the MPI_Comm_create_group tag of the handoff's
+// communicators (creations are ordered per member like gmpi's own).
+const vendorGroupTag = 4711
+
+// VendorGroup makes the vendor communicator of worldRanks (every one
+// this process or one of its vendor peers).
+func (d *Device) VendorGroup(worldRanks []int) (mpirt.VendorGroup, error) {
+	d.mu.Lock()
+	ok := C.vmpi_coll_open() != 0
+	d.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("vmpi: the vendor MPI lacks a collective entry point (MPI_Comm_create_group, MPI_Ibarrier, MPI_Ibcast, MPI_Iallreduce, MPI_Ireduce)")
+	}
+	vr := make([]C.int, len(worldRanks))
+	for i, w := range worldRanks {
+		switch {
+		case w == d.cfg.Rank:
+			vr[i] = C.int(d.cfg.Vendor.Rank)
+		case w >= 0 && w < len(d.vrank) && d.vrank[w] >= 0:
+			vr[i] = C.int(d.vrank[w])
+		default:
+			return nil, fmt.Errorf("vmpi: rank %d is not in this vendor job", w)
+		}
+	}
+	g := &vgroup{d: d}
+	d.mu.Lock()
+	rc := C.vmpi_comm_create(C.int(len(vr)), &vr[0], vendorGroupTag, &g.comm)
+	d.mu.Unlock()
+	if rc != 0 {
+		return nil, fmt.Errorf("vmpi: MPI_Comm_create_group: %s", errorString(rc))
+	}
+	return g, nil
+}
+
+// vgroup is a vendor communicator of the handoff.
+type vgroup struct {
+	d    *Device
+	comm C.uint64_t
+}
+
+// vreq is one vendor collective in flight; its buffers stay pinned
+// until it completes.
+type vreq struct {
+	d    *Device
+	req  C.uint64_t
+	pin  runtime.Pinner
+	done bool
+}
+
+func (r *vreq) Test() (bool, error) {
+	if r.done {
+		return true, nil
+	}
+	var flag, s, t, c C.int
+	r.d.mu.Lock()
+	rc := C.vmpi_test(&r.req, &flag, &s, &t, &c)
+	r.d.mu.Unlock()
+	if rc != 0 {
+		r.done = true
+		r.pin.Unpin()
+		return true, fmt.Errorf("vmpi: the vendor's collective failed: %s", errorString(rc))
+	}
+	if flag != 0 {
+		r.done = true
+		r.pin.Unpin()
+	}
+	return r.done, nil
+}
+
+// start runs one vendor call that starts a collective.
+func (g *vgroup) start(pins []unsafe.Pointer, call func(*C.uint64_t) C.int, what string) (mpirt.VendorRequest, error) {
+	r := &vreq{d: g.d}
+	for _, p := range pins {
+		if p != nil {
+			r.pin.Pin(p)
+		}
+	}
+	g.d.mu.Lock()
+	rc := call(&r.req)
+	g.d.mu.Unlock()
+	if rc != 0 {
+		r.pin.Unpin()
+		if rc == C.VMPI_UNKNOWN {
+			return nil, mpirt.ErrVendorUnknown
+		}
+		return nil, fmt.Errorf("vmpi: the vendor's %s: %s", what, errorString(rc))
+	}
+	return r, nil
+}
+
+func (g *vgroup) Ibarrier() (mpirt.VendorRequest, error) {
+	return g.start(nil, func(r *C.uint64_t) C.int { return C.vmpi_ibarrier(g.comm, r) }, "MPI_Ibarrier")
+}
+
+func (g *vgroup) Ibcast(buf []byte, root int) (mpirt.VendorRequest, error) {
+	if len(buf) > 1<<31-1 {
+		return nil, mpirt.ErrVendorUnknown
+	}
+	p := unsafe.Pointer(unsafe.SliceData(buf))
+	return g.start([]unsafe.Pointer{p}, func(r *C.uint64_t) C.int {
+		return C.vmpi_ibcast(p, C.int(len(buf)), C.int(root), g.comm, r)
+	}, "MPI_Ibcast")
+}
+
+func (g *vgroup) Known(dt *mpirt.Datatype, op mpirt.Handle) bool {
+	if !dt.IsPredefined() {
+		return false
+	}
+	g.d.mu.Lock()
+	defer g.d.mu.Unlock()
+	return C.vmpi_known(C.int(int32(dt.Handle)), C.int(int32(op))) != 0
+}
+
+func (g *vgroup) Ireduce(sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datatype, op mpirt.Handle, root int) (mpirt.VendorRequest, error) {
+	if !dt.IsPredefined() || count > 1<<31-1 {
+		return nil, mpirt.ErrVendorUnknown
+	}
+	return g.start([]unsafe.Pointer{sbuf, rbuf}, func(r *C.uint64_t) C.int {
+		return C.vmpi_ireduce(sbuf, rbuf, C.int(count), C.int(int32(dt.Handle)), C.int(int32(op)), C.int(root), g.comm, r)
+	}, "MPI_Ireduce")
+}
+
+func (g *vgroup) Free() error {
+	g.d.mu.Lock()
+	defer g.d.mu.Unlock()
+	if g.d.closed {
+		return nil // the vendor is finalized, its communicators with it
+	}
+	if rc := C.vmpi_comm_release(&g.comm); rc != 0 {
+		return fmt.Errorf("vmpi: MPI_Comm_free: %s", errorString(rc))
+	}
+	return nil
+}

@@ -81,7 +81,21 @@ import (
 type Site struct {
 	Name  string
 	Hosts []string
+	// Firewall, when not empty, is the site's border firewall: from other
+	// sites it admits new TCP connections (and UDP) only to these ports,
+	// and echo requests not at all; everything else is dropped silently.
+	// Connections the site's hosts open go out and are answered as usual.
+	Firewall []PortRange
+	// Private puts the site's hosts on a private network behind Gateway
+	// (one of Hosts; empty: the first): from other sites only the gateway
+	// is reachable, and the other hosts reach no other site; their packets
+	// are dropped silently at the border. Inside the site all is open.
+	Private bool
+	Gateway string
 }
+
+// PortRange is an inclusive range of ports.
+type PortRange struct{ Lo, Hi int }
 
 // Link is the one-way latency and bandwidth between two sites, applied in
 // each direction independently. Rate is in bytes per second; 0 means
@@ -122,7 +136,8 @@ const (
 
 // Grid is a running emulation.
 type Grid struct {
-	prefix string // "gmpi-<pid>-<tag>"
+	prefix string   // "gmpi-<pid>-<tag>"
+	border []string // the router's -firewall and -private arguments
 	helper string
 	nsent  string // path of nsenter
 
@@ -207,6 +222,14 @@ func validate(t Topology) ([]Link, error) {
 			}
 			hostSeen[h] = s.Name
 		}
+		if s.Private && s.Gateway != "" && !slices.Contains(s.Hosts, s.Gateway) {
+			return nil, fmt.Errorf("emu: site %q: gateway %q is not one of its hosts", s.Name, s.Gateway)
+		}
+		for _, r := range s.Firewall {
+			if r.Lo < 1 || r.Hi > 65535 || r.Lo > r.Hi {
+				return nil, fmt.Errorf("emu: site %q: bad firewall port range %d:%d", s.Name, r.Lo, r.Hi)
+			}
+		}
 	}
 	links := make([]Link, n*n)
 	set := make([]bool, n*n)
@@ -267,6 +290,7 @@ func Start(t Topology) (*Grid, error) {
 		hosts:  map[string]*hostState{},
 		spawn:  newSpawner(),
 	}
+	g.border = borderArgs(t)
 	for si, s := range t.Sites {
 		st := siteState{name: s.Name}
 		for k, h := range s.Hosts {
@@ -357,7 +381,7 @@ func (g *Grid) build(links []Link) error {
 
 	// The router: its own network namespace holds the bridges and the TUN.
 	n := len(g.sites)
-	rargs := []string{"router", "-sites", strconv.Itoa(n)}
+	rargs := append([]string{"router", "-sites", strconv.Itoa(n)}, g.border...)
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			if l := links[i*n+j]; i != j && (l.Delay > 0 || l.Rate > 0) {
@@ -426,6 +450,23 @@ func (g *Grid) build(links []Link) error {
 		}
 	}
 	return nil
+}
+
+// borderArgs are the router's arguments for the sites' firewalls and
+// private networks: "-firewall SITE,LO,HI" per admitted range and
+// "-private SITE,OCTET" (the gateway's last address octet).
+func borderArgs(t Topology) []string {
+	var args []string
+	for si, s := range t.Sites {
+		for _, r := range s.Firewall {
+			args = append(args, "-firewall", fmt.Sprintf("%d,%d,%d", si, r.Lo, r.Hi))
+		}
+		if s.Private {
+			k := max(slices.Index(s.Hosts, s.Gateway), 0)
+			args = append(args, "-private", fmt.Sprintf("%d,%d", si, firstHostOctet+k))
+		}
+	}
+	return args
 }
 
 // Names and numbers inside the router's namespace.

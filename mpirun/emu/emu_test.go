@@ -99,6 +99,39 @@ func testTool(args []string) error {
 				return err
 			}
 		}
+	case "listen": // listen PORT...: accept (and close) until killed
+		for _, port := range args[1:] {
+			ln, err := net.Listen("tcp4", ":"+port)
+			if err != nil {
+				return err
+			}
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					c.Close()
+				}
+			}()
+		}
+		fmt.Println("listening")
+		select {}
+	case "connect": // connect ADDR TIMEOUT: "ok", "refused" or "timeout"
+		d, _ := time.ParseDuration(args[2])
+		c, err := net.DialTimeout("tcp4", args[1], d)
+		switch {
+		case err == nil:
+			c.Close()
+			fmt.Println("ok")
+		case errors.Is(err, syscall.ECONNREFUSED):
+			fmt.Println("refused")
+		case errors.Is(err, os.ErrDeadlineExceeded) || strings.Contains(err.Error(), "timeout"):
+			fmt.Println("timeout")
+		default:
+			fmt.Println("error:" + strings.ReplaceAll(err.Error(), " ", "_"))
+		}
+		return nil
 	case "source":
 		n, _ := strconv.Atoi(args[2])
 		c, err := net.DialTimeout("tcp4", args[1], 5*time.Second)
@@ -212,7 +245,7 @@ func median[T int64 | float64 | time.Duration](x []T) T {
 }
 
 var topo2x2 = Topology{
-	Sites: []Site{{"A", []string{"a1", "a2"}}, {"B", []string{"b1", "b2"}}},
+	Sites: []Site{{Name: "A", Hosts: []string{"a1", "a2"}}, {Name: "B", Hosts: []string{"b1", "b2"}}},
 	Links: []Link{{A: "A", B: "B", Delay: 10 * time.Millisecond, Rate: 1e6}},
 }
 
@@ -423,6 +456,59 @@ func checkGone(t *testing.T, prefix string, helpers []int, inos map[uint64]bool)
 }
 
 // TestStartFailure: a helper that cannot start leaves nothing behind.
+// TestBorders: a firewalled site admits connections only on its ports
+// and drops the rest silently; a private site's hosts other than its
+// gateway are unreachable from other sites and reach none; inside a site
+// everything is open.
+func TestBorders(t *testing.T) {
+	needRoot(t)
+	g, err := Start(Topology{Sites: []Site{
+		{Name: "A", Hosts: []string{"a1"}},
+		{Name: "F", Hosts: []string{"f1"}, Firewall: []PortRange{{40000, 40015}}},
+		{Name: "P", Hosts: []string{"p1", "p2"}, Private: true, Gateway: "p1"},
+	}, Links: []Link{{A: "A", B: "F", Delay: time.Millisecond}, {A: "A", B: "P", Delay: time.Millisecond}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	exe, _ := os.Executable()
+	for _, h := range g.Hosts() {
+		cmd := g.Command(h, exe, testToolArg, "listen", "40005", "41000")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { cmd.Process.Kill(); cmd.Wait() }()
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if err != nil || line != "listening\n" {
+			t.Fatalf("listener in %s: %q %v", h, line, err)
+		}
+	}
+	for _, c := range []struct {
+		from, to, port, want string
+	}{
+		{"a1", "f1", "40005", "ok"},
+		{"a1", "f1", "41000", "timeout"}, // dropped silently, not refused
+		{"a1", "f1", "40006", "refused"}, // admitted, nobody listens
+		{"f1", "a1", "41000", "ok"},      // out of the firewalled site
+		{"a1", "p1", "41000", "ok"},      // the gateway
+		{"a1", "p2", "41000", "timeout"}, // a private host
+		{"p2", "a1", "41000", "timeout"}, // a private host reaching out
+		{"p1", "a1", "41000", "ok"},
+		{"p2", "p1", "41000", "ok"}, // inside the site
+		{"p1", "p2", "41000", "ok"},
+		{"p2", "f1", "40005", "timeout"},
+	} {
+		got := tool(t, g, c.from, "connect", g.Addr(c.to).String()+":"+c.port, "1500ms")
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s -> %s:%s: %v, want %s", c.from, c.to, c.port, got, c.want)
+		}
+	}
+}
+
 func TestStartFailure(t *testing.T) {
 	needRoot(t)
 	top := topo2x2
@@ -450,16 +536,18 @@ func TestValidate(t *testing.T) {
 		want string
 	}{
 		{Topology{}, "no site"},
-		{Topology{Sites: []Site{{"A", nil}}}, "no host"},
-		{Topology{Sites: []Site{{"", hosts("x")}}}, "no name"},
-		{Topology{Sites: []Site{{"A", hosts("x")}, {"A", hosts("y")}}}, "listed twice"},
-		{Topology{Sites: []Site{{"A", hosts("x")}, {"B", hosts("x")}}}, `host "x" is in site "A" and in site "B"`},
-		{Topology{Sites: []Site{{"A", hosts("a b")}}}, "not a valid hostname"},
-		{Topology{Sites: []Site{{"A", hosts("x")}}, Links: []Link{{A: "A", B: "C"}}}, `no site "C"`},
-		{Topology{Sites: []Site{{"A", hosts("x")}}, Links: []Link{{A: "A", B: "A"}}}, "two different sites"},
-		{Topology{Sites: []Site{{"A", hosts("x")}, {"B", hosts("y")}}, Links: []Link{{A: "A", B: "B", Delay: -1}}}, "negative delay"},
-		{Topology{Sites: []Site{{"A", hosts("x")}, {"B", hosts("y")}}, Links: []Link{{A: "A", B: "B", Rate: -1}}}, "bad rate"},
-		{Topology{Sites: []Site{{"A", hosts("x")}, {"B", hosts("y")}}, Links: []Link{{A: "A", B: "B"}, {A: "B", B: "A"}}}, "given twice"},
+		{Topology{Sites: []Site{{Name: "A", Hosts: nil}}}, "no host"},
+		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x"), Private: true, Gateway: "y"}}}, "not one of its hosts"},
+		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x"), Firewall: []PortRange{{10, 5}}}}}, "bad firewall port range"},
+		{Topology{Sites: []Site{{Name: "", Hosts: hosts("x")}}}, "no name"},
+		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x")}, {Name: "A", Hosts: hosts("y")}}}, "listed twice"},
+		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x")}, {Name: "B", Hosts: hosts("x")}}}, `host "x" is in site "A" and in site "B"`},
+		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("a b")}}}, "not a valid hostname"},
+		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x")}}, Links: []Link{{A: "A", B: "C"}}}, `no site "C"`},
+		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x")}}, Links: []Link{{A: "A", B: "A"}}}, "two different sites"},
+		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x")}, {Name: "B", Hosts: hosts("y")}}, Links: []Link{{A: "A", B: "B", Delay: -1}}}, "negative delay"},
+		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x")}, {Name: "B", Hosts: hosts("y")}}, Links: []Link{{A: "A", B: "B", Rate: -1}}}, "bad rate"},
+		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x")}, {Name: "B", Hosts: hosts("y")}}, Links: []Link{{A: "A", B: "B"}, {A: "B", B: "A"}}}, "given twice"},
 	} {
 		_, err := validate(c.top)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

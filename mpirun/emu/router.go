@@ -111,11 +111,14 @@ func newLink(delay int64, rate float64) *link {
 type router struct {
 	tun, timer int
 	nsites     int
-	links      []*link // [from*nsites+to]; nil: forwarded at once
-	down       []bool  // per site: drop everything from and to it
-	ctl        []byte  // partial control line from stdin
-	active     []*link // the non-nil links
-	armed      int64   // absolute expiry the timer is set to; 0: disarmed
+	links      []*link       // [from*nsites+to]; nil: forwarded at once
+	down       []bool        // per site: drop everything from and to it
+	firewall   [][]PortRange // per site: the ports it admits (nil: open)
+	gateway    []int         // per site: last octet of its gateway if private, else -1
+	filtered   uint64        // packets the firewalls and private networks dropped
+	ctl        []byte        // partial control line from stdin
+	active     []*link       // the non-nil links
+	armed      int64         // absolute expiry the timer is set to; 0: disarmed
 
 	t0      time.Time
 	monoOff int64 // CLOCK_MONOTONIC at t0
@@ -151,7 +154,7 @@ func (s *lateness) add(late int64) {
 }
 
 func (r *router) report() {
-	fmt.Fprintf(os.Stderr, "emu: router: write errors %d\n", r.writeErrs)
+	fmt.Fprintf(os.Stderr, "emu: router: write errors %d, %d packets dropped at site borders (firewalls, private networks)\n", r.writeErrs, r.filtered)
 	for i, l := range r.links {
 		if l != nil {
 			fmt.Fprintf(os.Stderr, "emu: router: link %d->%d: %d drops\n", i/r.nsites, i%r.nsites, l.drops)
@@ -174,8 +177,10 @@ func (f *linkFlags) Set(s string) error { *f = append(*f, s); return nil }
 func routerMain(args []string) error {
 	fs := flag.NewFlagSet("router", flag.ContinueOnError)
 	nsites := fs.Int("sites", 0, "number of sites")
-	var specs linkFlags
+	var specs, fws, privs linkFlags
 	fs.Var(&specs, "link", "from,to,delay-ns,rate-bytes-per-s (repeatable)")
+	fs.Var(&fws, "firewall", "site,lo,hi: the site admits inbound connections on lo..hi (repeatable)")
+	fs.Var(&privs, "private", "site,octet: the site is private behind the host with that last octet (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -183,7 +188,24 @@ func routerMain(args []string) error {
 	if n < 1 || n > maxSites {
 		return fmt.Errorf("bad -sites %d", n)
 	}
-	r := &router{nsites: n, links: make([]*link, n*n), down: make([]bool, n)}
+	r := &router{nsites: n, links: make([]*link, n*n), down: make([]bool, n), firewall: make([][]PortRange, n), gateway: make([]int, n)}
+	for i := range r.gateway {
+		r.gateway[i] = -1
+	}
+	for _, f := range fws {
+		var site, lo, hi int
+		if _, err := fmt.Sscanf(f, "%d,%d,%d", &site, &lo, &hi); err != nil || site < 0 || site >= n || lo < 1 || hi > 65535 || lo > hi {
+			return fmt.Errorf("bad -firewall %q", f)
+		}
+		r.firewall[site] = append(r.firewall[site], PortRange{lo, hi})
+	}
+	for _, f := range privs {
+		var site, octet int
+		if _, err := fmt.Sscanf(f, "%d,%d", &site, &octet); err != nil || site < 0 || site >= n || octet < 1 || octet > 254 {
+			return fmt.Errorf("bad -private %q", f)
+		}
+		r.gateway[site] = octet
+	}
 	for _, s := range specs {
 		f := strings.Split(s, ",")
 		if len(f) != 4 {
@@ -402,6 +424,11 @@ func (r *router) route(pkt []byte, now int64) {
 		r.recycle(pkt) // nowhere in the grid, or cut off
 		return
 	}
+	if from != to && !r.admitted(ip, from, to) {
+		r.filtered++
+		r.recycle(pkt) // dropped silently at a site's border
+		return
+	}
 	l := r.links[from*r.nsites+to]
 	if l == nil {
 		r.write(pkt)
@@ -419,6 +446,50 @@ func (r *router) route(pkt []byte, now int64) {
 		pkt = s
 	}
 	l.q = append(l.q, packet{buf: pkt, due: due})
+}
+
+// admitted applies the borders of the sites an IPv4 packet leaves (from)
+// and enters (to): a private site lets only its gateway talk to other
+// sites; a firewalled site admits new inbound TCP connections and UDP
+// only on its ports, and no echo request.
+func (r *router) admitted(ip []byte, from, to int) bool {
+	if gw := r.gateway[from]; gw >= 0 && int(ip[15]) != gw {
+		return false
+	}
+	if gw := r.gateway[to]; gw >= 0 && int(ip[19]) != gw {
+		return false
+	}
+	fw := r.firewall[to]
+	if fw == nil {
+		return true
+	}
+	hl := int(ip[0]&0x0f) * 4
+	if hl < 20 || len(ip) < hl+4 {
+		return false
+	}
+	l4 := ip[hl:]
+	port := int(binary.BigEndian.Uint16(l4[2:4]))
+	switch ip[9] {
+	case unix.IPPROTO_TCP:
+		if len(l4) < 14 {
+			return false
+		}
+		const syn, ack = 0x02, 0x10
+		if l4[13]&(syn|ack) != syn {
+			return true // part of a connection that was admitted (or opened from inside)
+		}
+	case unix.IPPROTO_UDP:
+	case unix.IPPROTO_ICMP:
+		return l4[0] != 8 // no echo requests
+	default:
+		return false
+	}
+	for _, pr := range fw {
+		if port >= pr.Lo && port <= pr.Hi {
+			return true
+		}
+	}
+	return false
 }
 
 // site is the site index of an address of the plan, or -1.

@@ -15,12 +15,23 @@
 //
 //	[[site]]
 //	name = "east"
+//	port_range = "40000:40015" # ports gmpi listens on there (GMPI_TCP_PORT_RANGE)
+//	interface = "10.1.0.0/16" # where its ranks listen: addresses, CIDRs or
+//	                          # interface names, a string or a list (GMPI_TCP_IF)
+//	private = true            # its hosts are on a private network: other
+//	                          # sites reach them only through a relay on
+//	gateway = "e1"            # this host (default: the site's first host)
+//	relay = false             # no relay: its private hosts stay cut off
+//	firewall = "40000:40015"  # --emulate only: the site admits inbound TCP on
+//	                          # these ports only (a string or a list of ranges)
 //
 //	  [[site.machine]]
 //	  name = "east-cluster"
 //	  launcher = "local"      # "local" (default), "ssh", "srun", "hydra",
 //	                          # or a command template such as
-//	                          # "ip netns exec {host} {cmd}"
+//	                          # "ip netns exec {host} {cmd}" ({gateway}: the
+//	                          # gateway of a private site; ssh hops through
+//	                          # it with -J)
 //	  procs = 1               # processes per host (default 1)
 //	  hosts = ["e1", "e2"]    # hosts with the machine's procs, or:
 //
@@ -28,6 +39,9 @@
 //	  name = "e3"
 //	  procs = 2
 //	  listen = "10.0.0.3"     # address the host's ranks listen on (GMPI_TCP_IF)
+//	  advertise = "192.0.2.3" # the address other hosts dial, when it differs
+//	                          # (NAT; GMPI_TCP_ADVERTISE)
+//	  port_range = "41000:41099" # overrides the site's
 //
 //	  [site.machine.ssh]      # launcher = "ssh" only
 //	  user = "me"
@@ -57,6 +71,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"gmpi/runtime/ports"
 )
 
 // Grid is a parsed grid file.
@@ -73,6 +89,38 @@ type Grid struct {
 type Site struct {
 	Name     string
 	Machines []*Machine
+	// Ports is the range gmpi's sockets listen in ("" any port).
+	Ports string
+	// Interface is GMPI_TCP_IF for its hosts without their own listen
+	// ("" default; a list is comma-separated).
+	Interface string
+	// Private: other sites reach its hosts (but the gateway) only through
+	// the relay on Gateway, and they reach out only through it.
+	Private bool
+	Gateway string // a host of the site; set (first host) when Private
+	// Relay: mpirun starts the relay on Gateway (private sites; "relay =
+	// false" switches it off, leaving the private hosts cut off from the
+	// other sites, e.g. to see the diagnosis).
+	Relay bool
+	// Firewall lists the port ranges ("lo:hi") the emulated site admits
+	// inbound TCP on (nil: no firewall). --emulate only.
+	Firewall []string
+}
+
+// Hosts lists the site's hosts in file order.
+func (s *Site) Hosts() []*Host {
+	var hs []*Host
+	for _, m := range s.Machines {
+		hs = append(hs, m.Hosts...)
+	}
+	return hs
+}
+
+// HostPrivate reports whether h is reached from other sites only through
+// its gateway: a host of a private site other than the gateway.
+func HostPrivate(h *Host) bool {
+	s := h.Machine.Site
+	return s.Private && h.Name != s.Gateway
 }
 
 // Machine is a set of hosts started by one launcher, optionally running a
@@ -87,9 +135,13 @@ type Machine struct {
 
 // Host is one computer: a host name and the processes placed on it.
 type Host struct {
-	Name    string
-	Procs   int
-	Listen  string // address (or interface) its ranks listen on; "" default
+	Name   string
+	Procs  int
+	Listen string // address (or interface) its ranks listen on; "" default
+	// Advertise is the address other hosts dial ("" the bound one).
+	Advertise string
+	// Ports is the host's own port range ("" the site's).
+	Ports   string
 	Machine *Machine
 }
 
@@ -278,6 +330,35 @@ func (t *table) str(k string, required bool) string {
 	return s
 }
 
+func (t *table) boolean(k string) bool {
+	v, ok := t.get(k)
+	if !ok {
+		return false
+	}
+	b, ok := v.(bool)
+	if !ok {
+		t.p.errf(t.at(k), "%q must be true or false, not %s", k, typeName(v))
+	}
+	return b
+}
+
+// strOrList reads k as a string or an array of strings.
+func (t *table) strOrList(k string) []string {
+	v, ok := t.m[k]
+	if !ok {
+		t.used[k] = true
+		return nil
+	}
+	if s, ok := v.(string); ok {
+		t.used[k] = true
+		if strings.TrimSpace(s) == "" {
+			return nil
+		}
+		return []string{strings.TrimSpace(s)}
+	}
+	return t.strs(k)
+}
+
 func (t *table) num(k string, def, lo, hi int) int {
 	v, ok := t.get(k)
 	if !ok {
@@ -450,6 +531,25 @@ func (p *parser) grid(doc map[string]any) {
 	for _, st := range sites {
 		s := &Site{Name: st.str("name", true)}
 		p.checkName("site", st.path, s.Name, siteNames)
+		s.Ports = p.portRange(st, "port_range")
+		s.Interface = strings.Join(st.strOrList("interface"), ",")
+		s.Private = st.boolean("private")
+		s.Gateway = st.str("gateway", false)
+		s.Relay = s.Private
+		if _, ok := st.m["relay"]; ok {
+			s.Relay = st.boolean("relay")
+			if s.Relay && !s.Private {
+				p.errf(st.at("relay"), "site %q has a relay but is not private (add private = true)", s.Name)
+			}
+		}
+		if fw, ok := st.m["firewall"]; ok && fw != nil {
+			for _, r := range st.strOrList("firewall") {
+				if _, err := ports.Parse(r); err != nil || r == "" {
+					p.errf(st.at("firewall"), "firewall: %q is not a port range (low:high)", r)
+				}
+				s.Firewall = append(s.Firewall, r)
+			}
+		}
 		machines := st.tables("machine")
 		if len(machines) == 0 && st.m["machine"] == nil {
 			p.errf(st.path, "site %q has no [[site.machine]]", s.Name)
@@ -457,6 +557,22 @@ func (p *parser) grid(doc map[string]any) {
 		for _, mt := range machines {
 			m := p.machine(mt, s, machNames, hostNames)
 			s.Machines = append(s.Machines, m)
+		}
+		if s.Gateway != "" && !s.Private {
+			p.errf(st.at("gateway"), "site %q has a gateway but is not private (add private = true)", s.Name)
+		}
+		if s.Private {
+			hs := s.Hosts()
+			if s.Gateway == "" && len(hs) > 0 {
+				s.Gateway = hs[0].Name
+			}
+			found := false
+			for _, h := range hs {
+				found = found || h.Name == s.Gateway
+			}
+			if !found && len(hs) > 0 {
+				p.errf(st.at("gateway"), "gateway %q is not a host of site %q", s.Gateway, s.Name)
+			}
 		}
 		st.done()
 		p.g.Sites = append(p.g.Sites, s)
@@ -533,9 +649,15 @@ func (p *parser) machine(mt *table, s *Site, machNames, hostNames map[string]str
 		h.Procs = ht.num("procs", procs, 1, 1<<20)
 		if h.Listen = ht.str("listen", false); h.Listen != "" {
 			if _, err := netip.ParseAddr(h.Listen); err != nil && !validIfName(h.Listen) {
-				p.errf(ht.at("listen"), "listen %q is neither an IP address nor an interface name", h.Listen)
+				if _, err := netip.ParsePrefix(h.Listen); err != nil {
+					p.errf(ht.at("listen"), "listen %q is neither an IP address, a CIDR nor an interface name", h.Listen)
+				}
 			}
 		}
+		if h.Advertise = ht.str("advertise", false); h.Advertise != "" && strings.ContainsAny(h.Advertise, " \t,") {
+			p.errf(ht.at("advertise"), "advertise %q: want one host name or address (optionally host:port)", h.Advertise)
+		}
+		h.Ports = p.portRange(ht, "port_range")
 		ht.done()
 		m.Hosts = append(m.Hosts, h)
 	}
@@ -544,6 +666,29 @@ func (p *parser) machine(mt *table, s *Site, machNames, hostNames map[string]str
 	}
 	mt.done()
 	return m
+}
+
+// portRange reads key k as a port range "low:high".
+func (p *parser) portRange(t *table, k string) string {
+	v := strings.TrimSpace(t.str(k, false))
+	if v == "" {
+		return ""
+	}
+	r, err := ports.Parse(v)
+	if err != nil {
+		p.errf(t.at(k), "%s: %v", k, err)
+		return ""
+	}
+	return r.String()
+}
+
+// PortRange is the range h's sockets listen in: its own, else its site's
+// ("" any port).
+func (h *Host) PortRange() string {
+	if h.Ports != "" {
+		return h.Ports
+	}
+	return h.Machine.Site.Ports
 }
 
 func validIfName(s string) bool {

@@ -203,3 +203,69 @@ func TestBandwidth(t *testing.T) {
 		}
 	}
 }
+
+// TestSiteNetwork reads the keys of issue 23: port ranges, interfaces,
+// advertised addresses, private sites with gateways, emulated firewalls.
+func TestSiteNetwork(t *testing.T) {
+	g, err := ReadFile("../../examples/grid-firewall.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Sites) != 3 || len(g.Ranks()) != 7 {
+		t.Fatalf("grid-firewall: %d sites, %d ranks", len(g.Sites), len(g.Ranks()))
+	}
+	s0, s1, s2 := g.Sites[0], g.Sites[1], g.Sites[2]
+	if s0.Private || s0.Ports != "" || s1.Ports != "40000:40015" || strings.Join(s1.Firewall, ",") != "40000:40015" ||
+		!s2.Private || s2.Gateway != "s2h0" || s1.Private {
+		t.Errorf("grid-firewall sites: %+v %+v %+v", *s0, *s1, *s2)
+	}
+	hs := s2.Hosts()
+	if HostPrivate(hs[0]) || !HostPrivate(hs[1]) || !HostPrivate(hs[2]) || HostPrivate(s1.Hosts()[0]) {
+		t.Error("HostPrivate: only s2h1 and s2h2 are private")
+	}
+	if s1.Hosts()[1].PortRange() != "40000:40015" || hs[0].PortRange() != "" {
+		t.Error("PortRange: hosts inherit their site's")
+	}
+
+	text := `[[site]]
+name = "a"
+private = true
+interface = ["10.1.0.0/16", "eth1"]
+port_range = "5000-5009"
+firewall = ["5000:5009", "22"]
+  [[site.machine]]
+  name = "m"
+  hosts = ["g", "h"]
+  [[site.machine.host]]
+  name = "k"
+  advertise = "192.0.2.9"
+  port_range = "6000:6000"
+  listen = "10.1.0.0/16"
+`
+	g, err = Parse("x.toml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := g.Sites[0]
+	k := a.Hosts()[2]
+	if a.Gateway != "g" || a.Interface != "10.1.0.0/16,eth1" || a.Ports != "5000:5009" || len(a.Firewall) != 2 ||
+		k.Advertise != "192.0.2.9" || k.PortRange() != "6000:6000" || k.Listen != "10.1.0.0/16" {
+		t.Errorf("parsed %+v, host k %+v", *a, *k)
+	}
+
+	const head = "[[site]]\nname = \"a\"\n"
+	const mach = "[[site.machine]]\nname = \"m\"\nhosts = [\"h\"]\n"
+	for _, c := range []struct{ name, text, want string }{
+		{"range", head + "port_range = \"9:1\"\n" + mach, `x.toml:3: port_range: port range "9:1"`},
+		{"range type", head + "port_range = 40000\n" + mach, `x.toml:3: "port_range" must be a string`},
+		{"gateway not private", head + "gateway = \"h\"\n" + mach, `site "a" has a gateway but is not private`},
+		{"gateway unknown", head + "private = true\ngateway = \"zz\"\n" + mach, `gateway "zz" is not a host of site "a"`},
+		{"private type", head + "private = \"yes\"\n" + mach, `"private" must be true or false`},
+		{"firewall", head + "firewall = \"all\"\n" + mach, `firewall: "all" is not a port range`},
+		{"advertise", head + mach + "[[site.machine.host]]\nname = \"k\"\nadvertise = \"a b\"\n", `advertise "a b"`},
+	} {
+		if _, err := Parse("x.toml", c.text); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}

@@ -71,6 +71,10 @@ var (
 		"eager threshold of tcp peers, bytes")
 	TCPTimeout = Duration("GMPI_TCP_TIMEOUT", 30*time.Second, "s", ScopeTCP,
 		"seconds a tcp peer may stay silent before the job ends naming its host; also bounds dialling and the handshake (0: the default)")
+	TCPPortRange = String("GMPI_TCP_PORT_RANGE", "", ScopeTCP,
+		"low:high: every port gmpi listens on (rank links, mpirun's PMI port, relays, MPI ports) comes from this range (empty: any port); a grid file's port_range sets it per site or host")
+	TCPAdvertise = String("GMPI_TCP_ADVERTISE", "", ScopeTCP,
+		"the address (host or IP, optionally host:port) other hosts dial to reach this rank, when it differs from the one it binds (NAT, multi-homed hosts); a grid file's advertise sets it per host")
 	TCPPoll = Auto("GMPI_TCP_POLL", ScopeTCP,
 		"1/0: the waiting thread reads tcp sockets itself and, alone, sleeps on them in poll(2) (auto: only without shared-memory peers)")
 
@@ -90,6 +94,14 @@ var (
 		"1: the program's reduction operators are associative, so coll/hier reduces per site first even for non-commutative ones (as the info key gmpi_assert_associative does per communicator)")
 	HierSplitMin = Size("GMPI_HIER_SPLIT_MIN", 16384, "", ScopeHier,
 		"bytes from which coll/hier cuts a broadcast or allreduce vector into one piece per site (three sites or more)")
+	HierSegment = AtLeast(Size("GMPI_HIER_SEGMENT", 4096, "", ScopeHier,
+		"bytes per message of coll/hier's transfers between sites: relayed pieces are forwarded segment by segment, and large transfers to several sites are interleaved"), 256)
+	HierFanout = Size("GMPI_HIER_FANOUT", 1024, "", ScopeHier,
+		"bytes up to which coll/hier ends a barrier, bcast, allreduce or allgather between sites with a fan-out from the coordinators to every process (communicators of at most 64 processes; 0: never)")
+	HierVendor = Bool("GMPI_HIER_VENDOR", true, ScopeHier,
+		"1: coll/hier hands the part of a blocking barrier, bcast, reduce or allreduce inside a vendor MPI job (vMPI) to the vendor's own collective")
+	HierDirect = Size("GMPI_HIER_DIRECT", 0, "auto", ScopeHier,
+		"bytes of a split broadcast the root sends to every site directly besides the relayed pieces, about the wide-area bandwidth-delay product (auto: from the grid file's [wan] latency and bandwidth)")
 
 	// launch plumbing: set by mpirun for its ranks
 	Hostname = internal(String("GMPI_HOSTNAME", "", ScopeLaunch,
@@ -107,6 +119,8 @@ var (
 		"the Unix PMI socket of a vMPI machine's ranks (for mpirun __vmpi-exec)"))
 	VMPIRanks = internal(String("GMPI_VMPI_RANKS", "", ScopeLaunch,
 		"the gmpi ranks of a vMPI machine in vendor rank order (for mpirun __vmpi-exec)"))
+	WANBDP = internal(Size("GMPI_WAN_BDP", 0, "", ScopeLaunch,
+		"the grid file's wide-area latency x bandwidth in bytes (0: unknown), coll/hier's default for GMPI_HIER_DIRECT"))
 	VMPILocal = internal(String("GMPI_VMPI_LOCAL", "", ScopeLaunch,
 		"the local ranks of a vMPI machine's ranks in vendor rank order (for mpirun __vmpi-exec)"))
 	PMI = String("GMPI_PMI", "auto", ScopeLibrary,
@@ -114,6 +128,8 @@ var (
 		"auto", "1", "2")
 	PMIAuth = internal(Bool("GMPI_PMI_AUTH", false, ScopeLaunch,
 		"1: the PMI connection over PMI_PORT proves the job secret first"))
+	TCPRelays = internal(String("GMPI_TCP_RELAYS", "", ScopeLaunch,
+		"the relays of the job's private sites, SITE@GATEWAY=INSIDE[,OUTSIDE] separated by spaces (set by mpirun from the grid file's private sites)"))
 	JobSecret = secret(internal(String("GMPI_JOB_SECRET", "", ScopeLaunch,
 		"hex job secret every tcp connection proves (unset: rank 0 makes one and publishes it through PMI)")))
 

@@ -6,7 +6,8 @@
 # Then, on the emulated 2-site grid of examples/grid-vmpi.toml (root):
 # Debian's Open MPI as site 0's vendor MPI (topology attributes with depth
 # 4 for its ranks, the MPICH-G2 example, ring, p2p_semantics,
-# collectives), and the same grid with Debian's MPICH as the vendor (ring;
+# collectives, hiercoll with the vendor-collective handoff), and the same
+# grid with Debian's MPICH as the vendor (ring, hiercoll;
 # grid_local runs MPICH as a vendor on one host).
 set -u
 BUILD=$(cd "${1:?usage: $0 BUILD}" && pwd)
@@ -64,12 +65,17 @@ $want"
 for t in g2topo ring p2p_semantics collectives; do
     run "$t" "$GRID" "$BUILD/tests/c/$t"
 done
+# coll/hier with the vendor machine's part of barrier, bcast, reduce and
+# allreduce handed to Open MPI's collectives (GMPI_HIER_VENDOR=1, the
+# default), every collective in every form on reordered communicators.
+HIERCOLL_QUICK=1 run hiercoll "$GRID" -x HIERCOLL_QUICK "$BUILD/tests/c/hiercoll"
 
 if [ -e "$MPICH_LIB" ] && command -v mpiexec.mpich >/dev/null; then
     grid "$MPICH_LIB" mpiexec.mpich >"$dir/mpich.toml"
     for t in ring; do
         run "mpich-$t" "$dir/mpich.toml" "$BUILD/tests/c/$t"
     done
+    HIERCOLL_QUICK=1 run mpich-hiercoll "$dir/mpich.toml" -x HIERCOLL_QUICK "$BUILD/tests/c/hiercoll"
 else
     echo "Debian's MPICH is not installed: its variant is not tested"
 fi

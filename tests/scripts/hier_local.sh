@@ -10,7 +10,8 @@
 #   associativity assertion (GMPI_ASSOCIATIVE=1); and the flat components
 #   alone (GMPI_COLL=^hier), which must not give the canonical fold of a
 #   non-commutative operator: the check that the test sees hier at work;
-#   2 sites (3+2 ranks): asserted, every vector split.
+#   2 sites (3+2 ranks): asserted, every vector split; 3 sites again with
+#   odd segments, a direct part and without the small operations' fan-out.
 set -u
 BUILD=$(cd "${1:?usage: $0 BUILD}" && pwd)
 . "$(dirname "$0")/lib.sh"
@@ -39,6 +40,9 @@ run tuned3 $G3 GMPI_COLL=^shm GMPI_COLL_TUNED_BCAST_ALGORITHM=scatter_allgather 
 run basic3 $G3 GMPI_COLL=hier,basic
 run assoc3 $G3 GMPI_ASSOCIATIVE=1
 run assoc2 $G2 GMPI_ASSOCIATIVE=1 GMPI_HIER_SPLIT_MIN=64
+# Many odd segments (pipelined relay and reduce-scatter, element
+# boundaries), a direct part, no fan-out (coordinators' all-pairs paths).
+run seg3 $G3 GMPI_HIER_SEGMENT=301 GMPI_HIER_DIRECT=5000 GMPI_HIER_FANOUT=0
 
 # hier must be in force: the flat components do not fold op3 canonically.
 env GMPI_COLL=^hier "$BUILD/bin/mpirun" --timeout 200 -x GMPI_COLL --grid "$SRC/tests/grids/$G3" \

@@ -1,0 +1,206 @@
+package relay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gmpi/runtime/auth"
+)
+
+// Server is a relay: it accepts hops on Listener and forwards them.
+type Server struct {
+	Listener net.Listener
+	Secret   []byte
+	// Job is the job hash requests must carry (0: any).
+	Job uint64
+	// Timeout bounds a client's handshake and request, each onward dial
+	// and handshake, and how long a silent peer lives (keepalive).
+	Timeout time.Duration
+	// Name says where the relay runs, in refusals ("relay on host s2h0").
+	Name string
+	// Log receives diagnostics (refused clients, failed paths); may be nil.
+	Log func(format string, args ...any)
+	// MaxPending bounds the connections in their handshake at once
+	// (0: 64); more are closed at once, so a flood costs bounded memory.
+	MaxPending int
+
+	pending atomic.Int32
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	open    map[net.Conn]bool
+	closed  bool
+	paths   atomic.Int64 // paths opened so far
+}
+
+// Serve accepts connections until the listener is closed.
+func (s *Server) Serve() error {
+	if s.Timeout <= 0 {
+		s.Timeout = 30 * time.Second
+	}
+	if s.MaxPending <= 0 {
+		s.MaxPending = 64
+	}
+	for {
+		c, err := s.Listener.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			s.logf("accept: %v", err)
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		if int(s.pending.Add(1)) > s.MaxPending {
+			s.pending.Add(-1)
+			s.logf("dropped a connection from %v: %d connections are in their handshake", c.RemoteAddr(), s.MaxPending)
+			c.Close()
+			continue
+		}
+		if !s.track(c, true) {
+			s.pending.Add(-1)
+			c.Close()
+			return nil
+		}
+		s.wg.Add(1)
+		go s.serve(c.(*net.TCPConn))
+	}
+}
+
+// Paths is how many paths the relay opened so far.
+func (s *Server) Paths() int64 { return s.paths.Load() }
+
+// Close stops accepting and ends every forwarded connection.
+func (s *Server) Close() {
+	s.Listener.Close()
+	s.mu.Lock()
+	s.closed = true
+	for c := range s.open {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+func (s *Server) track(c net.Conn, add bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if add {
+		if s.closed {
+			return false
+		}
+		if s.open == nil {
+			s.open = map[net.Conn]bool{}
+		}
+		s.open[c] = true
+	} else {
+		delete(s.open, c)
+	}
+	return true
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.Log != nil {
+		s.Log(format, args...)
+	}
+}
+
+// serve runs one client: handshake, request, onward path, forwarding.
+func (s *Server) serve(c *net.TCPConn) {
+	defer s.wg.Done()
+	defer s.track(c, false)
+	defer c.Close()
+	handshook := false
+	defer func() {
+		if !handshook {
+			s.pending.Add(-1)
+		}
+	}()
+	from := c.RemoteAddr()
+	Tune(c, s.Timeout)
+	if err := auth.Handshake(c, s.Secret, false, Context, min(s.Timeout, 10*time.Second)); err != nil {
+		s.logf("refused %v: %v", from, err)
+		return
+	}
+	c.SetDeadline(time.Now().Add(s.Timeout))
+	req, err := ReadRequest(c)
+	if err == nil && s.Job != 0 && req.Job != s.Job {
+		err = errors.New("request of another job")
+	}
+	if err != nil {
+		s.logf("refused %v: %v", from, err)
+		return
+	}
+	handshook = true
+	s.pending.Add(-1)
+	out, err := s.onward(req)
+	if err != nil {
+		err = fmt.Errorf("%s, for rank %d to rank %d: %v", s.Name, req.From, req.To, err)
+		s.logf("%v", err)
+		writeReply(c, err)
+		return
+	}
+	defer out.Close()
+	if !s.track(out, true) {
+		return
+	}
+	defer s.track(out, false)
+	if err := writeReply(c, nil); err != nil {
+		return
+	}
+	c.SetDeadline(time.Time{})
+	s.paths.Add(1)
+	forward(c, out)
+}
+
+// onward opens the rest of req's path: the target directly, or the next
+// relay with the remaining addresses.
+func (s *Server) onward(req *Request) (*net.TCPConn, error) {
+	next := req.Addrs[0]
+	if len(req.Addrs) > 1 {
+		rest := *req
+		rest.Addrs = req.Addrs[1:]
+		return dialHop(next, &rest, s.Secret, s.Timeout)
+	}
+	dl := net.Dialer{Timeout: s.Timeout}
+	c, err := dl.Dial("tcp", next)
+	if err != nil {
+		return nil, fmt.Errorf("dialling %s: %w", next, err)
+	}
+	nc := c.(*net.TCPConn)
+	Tune(nc, s.Timeout)
+	return nc, nil
+}
+
+// forward copies both ways until both directions ended: an end of stream
+// is passed on as a half-close, an error ends both directions.
+func forward(a, b *net.TCPConn) {
+	var once sync.Once
+	abort := func() {
+		once.Do(func() {
+			a.SetLinger(0)
+			b.SetLinger(0)
+			a.Close()
+			b.Close()
+		})
+	}
+	done := make(chan struct{}, 2)
+	pump := func(dst, src *net.TCPConn) {
+		// TCPConn.ReadFrom splices socket to socket.
+		_, err := io.Copy(dst, src)
+		if err != nil {
+			abort()
+		} else {
+			dst.CloseWrite()
+		}
+		done <- struct{}{}
+	}
+	go pump(a, b)
+	go pump(b, a)
+	<-done
+	<-done
+}
