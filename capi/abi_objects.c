@@ -57,3 +57,8 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
 // -Bsymbolic, would assign its own copy only.
 int MPICHX_TOPOLOGY_DEPTHS = 0x64400101;
 int MPICHX_TOPOLOGY_COLORS = 0x64400103;
+
+// The two weight sentinels for the fronts, whose headers spell
+// MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY differently (capi/front.h).
+int *gmpi_mpich_unweighted(void) { return MPI_UNWEIGHTED; }
+int *gmpi_mpich_weights_empty(void) { return MPI_WEIGHTS_EMPTY; }

@@ -254,7 +254,7 @@ func MPI_Get_library_version(version *byte, resultlen *int32) int32 {
 	if version == nil || resultlen == nil {
 		return badPointer("MPI_Get_library_version", "version")
 	}
-	*resultlen = cString(version, maxLibraryVersionString, "gmpi "+Version+" (MPICH ABI, MPI 4.0)")
+	*resultlen = cString(version, maxLibraryVersionString, "gmpi "+Version+" ("+frontABI+" ABI, MPI 4.0)")
 	return 0
 }
 

@@ -1,3 +1,5 @@
+//go:build !gmpi_ompi && !gmpi_abi
+
 // Calls through C function pointers that the user handed to MPI (attribute
 // copy/delete callbacks, error handlers). cgo cannot call a C function
 // pointer directly, so the Go side calls these shims (declared in

@@ -7,9 +7,12 @@
 // call; gmpi has none, so every level is accepted and nothing happens. A
 // profiler that interposes MPI_Pcontrol sees the call as usual.
 
+#include "zz_inner.h"
 #include "../include/mpi.h"
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Pcontrol = PMPI_Pcontrol
+#endif
 int PMPI_Pcontrol(const int level, ...)
 {
     (void)level;

@@ -29,6 +29,21 @@ func gmpi_unsupported(name *C.char, comm C.int) (rc C.int) {
 	return C.int(raiseError(int32(comm), errUnsupportedOperation, "gmpi: "+fn+" is not supported yet"))
 }
 
+// gmpi_raise_arg raises MPI_ERR_ARG for function name with message msg
+// through MPI_COMM_WORLD's error handler: the ABI fronts' hand-written
+// functions (capi/front_*.c) report bad arguments with it.
+//
+//export gmpi_raise_arg
+func gmpi_raise_arg(name, msg *C.char) (rc C.int) {
+	fn := C.GoString(name)
+	defer func() {
+		if r := recover(); r != nil {
+			rc = C.int(panicked(fn, r))
+		}
+	}()
+	return C.int(raiseError(0x44000000, mpirt.ErrArg, fn+": "+C.GoString(msg)))
+}
+
 // The argument kinds an unimplemented function checks before it reports
 // MPI_ERR_UNSUPPORTED_OPERATION (capi/internal/gen/unsupported.go derives
 // them from the API table).

@@ -1,3 +1,5 @@
+//go:build !gmpi_ompi && !gmpi_abi
+
 // Calls through the C function pointers of user reduction operations
 // (MPI_Op_create, MPI_Op_create_c). cgo cannot call a C function pointer
 // directly, so capi/api_op.go calls these shims. The buffers arrive as

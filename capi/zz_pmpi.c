@@ -6,6 +6,7 @@
 // where the alias is legal), so profiling libraries can interpose MPI_X.
 // Functions written by hand in other capi/*.c files are left out.
 
+#include "zz_inner.h"
 #include "../include/mpi.h"
 
 // The Go side, declared with plain C types: this file must not include
@@ -608,181 +609,241 @@ extern int gmpi_express_Rsend(const void *buf, int count, MPI_Datatype datatype,
 extern int gmpi_express_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 extern int gmpi_express_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
+#endif
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
     return gmpi_Status_c2f((void *)c_status, (void *)f_status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Status_f2c = PMPI_Status_f2c
+#endif
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
     return gmpi_Status_f2c((void *)f_status, (void *)c_status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Status_f082c = PMPI_Status_f082c
+#endif
 int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
 {
     return gmpi_Status_f082c((void *)f08_status, (void *)c_status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Status_c2f08 = PMPI_Status_c2f08
+#endif
 int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
 {
     return gmpi_Status_c2f08((void *)c_status, (void *)f08_status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Status_f082f = PMPI_Status_f082f
+#endif
 int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
 {
     return gmpi_Status_f082f((void *)f08_status, (void *)f_status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Status_f2f08 = PMPI_Status_f2f08
+#endif
 int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
 {
     return gmpi_Status_f2f08((void *)f_status, (void *)f08_status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
+#endif
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_f90_integer(r, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
+#endif
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_f90_real(p, r, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
+#endif
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_f90_complex(p, r, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
+#endif
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
     return gmpi_Attr_delete(comm, keyval);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Attr_get = PMPI_Attr_get
+#endif
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
     return gmpi_Attr_get(comm, keyval, (void *)attribute_val, (void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Attr_put = PMPI_Attr_put
+#endif
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
     return gmpi_Attr_put(comm, keyval, (void *)attribute_val);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+#endif
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
 {
     return gmpi_Comm_create_keyval((void *)comm_copy_attr_fn, (void *)comm_delete_attr_fn, (void *)comm_keyval, (void *)extra_state);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+#endif
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     return gmpi_Comm_delete_attr(comm, comm_keyval);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+#endif
 int PMPI_Comm_free_keyval(int *comm_keyval)
 {
     return gmpi_Comm_free_keyval((void *)comm_keyval);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+#endif
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
     return gmpi_Comm_get_attr(comm, comm_keyval, (void *)attribute_val, (void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+#endif
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
     return gmpi_Comm_set_attr(comm, comm_keyval, (void *)attribute_val);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Keyval_create = PMPI_Keyval_create
+#endif
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
     return gmpi_Keyval_create((void *)copy_fn, (void *)delete_fn, (void *)keyval, (void *)extra_state);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Keyval_free = PMPI_Keyval_free
+#endif
 int PMPI_Keyval_free(int *keyval)
 {
     return gmpi_Keyval_free((void *)keyval);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
+#endif
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
     return gmpi_Type_create_keyval((void *)type_copy_attr_fn, (void *)type_delete_attr_fn, (void *)type_keyval, (void *)extra_state);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
+#endif
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
     return gmpi_Type_delete_attr(datatype, type_keyval);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
+#endif
 int PMPI_Type_free_keyval(int *type_keyval)
 {
     return gmpi_Type_free_keyval((void *)type_keyval);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
+#endif
 int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
 {
     return gmpi_Type_get_attr(datatype, type_keyval, (void *)attribute_val, (void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
+#endif
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
     return gmpi_Type_set_attr(datatype, type_keyval, (void *)attribute_val);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
+#endif
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
     return gmpi_Win_create_keyval((void *)win_copy_attr_fn, (void *)win_delete_attr_fn, (void *)win_keyval, (void *)extra_state);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
+#endif
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
     return gmpi_Win_delete_attr(win, win_keyval);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
+#endif
 int PMPI_Win_free_keyval(int *win_keyval)
 {
     return gmpi_Win_free_keyval((void *)win_keyval);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
+#endif
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
     return gmpi_Win_get_attr(win, win_keyval, (void *)attribute_val, (void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
+#endif
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
     return gmpi_Win_set_attr(win, win_keyval, (void *)attribute_val);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Allgather = PMPI_Allgather
+#endif
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     int rc = gmpi_express_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -791,25 +852,33 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     return gmpi_Allgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Allgather_init = PMPI_Allgather_init
+#endif
 int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Allgather_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
+#endif
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     return gmpi_Allgatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
+#endif
 int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Allgatherv_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Allreduce = PMPI_Allreduce
+#endif
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     int rc = gmpi_express_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
@@ -818,13 +887,17 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     return gmpi_Allreduce((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
+#endif
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Allreduce_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Alltoall = PMPI_Alltoall
+#endif
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     int rc = gmpi_express_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -833,37 +906,49 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     return gmpi_Alltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
+#endif
 int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Alltoall_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
+#endif
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     return gmpi_Alltoallv((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
+#endif
 int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Alltoallv_init((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Alltoallw = PMPI_Alltoallw
+#endif
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     return gmpi_Alltoallw((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
+#endif
 int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Alltoallw_init((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Barrier = PMPI_Barrier
+#endif
 int PMPI_Barrier(MPI_Comm comm)
 {
     int rc = gmpi_express_Barrier(comm);
@@ -872,13 +957,17 @@ int PMPI_Barrier(MPI_Comm comm)
     return gmpi_Barrier(comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Barrier_init = PMPI_Barrier_init
+#endif
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Barrier_init(comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Bcast = PMPI_Bcast
+#endif
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     int rc = gmpi_express_Bcast(buffer, count, datatype, root, comm);
@@ -887,25 +976,33 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     return gmpi_Bcast((void *)buffer, count, datatype, root, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Bcast_init = PMPI_Bcast_init
+#endif
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Bcast_init((void *)buffer, count, datatype, root, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Exscan = PMPI_Exscan
+#endif
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return gmpi_Exscan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Exscan_init = PMPI_Exscan_init
+#endif
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Exscan_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Gather = PMPI_Gather
+#endif
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     int rc = gmpi_express_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -914,217 +1011,289 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     return gmpi_Gather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Gather_init = PMPI_Gather_init
+#endif
 int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Gather_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Gatherv = PMPI_Gatherv
+#endif
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return gmpi_Gatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
+#endif
 int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Gatherv_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iallgather = PMPI_Iallgather
+#endif
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Iallgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+#endif
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Iallgatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
+#endif
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Iallreduce((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
+#endif
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ialltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
+#endif
 int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ialltoallv((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
+#endif
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ialltoallw((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
+#endif
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ibarrier(comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ibcast = PMPI_Ibcast
+#endif
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ibcast((void *)buffer, count, datatype, root, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iexscan = PMPI_Iexscan
+#endif
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Iexscan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Igather = PMPI_Igather
+#endif
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Igather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Igatherv = PMPI_Igatherv
+#endif
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Igatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
+#endif
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ineighbor_allgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
+#endif
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ineighbor_allgatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
+#endif
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ineighbor_alltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
+#endif
 int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ineighbor_alltoallv((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
+#endif
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ineighbor_alltoallw((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ireduce = PMPI_Ireduce
+#endif
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ireduce((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+#endif
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ireduce_scatter((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+#endif
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ireduce_scatter_block((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iscan = PMPI_Iscan
+#endif
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Iscan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iscatter = PMPI_Iscatter
+#endif
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Iscatter((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
+#endif
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Iscatterv((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
+#endif
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return gmpi_Neighbor_allgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
+#endif
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Neighbor_allgather_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
+#endif
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     return gmpi_Neighbor_allgatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
+#endif
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Neighbor_allgatherv_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
+#endif
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return gmpi_Neighbor_alltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
+#endif
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Neighbor_alltoall_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
+#endif
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     return gmpi_Neighbor_alltoallv((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
+#endif
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Neighbor_alltoallv_init((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
+#endif
 int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     return gmpi_Neighbor_alltoallw((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
+#endif
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Neighbor_alltoallw_init((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Reduce = PMPI_Reduce
+#endif
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     int rc = gmpi_express_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -1133,25 +1302,33 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     return gmpi_Reduce((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Reduce_init = PMPI_Reduce_init
+#endif
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Reduce_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
+#endif
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
     return gmpi_Reduce_local((void *)inbuf, (void *)inoutbuf, count, datatype, op);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+#endif
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return gmpi_Reduce_scatter((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+#endif
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     int rc = gmpi_express_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
@@ -1160,19 +1337,25 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     return gmpi_Reduce_scatter_block((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
+#endif
 int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Reduce_scatter_block_init((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
+#endif
 int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Reduce_scatter_init((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Scan = PMPI_Scan
+#endif
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     int rc = gmpi_express_Scan(sendbuf, recvbuf, count, datatype, op, comm);
@@ -1181,13 +1364,17 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
     return gmpi_Scan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Scan_init = PMPI_Scan_init
+#endif
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Scan_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Scatter = PMPI_Scatter
+#endif
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     int rc = gmpi_express_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -1196,1069 +1383,1425 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     return gmpi_Scatter((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Scatter_init = PMPI_Scatter_init
+#endif
 int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Scatter_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Scatterv = PMPI_Scatterv
+#endif
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return gmpi_Scatterv((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
+#endif
 int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Scatterv_init((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
+#endif
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     return gmpi_Comm_compare(comm1, comm2, (void *)result);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_create = PMPI_Comm_create
+#endif
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     return gmpi_Comm_create(comm, group, (void *)newcomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+#endif
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     return gmpi_Comm_create_group(comm, group, tag, (void *)newcomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
+#endif
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     return gmpi_Comm_dup(comm, (void *)newcomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+#endif
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     return gmpi_Comm_dup_with_info(comm, info, (void *)newcomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_free = PMPI_Comm_free
+#endif
 int PMPI_Comm_free(MPI_Comm *comm)
 {
     return gmpi_Comm_free((void *)comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+#endif
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     return gmpi_Comm_get_info(comm, (void *)info_used);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+#endif
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     return gmpi_Comm_get_name(comm, (void *)comm_name, (void *)resultlen);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_group = PMPI_Comm_group
+#endif
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     return gmpi_Comm_group(comm, (void *)group);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
+#endif
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     return gmpi_Comm_idup(comm, (void *)newcomm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+#endif
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
     return gmpi_Comm_idup_with_info(comm, info, (void *)newcomm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
+#endif
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     return gmpi_Comm_rank(comm, (void *)rank);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+#endif
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     return gmpi_Comm_remote_group(comm, (void *)group);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+#endif
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
     return gmpi_Comm_remote_size(comm, (void *)size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+#endif
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     return gmpi_Comm_set_info(comm, info);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+#endif
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     return gmpi_Comm_set_name(comm, (void *)comm_name);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_size = PMPI_Comm_size
+#endif
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     return gmpi_Comm_size(comm, (void *)size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_split = PMPI_Comm_split
+#endif
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     return gmpi_Comm_split(comm, color, key, (void *)newcomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+#endif
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     return gmpi_Comm_split_type(comm, split_type, key, info, (void *)newcomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+#endif
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     return gmpi_Comm_test_inter(comm, (void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+#endif
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
     return gmpi_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, (void *)newintercomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
+#endif
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
     return gmpi_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, (void *)stringtag, info, errhandler, (void *)newintercomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+#endif
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
     return gmpi_Intercomm_merge(intercomm, high, (void *)newintracomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_Comm_revoke = PMPIX_Comm_revoke
+#endif
 int PMPIX_Comm_revoke(MPI_Comm comm)
 {
     return gmpix_Comm_revoke(comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_Comm_shrink = PMPIX_Comm_shrink
+#endif
 int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm)
 {
     return gmpix_Comm_shrink(comm, (void *)newcomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_Comm_failure_ack = PMPIX_Comm_failure_ack
+#endif
 int PMPIX_Comm_failure_ack(MPI_Comm comm)
 {
     return gmpix_Comm_failure_ack(comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_Comm_failure_get_acked = PMPIX_Comm_failure_get_acked
+#endif
 int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp)
 {
     return gmpix_Comm_failure_get_acked(comm, (void *)failedgrp);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_Comm_agree = PMPIX_Comm_agree
+#endif
 int PMPIX_Comm_agree(MPI_Comm comm, int *flag)
 {
     return gmpix_Comm_agree(comm, (void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Get_address = PMPI_Get_address
+#endif
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
     return gmpi_Get_address((void *)location, (void *)address);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Get_count = PMPI_Get_count
+#endif
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     return gmpi_Get_count((void *)status, datatype, (void *)count);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Get_elements = PMPI_Get_elements
+#endif
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     return gmpi_Get_elements((void *)status, datatype, (void *)count);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+#endif
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     return gmpi_Get_elements_x((void *)status, datatype, (void *)count);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Pack = PMPI_Pack
+#endif
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
     return gmpi_Pack((void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Pack_external = PMPI_Pack_external
+#endif
 int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
     return gmpi_Pack_external((void *)datarep, (void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+#endif
 int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
     return gmpi_Pack_external_size((void *)datarep, incount, datatype, (void *)size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Pack_size = PMPI_Pack_size
+#endif
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     return gmpi_Pack_size(incount, datatype, comm, (void *)size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+#endif
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
     return gmpi_Status_set_elements((void *)status, datatype, count);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+#endif
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
     return gmpi_Status_set_elements_x((void *)status, datatype, count);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_commit = PMPI_Type_commit
+#endif
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
     return gmpi_Type_commit((void *)datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+#endif
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_contiguous(count, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+#endif
 int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_darray(size, rank, ndims, (void *)array_of_gsizes, (void *)array_of_distribs, (void *)array_of_dargs, (void *)array_of_psizes, order, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+#endif
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_hindexed(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+#endif
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_hindexed_block(count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+#endif
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_hvector(count, blocklength, stride, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+#endif
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_indexed_block(count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+#endif
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_resized(oldtype, lb, extent, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+#endif
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
     return gmpi_Type_create_struct(count, (void *)array_of_blocklengths, (void *)array_of_displacements, (void *)array_of_types, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+#endif
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_subarray(ndims, (void *)array_of_sizes, (void *)array_of_subsizes, (void *)array_of_starts, order, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_dup = PMPI_Type_dup
+#endif
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_dup(oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_free = PMPI_Type_free
+#endif
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
     return gmpi_Type_free((void *)datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+#endif
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
     return gmpi_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, (void *)array_of_integers, (void *)array_of_addresses, (void *)array_of_datatypes);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+#endif
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
 {
     return gmpi_Type_get_envelope(datatype, (void *)num_integers, (void *)num_addresses, (void *)num_datatypes, (void *)combiner);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+#endif
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
     return gmpi_Type_get_extent(datatype, (void *)lb, (void *)extent);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+#endif
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
     return gmpi_Type_get_extent_x(datatype, (void *)lb, (void *)extent);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name
+#endif
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     return gmpi_Type_get_name(datatype, (void *)type_name, (void *)resultlen);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+#endif
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
     return gmpi_Type_get_true_extent(datatype, (void *)true_lb, (void *)true_extent);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+#endif
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
     return gmpi_Type_get_true_extent_x(datatype, (void *)true_lb, (void *)true_extent);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_indexed = PMPI_Type_indexed
+#endif
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_indexed(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_match_size = PMPI_Type_match_size
+#endif
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     return gmpi_Type_match_size(typeclass, size, (void *)datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_set_name = PMPI_Type_set_name
+#endif
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     return gmpi_Type_set_name(datatype, (void *)type_name);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_size = PMPI_Type_size
+#endif
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
     return gmpi_Type_size(datatype, (void *)size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_size_x = PMPI_Type_size_x
+#endif
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
     return gmpi_Type_size_x(datatype, (void *)size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_vector = PMPI_Type_vector
+#endif
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_vector(count, blocklength, stride, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Unpack = PMPI_Unpack
+#endif
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     return gmpi_Unpack((void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Unpack_external = PMPI_Unpack_external
+#endif
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
     return gmpi_Unpack_external((void *)datarep, (void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Address = PMPI_Address
+#endif
 int PMPI_Address(void *location, MPI_Aint *address)
 {
     return gmpi_Address((void *)location, (void *)address);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_extent = PMPI_Type_extent
+#endif
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 {
     return gmpi_Type_extent(datatype, (void *)extent);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_lb = PMPI_Type_lb
+#endif
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 {
     return gmpi_Type_lb(datatype, (void *)displacement);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_ub = PMPI_Type_ub
+#endif
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
     return gmpi_Type_ub(datatype, (void *)displacement);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
+#endif
 int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_hindexed(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_hvector = PMPI_Type_hvector
+#endif
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_hvector(count, blocklength, stride, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_struct = PMPI_Type_struct
+#endif
 int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
     return gmpi_Type_struct(count, (void *)array_of_blocklengths, (void *)array_of_displacements, (void *)array_of_types, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Add_error_class = PMPI_Add_error_class
+#endif
 int PMPI_Add_error_class(int *errorclass)
 {
     return gmpi_Add_error_class((void *)errorclass);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Add_error_code = PMPI_Add_error_code
+#endif
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
     return gmpi_Add_error_code(errorclass, (void *)errorcode);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Add_error_string = PMPI_Add_error_string
+#endif
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
     return gmpi_Add_error_string(errorcode, (void *)string);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+#endif
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     return gmpi_Comm_call_errhandler(comm, errorcode);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+#endif
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
 {
     return gmpi_Comm_create_errhandler((void *)comm_errhandler_fn, (void *)errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+#endif
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     return gmpi_Comm_get_errhandler(comm, (void *)errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+#endif
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     return gmpi_Comm_set_errhandler(comm, errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+#endif
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     return gmpi_Errhandler_free((void *)errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Error_class = PMPI_Error_class
+#endif
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
     return gmpi_Error_class(errorcode, (void *)errorclass);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Error_string = PMPI_Error_string
+#endif
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     return gmpi_Error_string(errorcode, (void *)string, (void *)resultlen);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
+#endif
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
     return gmpi_File_call_errhandler((void *)fh, errorcode);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
+#endif
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
 {
     return gmpi_File_create_errhandler((void *)file_errhandler_fn, (void *)errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
+#endif
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
     return gmpi_File_get_errhandler((void *)file, (void *)errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
+#endif
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
     return gmpi_File_set_errhandler((void *)file, errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
+#endif
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
     return gmpi_Session_call_errhandler(session, errorcode);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
+#endif
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
 {
     return gmpi_Session_create_errhandler((void *)session_errhandler_fn, (void *)errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
+#endif
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
     return gmpi_Session_get_errhandler(session, (void *)errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
+#endif
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
     return gmpi_Session_set_errhandler(session, errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
+#endif
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
     return gmpi_Win_call_errhandler(win, errorcode);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
+#endif
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
 {
     return gmpi_Win_create_errhandler((void *)win_errhandler_fn, (void *)errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
+#endif
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
     return gmpi_Win_get_errhandler(win, (void *)errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
+#endif
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     return gmpi_Win_set_errhandler(win, errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_Delete_error_class = PMPIX_Delete_error_class
+#endif
 int PMPIX_Delete_error_class(int errorclass)
 {
     return gmpi_unsupported("MPIX_Delete_error_class", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_Delete_error_code = PMPIX_Delete_error_code
+#endif
 int PMPIX_Delete_error_code(int errorcode)
 {
     return gmpi_unsupported("MPIX_Delete_error_code", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_Delete_error_string = PMPIX_Delete_error_string
+#endif
 int PMPIX_Delete_error_string(int errorcode)
 {
     return gmpi_unsupported("MPIX_Delete_error_string", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
+#endif
 int PMPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
 {
     return gmpi_Errhandler_create((void *)comm_errhandler_fn, (void *)errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
+#endif
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     return gmpi_Errhandler_get(comm, (void *)errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
+#endif
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     return gmpi_Errhandler_set(comm, errhandler);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Group_compare = PMPI_Group_compare
+#endif
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
     return gmpi_Group_compare(group1, group2, (void *)result);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Group_difference = PMPI_Group_difference
+#endif
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return gmpi_Group_difference(group1, group2, (void *)newgroup);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Group_excl = PMPI_Group_excl
+#endif
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     return gmpi_Group_excl(group, n, (void *)ranks, (void *)newgroup);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Group_free = PMPI_Group_free
+#endif
 int PMPI_Group_free(MPI_Group *group)
 {
     return gmpi_Group_free((void *)group);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Group_incl = PMPI_Group_incl
+#endif
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     return gmpi_Group_incl(group, n, (void *)ranks, (void *)newgroup);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Group_intersection = PMPI_Group_intersection
+#endif
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return gmpi_Group_intersection(group1, group2, (void *)newgroup);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
+#endif
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     return gmpi_Group_range_excl(group, n, (void *)ranges, (void *)newgroup);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
+#endif
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     return gmpi_Group_range_incl(group, n, (void *)ranges, (void *)newgroup);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Group_rank = PMPI_Group_rank
+#endif
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
     return gmpi_Group_rank(group, (void *)rank);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Group_size = PMPI_Group_size
+#endif
 int PMPI_Group_size(MPI_Group group, int *size)
 {
     return gmpi_Group_size(group, (void *)size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
+#endif
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
     return gmpi_Group_translate_ranks(group1, n, (void *)ranks1, group2, (void *)ranks2);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Group_union = PMPI_Group_union
+#endif
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return gmpi_Group_union(group1, group2, (void *)newgroup);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Info_create = PMPI_Info_create
+#endif
 int PMPI_Info_create(MPI_Info *info)
 {
     return gmpi_Info_create((void *)info);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
+#endif
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
     return gmpi_Info_create_env(argc, (void *)argv, (void *)info);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Info_delete = PMPI_Info_delete
+#endif
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
     return gmpi_Info_delete(info, (void *)key);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Info_dup = PMPI_Info_dup
+#endif
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     return gmpi_Info_dup(info, (void *)newinfo);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Info_free = PMPI_Info_free
+#endif
 int PMPI_Info_free(MPI_Info *info)
 {
     return gmpi_Info_free((void *)info);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Info_get = PMPI_Info_get
+#endif
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
     return gmpi_Info_get(info, (void *)key, valuelen, (void *)value, (void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
+#endif
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     return gmpi_Info_get_nkeys(info, (void *)nkeys);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
+#endif
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     return gmpi_Info_get_nthkey(info, n, (void *)key);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Info_get_string = PMPI_Info_get_string
+#endif
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
     return gmpi_Info_get_string(info, (void *)key, (void *)buflen, (void *)value, (void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
+#endif
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     return gmpi_Info_get_valuelen(info, (void *)key, (void *)valuelen, (void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Info_set = PMPI_Info_set
+#endif
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     return gmpi_Info_set(info, (void *)key, (void *)value);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Abort = PMPI_Abort
+#endif
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     return gmpi_Abort(comm, errorcode);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
+#endif
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
     return gmpi_Comm_create_from_group(group, (void *)stringtag, info, errhandler, (void *)newcomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Finalize = PMPI_Finalize
+#endif
 int PMPI_Finalize(void)
 {
     return gmpi_Finalize();
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Finalized = PMPI_Finalized
+#endif
 int PMPI_Finalized(int *flag)
 {
     return gmpi_Finalized((void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
+#endif
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
     return gmpi_Group_from_session_pset(session, (void *)pset_name, (void *)newgroup);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Init = PMPI_Init
+#endif
 int PMPI_Init(int *argc, char ***argv)
 {
     return gmpi_Init((void *)argc, (void *)argv);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Init_thread = PMPI_Init_thread
+#endif
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     return gmpi_Init_thread((void *)argc, (void *)argv, required, (void *)provided);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Initialized = PMPI_Initialized
+#endif
 int PMPI_Initialized(int *flag)
 {
     return gmpi_Initialized((void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+#endif
 int PMPI_Is_thread_main(int *flag)
 {
     return gmpi_Is_thread_main((void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Query_thread = PMPI_Query_thread
+#endif
 int PMPI_Query_thread(int *provided)
 {
     return gmpi_Query_thread((void *)provided);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Session_finalize = PMPI_Session_finalize
+#endif
 int PMPI_Session_finalize(MPI_Session *session)
 {
     return gmpi_Session_finalize((void *)session);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Session_get_info = PMPI_Session_get_info
+#endif
 int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
     return gmpi_Session_get_info(session, (void *)info_used);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
+#endif
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
     return gmpi_Session_get_nth_pset(session, info, n, (void *)pset_len, (void *)pset_name);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
+#endif
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
     return gmpi_Session_get_num_psets(session, info, (void *)npset_names);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
+#endif
 int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
     return gmpi_Session_get_pset_info(session, (void *)pset_name, (void *)info);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Session_init = PMPI_Session_init
+#endif
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
     return gmpi_Session_init(info, errhandler, (void *)session);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Aint_add = PMPI_Aint_add
+#endif
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
     return (MPI_Aint)gmpi_Aint_add(base, disp);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Aint_diff = PMPI_Aint_diff
+#endif
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
     return (MPI_Aint)gmpi_Aint_diff(addr1, addr2);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version
+#endif
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
     return gmpi_Get_library_version((void *)version, (void *)resultlen);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+#endif
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
     return gmpi_Get_processor_name((void *)name, (void *)resultlen);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Get_version = PMPI_Get_version
+#endif
 int PMPI_Get_version(int *version, int *subversion)
 {
     return gmpi_Get_version((void *)version, (void *)subversion);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_GPU_query_support = PMPIX_GPU_query_support
+#endif
 int PMPIX_GPU_query_support(int gpu_type, int *is_supported)
 {
     return gmpi_unsupported("MPIX_GPU_query_support", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_Query_cuda_support = PMPIX_Query_cuda_support
+#endif
 int PMPIX_Query_cuda_support(void)
 {
     return gmpi_unsupported("MPIX_Query_cuda_support", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_Query_ze_support = PMPIX_Query_ze_support
+#endif
 int PMPIX_Query_ze_support(void)
 {
     return gmpi_unsupported("MPIX_Query_ze_support", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_Query_hip_support = PMPIX_Query_hip_support
+#endif
 int PMPIX_Query_hip_support(void)
 {
     return gmpi_unsupported("MPIX_Query_hip_support", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
+#endif
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
     return gmpi_Op_commutative(op, (void *)commute);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Op_create = PMPI_Op_create
+#endif
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
     return gmpi_Op_create((void *)user_fn, commute, (void *)op);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Op_free = PMPI_Op_free
+#endif
 int PMPI_Op_free(MPI_Op *op)
 {
     return gmpi_Op_free((void *)op);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Parrived = PMPI_Parrived
+#endif
 int PMPI_Parrived(MPI_Request request, int partition, int *flag)
 {
     return gmpi_Parrived(request, partition, (void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Pready = PMPI_Pready
+#endif
 int PMPI_Pready(int partition, MPI_Request request)
 {
     return gmpi_Pready(partition, request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Pready_list = PMPI_Pready_list
+#endif
 int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
 {
     return gmpi_Pready_list(length, (void *)array_of_partitions, request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Pready_range = PMPI_Pready_range
+#endif
 int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
     return gmpi_Pready_range(partition_low, partition_high, request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Precv_init = PMPI_Precv_init
+#endif
 int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Precv_init((void *)buf, partitions, count, datatype, dest, tag, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Psend_init = PMPI_Psend_init
+#endif
 int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Psend_init((void *)buf, partitions, count, datatype, dest, tag, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Bsend = PMPI_Bsend
+#endif
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return gmpi_Bsend((void *)buf, count, datatype, dest, tag, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Bsend_init = PMPI_Bsend_init
+#endif
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Bsend_init((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+#endif
 int PMPI_Buffer_attach(void *buffer, int size)
 {
     return gmpi_Buffer_attach((void *)buffer, size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+#endif
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     return gmpi_Buffer_detach((void *)buffer_addr, (void *)size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ibsend = PMPI_Ibsend
+#endif
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ibsend((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Improbe = PMPI_Improbe
+#endif
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
     return gmpi_Improbe(source, tag, comm, (void *)flag, (void *)message, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Imrecv = PMPI_Imrecv
+#endif
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
     return gmpi_Imrecv((void *)buf, count, datatype, (void *)message, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iprobe = PMPI_Iprobe
+#endif
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     return gmpi_Iprobe(source, tag, comm, (void *)flag, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Irecv = PMPI_Irecv
+#endif
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Irecv((void *)buf, count, datatype, source, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Irsend = PMPI_Irsend
+#endif
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Irsend((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Isend = PMPI_Isend
+#endif
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Isend((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Isendrecv = PMPI_Isendrecv
+#endif
 int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Isendrecv((void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
+#endif
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Isendrecv_replace((void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Issend = PMPI_Issend
+#endif
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Issend((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Mprobe = PMPI_Mprobe
+#endif
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     return gmpi_Mprobe(source, tag, comm, (void *)message, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Mrecv = PMPI_Mrecv
+#endif
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
     return gmpi_Mrecv((void *)buf, count, datatype, (void *)message, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Probe = PMPI_Probe
+#endif
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     return gmpi_Probe(source, tag, comm, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Recv = PMPI_Recv
+#endif
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     int rc = gmpi_express_Recv(buf, count, datatype, source, tag, comm, status);
@@ -2267,13 +2810,17 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     return gmpi_Recv((void *)buf, count, datatype, source, tag, comm, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Recv_init = PMPI_Recv_init
+#endif
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Recv_init((void *)buf, count, datatype, source, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Rsend = PMPI_Rsend
+#endif
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     int rc = gmpi_express_Rsend(buf, count, datatype, dest, tag, comm);
@@ -2282,13 +2829,17 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return gmpi_Rsend((void *)buf, count, datatype, dest, tag, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Rsend_init = PMPI_Rsend_init
+#endif
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Rsend_init((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Send = PMPI_Send
+#endif
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     int rc = gmpi_express_Send(buf, count, datatype, dest, tag, comm);
@@ -2297,13 +2848,17 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     return gmpi_Send((void *)buf, count, datatype, dest, tag, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Send_init = PMPI_Send_init
+#endif
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Send_init((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
+#endif
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     int rc = gmpi_express_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
@@ -2312,2161 +2867,2881 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     return gmpi_Sendrecv((void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+#endif
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     return gmpi_Sendrecv_replace((void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ssend = PMPI_Ssend
+#endif
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return gmpi_Ssend((void *)buf, count, datatype, dest, tag, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ssend_init = PMPI_Ssend_init
+#endif
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ssend_init((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Cancel = PMPI_Cancel
+#endif
 int PMPI_Cancel(MPI_Request *request)
 {
     return gmpi_Cancel((void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
+#endif
 int PMPI_Grequest_complete(MPI_Request request)
 {
     return gmpi_Grequest_complete(request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Grequest_start = PMPI_Grequest_start
+#endif
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
     return gmpi_Grequest_start((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)extra_state, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Request_free = PMPI_Request_free
+#endif
 int PMPI_Request_free(MPI_Request *request)
 {
     return gmpi_Request_free((void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
+#endif
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     return gmpi_Request_get_status(request, (void *)flag, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Start = PMPI_Start
+#endif
 int PMPI_Start(MPI_Request *request)
 {
     return gmpi_Start((void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Startall = PMPI_Startall
+#endif
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
     return gmpi_Startall(count, (void *)array_of_requests);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+#endif
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     return gmpi_Status_set_cancelled((void *)status, flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Test = PMPI_Test
+#endif
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     return gmpi_Test((void *)request, (void *)flag, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+#endif
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
     return gmpi_Test_cancelled((void *)status, (void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Testall = PMPI_Testall
+#endif
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
 {
     return gmpi_Testall(count, (void *)array_of_requests, (void *)flag, (void *)array_of_statuses);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Testany = PMPI_Testany
+#endif
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status)
 {
     return gmpi_Testany(count, (void *)array_of_requests, (void *)indx, (void *)flag, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Testsome = PMPI_Testsome
+#endif
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
     return gmpi_Testsome(incount, (void *)array_of_requests, (void *)outcount, (void *)array_of_indices, (void *)array_of_statuses);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Wait = PMPI_Wait
+#endif
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     return gmpi_Wait((void *)request, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Waitall = PMPI_Waitall
+#endif
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
     return gmpi_Waitall(count, (void *)array_of_requests, (void *)array_of_statuses);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Waitany = PMPI_Waitany
+#endif
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status)
 {
     return gmpi_Waitany(count, (void *)array_of_requests, (void *)indx, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Waitsome = PMPI_Waitsome
+#endif
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
     return gmpi_Waitsome(incount, (void *)array_of_requests, (void *)outcount, (void *)array_of_indices, (void *)array_of_statuses);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Accumulate = PMPI_Accumulate
+#endif
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     return gmpi_Accumulate((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+#endif
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     return gmpi_Alloc_mem(size, info, (void *)baseptr);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
+#endif
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     return gmpi_Compare_and_swap((void *)origin_addr, (void *)compare_addr, (void *)result_addr, datatype, target_rank, target_disp, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
+#endif
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     return gmpi_Fetch_and_op((void *)origin_addr, (void *)result_addr, datatype, target_rank, target_disp, op, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Free_mem = PMPI_Free_mem
+#endif
 int PMPI_Free_mem(void *base)
 {
     return gmpi_Free_mem((void *)base);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Get = PMPI_Get
+#endif
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     return gmpi_Get((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
+#endif
 int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     return gmpi_Get_accumulate((void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Put = PMPI_Put
+#endif
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     return gmpi_Put((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Raccumulate = PMPI_Raccumulate
+#endif
 int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     return gmpi_Raccumulate((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Rget = PMPI_Rget
+#endif
 int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     return gmpi_Rget((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
+#endif
 int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     return gmpi_Rget_accumulate((void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Rput = PMPI_Rput
+#endif
 int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     return gmpi_Rput((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
+#endif
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     return gmpi_Win_allocate(size, disp_unit, info, comm, (void *)baseptr, (void *)win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
+#endif
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     return gmpi_Win_allocate_shared(size, disp_unit, info, comm, (void *)baseptr, (void *)win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_attach = PMPI_Win_attach
+#endif
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     return gmpi_Win_attach(win, (void *)base, size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_complete = PMPI_Win_complete
+#endif
 int PMPI_Win_complete(MPI_Win win)
 {
     return gmpi_Win_complete(win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_create = PMPI_Win_create
+#endif
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     return gmpi_Win_create((void *)base, size, disp_unit, info, comm, (void *)win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
+#endif
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     return gmpi_Win_create_dynamic(info, comm, (void *)win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_detach = PMPI_Win_detach
+#endif
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
     return gmpi_Win_detach(win, (void *)base);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_fence = PMPI_Win_fence
+#endif
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
     return gmpi_Win_fence(assert, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_flush = PMPI_Win_flush
+#endif
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
     return gmpi_Win_flush(rank, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
+#endif
 int PMPI_Win_flush_all(MPI_Win win)
 {
     return gmpi_Win_flush_all(win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
+#endif
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
     return gmpi_Win_flush_local(rank, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
+#endif
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
     return gmpi_Win_flush_local_all(win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_free = PMPI_Win_free
+#endif
 int PMPI_Win_free(MPI_Win *win)
 {
     return gmpi_Win_free((void *)win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_get_group = PMPI_Win_get_group
+#endif
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
     return gmpi_Win_get_group(win, (void *)group);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_get_info = PMPI_Win_get_info
+#endif
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
     return gmpi_Win_get_info(win, (void *)info_used);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_get_name = PMPI_Win_get_name
+#endif
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     return gmpi_Win_get_name(win, (void *)win_name, (void *)resultlen);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_lock = PMPI_Win_lock
+#endif
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     return gmpi_Win_lock(lock_type, rank, assert, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
+#endif
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
     return gmpi_Win_lock_all(assert, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_post = PMPI_Win_post
+#endif
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
     return gmpi_Win_post(group, assert, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_set_info = PMPI_Win_set_info
+#endif
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     return gmpi_Win_set_info(win, info);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_set_name = PMPI_Win_set_name
+#endif
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
     return gmpi_Win_set_name(win, (void *)win_name);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
+#endif
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
     return gmpi_Win_shared_query(win, rank, (void *)size, (void *)disp_unit, (void *)baseptr);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_start = PMPI_Win_start
+#endif
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
     return gmpi_Win_start(group, assert, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_sync = PMPI_Win_sync
+#endif
 int PMPI_Win_sync(MPI_Win win)
 {
     return gmpi_Win_sync(win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_test = PMPI_Win_test
+#endif
 int PMPI_Win_test(MPI_Win win, int *flag)
 {
     return gmpi_Win_test(win, (void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_unlock = PMPI_Win_unlock
+#endif
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
     return gmpi_Win_unlock(rank, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
+#endif
 int PMPI_Win_unlock_all(MPI_Win win)
 {
     return gmpi_Win_unlock_all(win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_wait = PMPI_Win_wait
+#endif
 int PMPI_Win_wait(MPI_Win win)
 {
     return gmpi_Win_wait(win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Close_port = PMPI_Close_port
+#endif
 int PMPI_Close_port(const char *port_name)
 {
     return gmpi_Close_port((void *)port_name);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept
+#endif
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
     return gmpi_Comm_accept((void *)port_name, info, root, comm, (void *)newcomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_connect = PMPI_Comm_connect
+#endif
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
     return gmpi_Comm_connect((void *)port_name, info, root, comm, (void *)newcomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
+#endif
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
     return gmpi_Comm_disconnect((void *)comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
+#endif
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
     return gmpi_Comm_get_parent((void *)parent);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_join = PMPI_Comm_join
+#endif
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
     return gmpi_Comm_join(fd, (void *)intercomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
+#endif
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
     return gmpi_Comm_spawn((void *)command, (void *)argv, maxprocs, info, root, comm, (void *)intercomm, (void *)array_of_errcodes);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple
+#endif
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
     return gmpi_Comm_spawn_multiple(count, (void *)array_of_commands, (void *)array_of_argv, (void *)array_of_maxprocs, (void *)array_of_info, root, comm, (void *)intercomm, (void *)array_of_errcodes);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Lookup_name = PMPI_Lookup_name
+#endif
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
     return gmpi_Lookup_name((void *)service_name, info, (void *)port_name);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Open_port = PMPI_Open_port
+#endif
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
     return gmpi_Open_port(info, (void *)port_name);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Publish_name = PMPI_Publish_name
+#endif
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     return gmpi_Publish_name((void *)service_name, info, (void *)port_name);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Unpublish_name = PMPI_Unpublish_name
+#endif
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     return gmpi_Unpublish_name((void *)service_name, info, (void *)port_name);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Wtick = PMPI_Wtick
+#endif
 double PMPI_Wtick(void)
 {
     return (double)gmpi_Wtick();
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Wtime = PMPI_Wtime
+#endif
 double PMPI_Wtime(void)
 {
     return (double)gmpi_Wtime();
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Cart_coords = PMPI_Cart_coords
+#endif
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     return gmpi_Cart_coords(comm, rank, maxdims, (void *)coords);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Cart_create = PMPI_Cart_create
+#endif
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
     return gmpi_Cart_create(comm_old, ndims, (void *)dims, (void *)periods, reorder, (void *)comm_cart);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Cart_get = PMPI_Cart_get
+#endif
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
     return gmpi_Cart_get(comm, maxdims, (void *)dims, (void *)periods, (void *)coords);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Cart_map = PMPI_Cart_map
+#endif
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
     return gmpi_Cart_map(comm, ndims, (void *)dims, (void *)periods, (void *)newrank);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Cart_rank = PMPI_Cart_rank
+#endif
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
     return gmpi_Cart_rank(comm, (void *)coords, (void *)rank);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Cart_shift = PMPI_Cart_shift
+#endif
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
     return gmpi_Cart_shift(comm, direction, disp, (void *)rank_source, (void *)rank_dest);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Cart_sub = PMPI_Cart_sub
+#endif
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     return gmpi_Cart_sub(comm, (void *)remain_dims, (void *)newcomm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
+#endif
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
     return gmpi_Cartdim_get(comm, (void *)ndims);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Dims_create = PMPI_Dims_create
+#endif
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     return gmpi_Dims_create(nnodes, ndims, (void *)dims);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
+#endif
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     return gmpi_Dist_graph_create(comm_old, n, (void *)sources, (void *)degrees, (void *)destinations, (void *)weights, info, reorder, (void *)comm_dist_graph);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
+#endif
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     return gmpi_Dist_graph_create_adjacent(comm_old, indegree, (void *)sources, (void *)sourceweights, outdegree, (void *)destinations, (void *)destweights, info, reorder, (void *)comm_dist_graph);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
+#endif
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
     return gmpi_Dist_graph_neighbors(comm, maxindegree, (void *)sources, (void *)sourceweights, maxoutdegree, (void *)destinations, (void *)destweights);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
+#endif
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
     return gmpi_Dist_graph_neighbors_count(comm, (void *)indegree, (void *)outdegree, (void *)weighted);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Graph_create = PMPI_Graph_create
+#endif
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
     return gmpi_Graph_create(comm_old, nnodes, (void *)indx, (void *)edges, reorder, (void *)comm_graph);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Graph_get = PMPI_Graph_get
+#endif
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[])
 {
     return gmpi_Graph_get(comm, maxindex, maxedges, (void *)indx, (void *)edges);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Graph_map = PMPI_Graph_map
+#endif
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank)
 {
     return gmpi_Graph_map(comm, nnodes, (void *)indx, (void *)edges, (void *)newrank);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
+#endif
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
     return gmpi_Graph_neighbors(comm, rank, maxneighbors, (void *)neighbors);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
+#endif
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
     return gmpi_Graph_neighbors_count(comm, rank, (void *)nneighbors);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
+#endif
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
     return gmpi_Graphdims_get(comm, (void *)nnodes, (void *)nedges);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Topo_test = PMPI_Topo_test
+#endif
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
     return gmpi_Topo_test(comm, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_category_changed = PMPI_T_category_changed
+#endif
 int PMPI_T_category_changed(int *update_number)
 {
     return gmpi_unsupported("MPI_T_category_changed", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_category_get_categories = PMPI_T_category_get_categories
+#endif
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
     return gmpi_unsupported("MPI_T_category_get_categories", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_category_get_cvars = PMPI_T_category_get_cvars
+#endif
 int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
     return gmpi_unsupported("MPI_T_category_get_cvars", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_category_get_events = PMPI_T_category_get_events
+#endif
 int PMPI_T_category_get_events(int cat_index, int len, int indices[])
 {
     return gmpi_unsupported("MPI_T_category_get_events", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_category_get_index = PMPI_T_category_get_index
+#endif
 int PMPI_T_category_get_index(const char *name, int *cat_index)
 {
     return gmpi_unsupported("MPI_T_category_get_index", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_category_get_info = PMPI_T_category_get_info
+#endif
 int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories)
 {
     return gmpi_unsupported("MPI_T_category_get_info", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_category_get_num = PMPI_T_category_get_num
+#endif
 int PMPI_T_category_get_num(int *num_cat)
 {
     return gmpi_unsupported("MPI_T_category_get_num", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_category_get_num_events = PMPI_T_category_get_num_events
+#endif
 int PMPI_T_category_get_num_events(int cat_index, int *num_events)
 {
     return gmpi_unsupported("MPI_T_category_get_num_events", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_category_get_pvars = PMPI_T_category_get_pvars
+#endif
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
     return gmpi_unsupported("MPI_T_category_get_pvars", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_cvar_get_index = PMPI_T_cvar_get_index
+#endif
 int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
     return gmpi_unsupported("MPI_T_cvar_get_index", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_cvar_get_info = PMPI_T_cvar_get_info
+#endif
 int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
     return gmpi_unsupported("MPI_T_cvar_get_info", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_cvar_get_num = PMPI_T_cvar_get_num
+#endif
 int PMPI_T_cvar_get_num(int *num_cvar)
 {
     return gmpi_unsupported("MPI_T_cvar_get_num", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_cvar_handle_alloc = PMPI_T_cvar_handle_alloc
+#endif
 int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
     return gmpi_unsupported("MPI_T_cvar_handle_alloc", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_cvar_handle_free = PMPI_T_cvar_handle_free
+#endif
 int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
     return gmpi_unsupported("MPI_T_cvar_handle_free", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_cvar_read = PMPI_T_cvar_read
+#endif
 int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
     return gmpi_unsupported("MPI_T_cvar_read", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_cvar_write = PMPI_T_cvar_write
+#endif
 int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
     return gmpi_unsupported("MPI_T_cvar_write", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_enum_get_info = PMPI_T_enum_get_info
+#endif
 int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
     return gmpi_unsupported("MPI_T_enum_get_info", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_enum_get_item = PMPI_T_enum_get_item
+#endif
 int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len)
 {
     return gmpi_unsupported("MPI_T_enum_get_item", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_callback_get_info = PMPI_T_event_callback_get_info
+#endif
 int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used)
 {
     return gmpi_unsupported("MPI_T_event_callback_get_info", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_callback_set_info = PMPI_T_event_callback_set_info
+#endif
 int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
     return gmpi_unsupported("MPI_T_event_callback_set_info", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_copy = PMPI_T_event_copy
+#endif
 int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
 {
     return gmpi_unsupported("MPI_T_event_copy", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_get_index = PMPI_T_event_get_index
+#endif
 int PMPI_T_event_get_index(const char *name, int *event_index)
 {
     return gmpi_unsupported("MPI_T_event_get_index", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_get_info = PMPI_T_event_get_info
+#endif
 int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind)
 {
     return gmpi_unsupported("MPI_T_event_get_info", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_get_num = PMPI_T_event_get_num
+#endif
 int PMPI_T_event_get_num(int *num_events)
 {
     return gmpi_unsupported("MPI_T_event_get_num", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_get_source = PMPI_T_event_get_source
+#endif
 int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index)
 {
     return gmpi_unsupported("MPI_T_event_get_source", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_get_timestamp = PMPI_T_event_get_timestamp
+#endif
 int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp)
 {
     return gmpi_unsupported("MPI_T_event_get_timestamp", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_handle_alloc = PMPI_T_event_handle_alloc
+#endif
 int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration)
 {
     return gmpi_unsupported("MPI_T_event_handle_alloc", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_handle_free = PMPI_T_event_handle_free
+#endif
 int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function)
 {
     return gmpi_unsupported("MPI_T_event_handle_free", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_handle_get_info = PMPI_T_event_handle_get_info
+#endif
 int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used)
 {
     return gmpi_unsupported("MPI_T_event_handle_get_info", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_handle_set_info = PMPI_T_event_handle_set_info
+#endif
 int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
 {
     return gmpi_unsupported("MPI_T_event_handle_set_info", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_read = PMPI_T_event_read
+#endif
 int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer)
 {
     return gmpi_unsupported("MPI_T_event_read", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_register_callback = PMPI_T_event_register_callback
+#endif
 int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function)
 {
     return gmpi_unsupported("MPI_T_event_register_callback", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_event_set_dropped_handler = PMPI_T_event_set_dropped_handler
+#endif
 int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
 {
     return gmpi_unsupported("MPI_T_event_set_dropped_handler", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_finalize = PMPI_T_finalize
+#endif
 int PMPI_T_finalize(void)
 {
     return gmpi_unsupported("MPI_T_finalize", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_init_thread = PMPI_T_init_thread
+#endif
 int PMPI_T_init_thread(int required, int *provided)
 {
     return gmpi_unsupported("MPI_T_init_thread", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_pvar_get_index = PMPI_T_pvar_get_index
+#endif
 int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
     return gmpi_unsupported("MPI_T_pvar_get_index", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_pvar_get_info = PMPI_T_pvar_get_info
+#endif
 int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
 {
     return gmpi_unsupported("MPI_T_pvar_get_info", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_pvar_get_num = PMPI_T_pvar_get_num
+#endif
 int PMPI_T_pvar_get_num(int *num_pvar)
 {
     return gmpi_unsupported("MPI_T_pvar_get_num", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_pvar_handle_alloc = PMPI_T_pvar_handle_alloc
+#endif
 int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
 {
     return gmpi_unsupported("MPI_T_pvar_handle_alloc", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_pvar_handle_free = PMPI_T_pvar_handle_free
+#endif
 int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
     return gmpi_unsupported("MPI_T_pvar_handle_free", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_pvar_read = PMPI_T_pvar_read
+#endif
 int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
     return gmpi_unsupported("MPI_T_pvar_read", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_pvar_readreset = PMPI_T_pvar_readreset
+#endif
 int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
     return gmpi_unsupported("MPI_T_pvar_readreset", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_pvar_reset = PMPI_T_pvar_reset
+#endif
 int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
     return gmpi_unsupported("MPI_T_pvar_reset", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_pvar_session_create = PMPI_T_pvar_session_create
+#endif
 int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
     return gmpi_unsupported("MPI_T_pvar_session_create", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_pvar_session_free = PMPI_T_pvar_session_free
+#endif
 int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
     return gmpi_unsupported("MPI_T_pvar_session_free", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_pvar_start = PMPI_T_pvar_start
+#endif
 int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
     return gmpi_unsupported("MPI_T_pvar_start", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_pvar_stop = PMPI_T_pvar_stop
+#endif
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
     return gmpi_unsupported("MPI_T_pvar_stop", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_pvar_write = PMPI_T_pvar_write
+#endif
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
     return gmpi_unsupported("MPI_T_pvar_write", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
+#endif
 int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info)
 {
     return gmpi_unsupported("MPI_T_source_get_info", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
+#endif
 int PMPI_T_source_get_num(int *num_sources)
 {
     return gmpi_unsupported("MPI_T_source_get_num", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
+#endif
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 {
     return gmpi_unsupported("MPI_T_source_get_timestamp", 0x44000000);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_Grequest_start = PMPIX_Grequest_start
+#endif
 int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request)
 {
     return gmpix_Grequest_start((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)poll_fn, (void *)wait_fn, (void *)extra_state, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_Grequest_class_create = PMPIX_Grequest_class_create
+#endif
 int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class)
 {
     return gmpix_Grequest_class_create((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)poll_fn, (void *)wait_fn, (void *)greq_class);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPIX_Grequest_class_allocate = PMPIX_Grequest_class_allocate
+#endif
 int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request)
 {
     return gmpix_Grequest_class_allocate(greq_class, (void *)extra_state, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Allgather_c = PMPI_Allgather_c
+#endif
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return gmpi_Allgather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Allgather_init_c = PMPI_Allgather_init_c
+#endif
 int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Allgather_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Allgatherv_c = PMPI_Allgatherv_c
+#endif
 int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     return gmpi_Allgatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Allgatherv_init_c = PMPI_Allgatherv_init_c
+#endif
 int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Allgatherv_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Allreduce_c = PMPI_Allreduce_c
+#endif
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return gmpi_Allreduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Allreduce_init_c = PMPI_Allreduce_init_c
+#endif
 int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Allreduce_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Alltoall_c = PMPI_Alltoall_c
+#endif
 int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return gmpi_Alltoall_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Alltoall_init_c = PMPI_Alltoall_init_c
+#endif
 int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Alltoall_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Alltoallv_c = PMPI_Alltoallv_c
+#endif
 int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     return gmpi_Alltoallv_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Alltoallv_init_c = PMPI_Alltoallv_init_c
+#endif
 int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Alltoallv_init_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Alltoallw_c = PMPI_Alltoallw_c
+#endif
 int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     return gmpi_Alltoallw_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Alltoallw_init_c = PMPI_Alltoallw_init_c
+#endif
 int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Alltoallw_init_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Bcast_c = PMPI_Bcast_c
+#endif
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     return gmpi_Bcast_c((void *)buffer, count, datatype, root, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c
+#endif
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Bcast_init_c((void *)buffer, count, datatype, root, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Exscan_c = PMPI_Exscan_c
+#endif
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return gmpi_Exscan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
+#endif
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Exscan_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Gather_c = PMPI_Gather_c
+#endif
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return gmpi_Gather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Gather_init_c = PMPI_Gather_init_c
+#endif
 int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Gather_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Gatherv_c = PMPI_Gatherv_c
+#endif
 int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return gmpi_Gatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c
+#endif
 int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Gatherv_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
+#endif
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Iallgather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iallgatherv_c = PMPI_Iallgatherv_c
+#endif
 int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Iallgatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
+#endif
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Iallreduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ialltoall_c = PMPI_Ialltoall_c
+#endif
 int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ialltoall_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ialltoallv_c = PMPI_Ialltoallv_c
+#endif
 int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ialltoallv_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ialltoallw_c = PMPI_Ialltoallw_c
+#endif
 int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ialltoallw_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
+#endif
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ibcast_c((void *)buffer, count, datatype, root, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iexscan_c = PMPI_Iexscan_c
+#endif
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Iexscan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Igather_c = PMPI_Igather_c
+#endif
 int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Igather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Igatherv_c = PMPI_Igatherv_c
+#endif
 int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Igatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ineighbor_allgather_c = PMPI_Ineighbor_allgather_c
+#endif
 int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ineighbor_allgather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ineighbor_allgatherv_c = PMPI_Ineighbor_allgatherv_c
+#endif
 int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ineighbor_allgatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ineighbor_alltoall_c = PMPI_Ineighbor_alltoall_c
+#endif
 int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ineighbor_alltoall_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ineighbor_alltoallv_c = PMPI_Ineighbor_alltoallv_c
+#endif
 int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ineighbor_alltoallv_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ineighbor_alltoallw_c = PMPI_Ineighbor_alltoallw_c
+#endif
 int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ineighbor_alltoallw_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
+#endif
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ireduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ireduce_scatter_c = PMPI_Ireduce_scatter_c
+#endif
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ireduce_scatter_c((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ireduce_scatter_block_c = PMPI_Ireduce_scatter_block_c
+#endif
 int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ireduce_scatter_block_c((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iscan_c = PMPI_Iscan_c
+#endif
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Iscan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iscatter_c = PMPI_Iscatter_c
+#endif
 int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Iscatter_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Iscatterv_c = PMPI_Iscatterv_c
+#endif
 int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Iscatterv_c((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_allgather_c = PMPI_Neighbor_allgather_c
+#endif
 int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return gmpi_Neighbor_allgather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_allgather_init_c = PMPI_Neighbor_allgather_init_c
+#endif
 int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Neighbor_allgather_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_allgatherv_c = PMPI_Neighbor_allgatherv_c
+#endif
 int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     return gmpi_Neighbor_allgatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_allgatherv_init_c = PMPI_Neighbor_allgatherv_init_c
+#endif
 int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Neighbor_allgatherv_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_alltoall_c = PMPI_Neighbor_alltoall_c
+#endif
 int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return gmpi_Neighbor_alltoall_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_alltoall_init_c = PMPI_Neighbor_alltoall_init_c
+#endif
 int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Neighbor_alltoall_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_alltoallv_c = PMPI_Neighbor_alltoallv_c
+#endif
 int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     return gmpi_Neighbor_alltoallv_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_alltoallv_init_c = PMPI_Neighbor_alltoallv_init_c
+#endif
 int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Neighbor_alltoallv_init_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_alltoallw_c = PMPI_Neighbor_alltoallw_c
+#endif
 int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     return gmpi_Neighbor_alltoallw_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Neighbor_alltoallw_init_c = PMPI_Neighbor_alltoallw_init_c
+#endif
 int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Neighbor_alltoallw_init_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Reduce_c = PMPI_Reduce_c
+#endif
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     return gmpi_Reduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c
+#endif
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Reduce_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
+#endif
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
     return gmpi_Reduce_local_c((void *)inbuf, (void *)inoutbuf, count, datatype, op);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
+#endif
 int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return gmpi_Reduce_scatter_c((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Reduce_scatter_block_c = PMPI_Reduce_scatter_block_c
+#endif
 int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return gmpi_Reduce_scatter_block_c((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Reduce_scatter_block_init_c = PMPI_Reduce_scatter_block_init_c
+#endif
 int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Reduce_scatter_block_init_c((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Reduce_scatter_init_c = PMPI_Reduce_scatter_init_c
+#endif
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Reduce_scatter_init_c((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Scan_c = PMPI_Scan_c
+#endif
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return gmpi_Scan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Scan_init_c = PMPI_Scan_init_c
+#endif
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Scan_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Scatter_c = PMPI_Scatter_c
+#endif
 int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return gmpi_Scatter_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Scatter_init_c = PMPI_Scatter_init_c
+#endif
 int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Scatter_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Scatterv_c = PMPI_Scatterv_c
+#endif
 int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return gmpi_Scatterv_c((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
+#endif
 int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return gmpi_Scatterv_init_c((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Get_count_c = PMPI_Get_count_c
+#endif
 int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     return gmpi_Get_count_c((void *)status, datatype, (void *)count);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
+#endif
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     return gmpi_Get_elements_c((void *)status, datatype, (void *)count);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Pack_c = PMPI_Pack_c
+#endif
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
     return gmpi_Pack_c((void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Pack_external_c = PMPI_Pack_external_c
+#endif
 int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position)
 {
     return gmpi_Pack_external_c((void *)datarep, (void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
+#endif
 int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
 {
     return gmpi_Pack_external_size_c((void *)datarep, incount, datatype, (void *)size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
+#endif
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
     return gmpi_Pack_size_c(incount, datatype, comm, (void *)size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
+#endif
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_contiguous_c(count, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_darray_c = PMPI_Type_create_darray_c
+#endif
 int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_darray_c(size, rank, ndims, (void *)array_of_gsizes, (void *)array_of_distribs, (void *)array_of_dargs, (void *)array_of_psizes, order, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
+#endif
 int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_hindexed_c(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
+#endif
 int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_hindexed_block_c(count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
+#endif
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_hvector_c(count, blocklength, stride, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
+#endif
 int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_indexed_block_c(count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
+#endif
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_resized_c(oldtype, lb, extent, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
+#endif
 int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
     return gmpi_Type_create_struct_c(count, (void *)array_of_blocklengths, (void *)array_of_displacements, (void *)array_of_types, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
+#endif
 int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_create_subarray_c(ndims, (void *)array_of_sizes, (void *)array_of_subsizes, (void *)array_of_starts, order, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
+#endif
 int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
 {
     return gmpi_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, (void *)array_of_integers, (void *)array_of_addresses, (void *)array_of_large_counts, (void *)array_of_datatypes);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
+#endif
 int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
     return gmpi_Type_get_envelope_c(datatype, (void *)num_integers, (void *)num_addresses, (void *)num_large_counts, (void *)num_datatypes, (void *)combiner);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
+#endif
 int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
     return gmpi_Type_get_extent_c(datatype, (void *)lb, (void *)extent);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
+#endif
 int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
     return gmpi_Type_get_true_extent_c(datatype, (void *)true_lb, (void *)true_extent);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
+#endif
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_indexed_c(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_size_c = PMPI_Type_size_c
+#endif
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
     return gmpi_Type_size_c(datatype, (void *)size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
+#endif
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return gmpi_Type_vector_c(count, blocklength, stride, oldtype, (void *)newtype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Unpack_c = PMPI_Unpack_c
+#endif
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     return gmpi_Unpack_c((void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c
+#endif
 int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
     return gmpi_Unpack_external_c((void *)datarep, (void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Op_create_c = PMPI_Op_create_c
+#endif
 int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
     return gmpi_Op_create_c((void *)user_fn, commute, (void *)op);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Bsend_c = PMPI_Bsend_c
+#endif
 int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return gmpi_Bsend_c((void *)buf, count, datatype, dest, tag, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
+#endif
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Bsend_init_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
+#endif
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
     return gmpi_Buffer_attach_c((void *)buffer, size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
+#endif
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
     return gmpi_Buffer_detach_c((void *)buffer_addr, (void *)size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
+#endif
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ibsend_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
+#endif
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
     return gmpi_Imrecv_c((void *)buf, count, datatype, (void *)message, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Irecv_c = PMPI_Irecv_c
+#endif
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Irecv_c((void *)buf, count, datatype, source, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Irsend_c = PMPI_Irsend_c
+#endif
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Irsend_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Isend_c = PMPI_Isend_c
+#endif
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Isend_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
+#endif
 int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Isendrecv_c((void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
+#endif
 int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Isendrecv_replace_c((void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Issend_c = PMPI_Issend_c
+#endif
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Issend_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
+#endif
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
     return gmpi_Mrecv_c((void *)buf, count, datatype, (void *)message, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Recv_c = PMPI_Recv_c
+#endif
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     return gmpi_Recv_c((void *)buf, count, datatype, source, tag, comm, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
+#endif
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Recv_init_c((void *)buf, count, datatype, source, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Rsend_c = PMPI_Rsend_c
+#endif
 int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return gmpi_Rsend_c((void *)buf, count, datatype, dest, tag, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
+#endif
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Rsend_init_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Send_c = PMPI_Send_c
+#endif
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return gmpi_Send_c((void *)buf, count, datatype, dest, tag, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Send_init_c = PMPI_Send_init_c
+#endif
 int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Send_init_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
+#endif
 int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     return gmpi_Sendrecv_c((void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
+#endif
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     return gmpi_Sendrecv_replace_c((void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ssend_c = PMPI_Ssend_c
+#endif
 int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return gmpi_Ssend_c((void *)buf, count, datatype, dest, tag, comm);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
+#endif
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return gmpi_Ssend_init_c((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Accumulate_c = PMPI_Accumulate_c
+#endif
 int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     return gmpi_Accumulate_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Get_c = PMPI_Get_c
+#endif
 int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     return gmpi_Get_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
+#endif
 int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     return gmpi_Get_accumulate_c((void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Put_c = PMPI_Put_c
+#endif
 int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     return gmpi_Put_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
+#endif
 int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     return gmpi_Raccumulate_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Rget_c = PMPI_Rget_c
+#endif
 int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     return gmpi_Rget_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
+#endif
 int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     return gmpi_Rget_accumulate_c((void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Rput_c = PMPI_Rput_c
+#endif
 int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     return gmpi_Rput_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c
+#endif
 int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     return gmpi_Win_allocate_c(size, disp_unit, info, comm, (void *)baseptr, (void *)win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_allocate_shared_c = PMPI_Win_allocate_shared_c
+#endif
 int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     return gmpi_Win_allocate_shared_c(size, disp_unit, info, comm, (void *)baseptr, (void *)win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_create_c = PMPI_Win_create_c
+#endif
 int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     return gmpi_Win_create_c((void *)base, size, disp_unit, info, comm, (void *)win);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Win_shared_query_c = PMPI_Win_shared_query_c
+#endif
 int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
 {
     return gmpi_Win_shared_query_c(win, rank, (void *)size, (void *)disp_unit, (void *)baseptr);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_open = PMPI_File_open
+#endif
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
     return gmpi_File_open(comm, (void *)filename, amode, info, (void *)fh);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_close = PMPI_File_close
+#endif
 int PMPI_File_close(MPI_File *fh)
 {
     return gmpi_File_close((void *)fh);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_delete = PMPI_File_delete
+#endif
 int PMPI_File_delete(const char *filename, MPI_Info info)
 {
     return gmpi_File_delete((void *)filename, info);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_set_size = PMPI_File_set_size
+#endif
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
     return gmpi_File_set_size((void *)fh, size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_preallocate = PMPI_File_preallocate
+#endif
 int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
     return gmpi_File_preallocate((void *)fh, size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_get_size = PMPI_File_get_size
+#endif
 int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
     return gmpi_File_get_size((void *)fh, (void *)size);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_get_group = PMPI_File_get_group
+#endif
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
     return gmpi_File_get_group((void *)fh, (void *)group);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_get_amode = PMPI_File_get_amode
+#endif
 int PMPI_File_get_amode(MPI_File fh, int *amode)
 {
     return gmpi_File_get_amode((void *)fh, (void *)amode);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_set_info = PMPI_File_set_info
+#endif
 int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
     return gmpi_File_set_info((void *)fh, info);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_get_info = PMPI_File_get_info
+#endif
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
     return gmpi_File_get_info((void *)fh, (void *)info_used);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_set_view = PMPI_File_set_view
+#endif
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
     return gmpi_File_set_view((void *)fh, disp, etype, filetype, (void *)datarep, info);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_get_view = PMPI_File_get_view
+#endif
 int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
     return gmpi_File_get_view((void *)fh, (void *)disp, (void *)etype, (void *)filetype, (void *)datarep);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_at = PMPI_File_read_at
+#endif
 int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_read_at((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_at_all = PMPI_File_read_at_all
+#endif
 int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_read_at_all((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_at = PMPI_File_write_at
+#endif
 int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_write_at((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_at_all = PMPI_File_write_at_all
+#endif
 int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_write_at_all((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iread_at = PMPI_File_iread_at
+#endif
 int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iread_at((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iwrite_at = PMPI_File_iwrite_at
+#endif
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iwrite_at((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read = PMPI_File_read
+#endif
 int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_read((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_all = PMPI_File_read_all
+#endif
 int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_read_all((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write = PMPI_File_write
+#endif
 int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_write((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_all = PMPI_File_write_all
+#endif
 int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_write_all((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iread = PMPI_File_iread
+#endif
 int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iread((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iwrite = PMPI_File_iwrite
+#endif
 int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iwrite((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_seek = PMPI_File_seek
+#endif
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
     return gmpi_File_seek((void *)fh, offset, whence);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_get_position = PMPI_File_get_position
+#endif
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
     return gmpi_File_get_position((void *)fh, (void *)offset);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_get_byte_offset = PMPI_File_get_byte_offset
+#endif
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
     return gmpi_File_get_byte_offset((void *)fh, offset, (void *)disp);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_shared = PMPI_File_read_shared
+#endif
 int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_read_shared((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_shared = PMPI_File_write_shared
+#endif
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_write_shared((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iread_shared = PMPI_File_iread_shared
+#endif
 int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iread_shared((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iwrite_shared = PMPI_File_iwrite_shared
+#endif
 int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iwrite_shared((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_ordered = PMPI_File_read_ordered
+#endif
 int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_read_ordered((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_ordered = PMPI_File_write_ordered
+#endif
 int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_write_ordered((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_seek_shared = PMPI_File_seek_shared
+#endif
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
     return gmpi_File_seek_shared((void *)fh, offset, whence);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_get_position_shared = PMPI_File_get_position_shared
+#endif
 int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
     return gmpi_File_get_position_shared((void *)fh, (void *)offset);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_at_all_begin = PMPI_File_read_at_all_begin
+#endif
 int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
     return gmpi_File_read_at_all_begin((void *)fh, offset, (void *)buf, count, datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_at_all_end = PMPI_File_read_at_all_end
+#endif
 int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     return gmpi_File_read_at_all_end((void *)fh, (void *)buf, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_at_all_begin = PMPI_File_write_at_all_begin
+#endif
 int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
     return gmpi_File_write_at_all_begin((void *)fh, offset, (void *)buf, count, datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_at_all_end = PMPI_File_write_at_all_end
+#endif
 int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     return gmpi_File_write_at_all_end((void *)fh, (void *)buf, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_all_begin = PMPI_File_read_all_begin
+#endif
 int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
     return gmpi_File_read_all_begin((void *)fh, (void *)buf, count, datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_all_end = PMPI_File_read_all_end
+#endif
 int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     return gmpi_File_read_all_end((void *)fh, (void *)buf, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_all_begin = PMPI_File_write_all_begin
+#endif
 int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
     return gmpi_File_write_all_begin((void *)fh, (void *)buf, count, datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_all_end = PMPI_File_write_all_end
+#endif
 int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     return gmpi_File_write_all_end((void *)fh, (void *)buf, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_ordered_begin = PMPI_File_read_ordered_begin
+#endif
 int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
     return gmpi_File_read_ordered_begin((void *)fh, (void *)buf, count, datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_ordered_end = PMPI_File_read_ordered_end
+#endif
 int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     return gmpi_File_read_ordered_end((void *)fh, (void *)buf, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_ordered_begin = PMPI_File_write_ordered_begin
+#endif
 int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
     return gmpi_File_write_ordered_begin((void *)fh, (void *)buf, count, datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_ordered_end = PMPI_File_write_ordered_end
+#endif
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     return gmpi_File_write_ordered_end((void *)fh, (void *)buf, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_get_type_extent = PMPI_File_get_type_extent
+#endif
 int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
     return gmpi_File_get_type_extent((void *)fh, datatype, (void *)extent);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Register_datarep = PMPI_Register_datarep
+#endif
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
     return gmpi_Register_datarep((void *)datarep, (void *)read_conversion_fn, (void *)write_conversion_fn, (void *)dtype_file_extent_fn, (void *)extra_state);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_set_atomicity = PMPI_File_set_atomicity
+#endif
 int PMPI_File_set_atomicity(MPI_File fh, int flag)
 {
     return gmpi_File_set_atomicity((void *)fh, flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_get_atomicity = PMPI_File_get_atomicity
+#endif
 int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 {
     return gmpi_File_get_atomicity((void *)fh, (void *)flag);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_sync = PMPI_File_sync
+#endif
 int PMPI_File_sync(MPI_File fh)
 {
     return gmpi_File_sync((void *)fh);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iread_at_all = PMPI_File_iread_at_all
+#endif
 int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iread_at_all((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iwrite_at_all = PMPI_File_iwrite_at_all
+#endif
 int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iwrite_at_all((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iread_all = PMPI_File_iread_all
+#endif
 int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iread_all((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iwrite_all = PMPI_File_iwrite_all
+#endif
 int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iwrite_all((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_c = PMPI_File_read_c
+#endif
 int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_read_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_all_c = PMPI_File_read_all_c
+#endif
 int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_read_all_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_all_begin_c = PMPI_File_read_all_begin_c
+#endif
 int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
     return gmpi_File_read_all_begin_c((void *)fh, (void *)buf, count, datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_at_c = PMPI_File_read_at_c
+#endif
 int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_read_at_c((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_at_all_c = PMPI_File_read_at_all_c
+#endif
 int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_read_at_all_c((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_at_all_begin_c = PMPI_File_read_at_all_begin_c
+#endif
 int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
     return gmpi_File_read_at_all_begin_c((void *)fh, offset, (void *)buf, count, datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_ordered_c = PMPI_File_read_ordered_c
+#endif
 int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_read_ordered_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_ordered_begin_c = PMPI_File_read_ordered_begin_c
+#endif
 int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
     return gmpi_File_read_ordered_begin_c((void *)fh, (void *)buf, count, datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_read_shared_c = PMPI_File_read_shared_c
+#endif
 int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_read_shared_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_c = PMPI_File_write_c
+#endif
 int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_write_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_all_c = PMPI_File_write_all_c
+#endif
 int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_write_all_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_all_begin_c = PMPI_File_write_all_begin_c
+#endif
 int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
     return gmpi_File_write_all_begin_c((void *)fh, (void *)buf, count, datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_at_c = PMPI_File_write_at_c
+#endif
 int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_write_at_c((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_at_all_c = PMPI_File_write_at_all_c
+#endif
 int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_write_at_all_c((void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_at_all_begin_c = PMPI_File_write_at_all_begin_c
+#endif
 int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
     return gmpi_File_write_at_all_begin_c((void *)fh, offset, (void *)buf, count, datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_ordered_c = PMPI_File_write_ordered_c
+#endif
 int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_write_ordered_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_ordered_begin_c = PMPI_File_write_ordered_begin_c
+#endif
 int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
     return gmpi_File_write_ordered_begin_c((void *)fh, (void *)buf, count, datatype);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_write_shared_c = PMPI_File_write_shared_c
+#endif
 int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     return gmpi_File_write_shared_c((void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iread_c = PMPI_File_iread_c
+#endif
 int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iread_c((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iread_all_c = PMPI_File_iread_all_c
+#endif
 int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iread_all_c((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iread_at_c = PMPI_File_iread_at_c
+#endif
 int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iread_at_c((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iread_at_all_c = PMPI_File_iread_at_all_c
+#endif
 int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iread_at_all_c((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iread_shared_c = PMPI_File_iread_shared_c
+#endif
 int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iread_shared_c((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iwrite_c = PMPI_File_iwrite_c
+#endif
 int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iwrite_c((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iwrite_all_c = PMPI_File_iwrite_all_c
+#endif
 int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iwrite_all_c((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iwrite_at_c = PMPI_File_iwrite_at_c
+#endif
 int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iwrite_at_c((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iwrite_at_all_c = PMPI_File_iwrite_at_all_c
+#endif
 int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iwrite_at_all_c((void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_iwrite_shared_c = PMPI_File_iwrite_shared_c
+#endif
 int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
     return gmpi_File_iwrite_shared_c((void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_get_type_extent_c = PMPI_File_get_type_extent_c
+#endif
 int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
 {
     return gmpi_File_get_type_extent_c((void *)fh, datatype, (void *)extent);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c
+#endif
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
     return gmpi_Register_datarep_c((void *)datarep, (void *)read_conversion_fn, (void *)write_conversion_fn, (void *)dtype_file_extent_fn, (void *)extra_state);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_f2c = PMPI_File_f2c
+#endif
 MPI_File PMPI_File_f2c(MPI_Fint file)
 {
     return (MPI_File)gmpi_File_f2c(file);
 }
 
+#ifndef GMPI_FRONT
 #pragma weak MPI_File_c2f = PMPI_File_c2f
+#endif
 MPI_Fint PMPI_File_c2f(MPI_File file)
 {
     return (MPI_Fint)gmpi_File_c2f((void *)file);

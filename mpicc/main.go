@@ -15,6 +15,14 @@
 //	-link-info       print the link command (compiler, -I, -L and -l flags)
 //	-cc=<compiler>   use this compiler for this call
 //	-v               print the gmpi version, then run the compiler with -v
+//	--abi=<abi>      build for one of gmpi's ABI fronts: mpich (the default,
+//	                 <prefix>/include and -lmpi), openmpi (Open MPI 4.x's ABI:
+//	                 <prefix>/openmpi/include, <prefix>/openmpi/lib/libmpi.so.40)
+//	                 or standard (the MPI-5 ABI: <prefix>/abi/include, -lmpi_abi)
+//
+// Without --abi the name it is called by chooses: mpicc_abi means the
+// standard ABI (MPICH's name for it), a mpicc in <dir>/openmpi/bin the
+// Open MPI ABI (build/openmpi/bin/mpicc is a link to build/bin/mpicc).
 //
 // -c, -E, -S, -M and -MM mean no link step, so no link flags are added.
 // Everything else goes to the compiler unchanged. mpicc exits with the
@@ -52,7 +60,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mpicc: %v\n", err)
 		os.Exit(1)
 	}
-	inv, err := parse(os.Args[1:], params, prefix)
+	inv, err := parse(os.Args[1:], params, prefix, abiByName(os.Args[0]))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mpicc: %v\n", err)
 		os.Exit(1)
@@ -79,6 +87,31 @@ func installPrefix() (string, error) {
 		return "", err
 	}
 	return filepath.Dir(filepath.Dir(exe)), nil
+}
+
+// abiByName is the ABI front the name mpicc was called by asks for.
+func abiByName(arg0 string) string {
+	if filepath.Base(arg0) == "mpicc_abi" {
+		return "standard"
+	}
+	if abs, err := filepath.Abs(arg0); err == nil && filepath.Base(filepath.Dir(filepath.Dir(abs))) == "openmpi" {
+		return "openmpi"
+	}
+	return "mpich"
+}
+
+// abiDirs returns the include and library directories and the library
+// name of an ABI front under prefix.
+func abiDirs(abi, prefix string) (inc, lib, name string, err error) {
+	switch abi {
+	case "mpich", "":
+		return filepath.Join(prefix, "include"), filepath.Join(prefix, "lib"), "mpi", nil
+	case "openmpi", "ompi":
+		return filepath.Join(prefix, "openmpi", "include"), filepath.Join(prefix, "openmpi", "lib"), "mpi", nil
+	case "standard", "abi", "mpi-abi":
+		return filepath.Join(prefix, "abi", "include"), filepath.Join(prefix, "abi", "lib"), "mpi_abi", nil
+	}
+	return "", "", "", fmt.Errorf("unknown ABI %q (mpich, openmpi or standard)", abi)
 }
 
 // run executes argv with the standard streams attached and returns the
@@ -122,7 +155,7 @@ func compiler(p *param.Values) []string {
 
 // parse turns mpicc's arguments into the command to run; p holds the
 // environment's tunables.
-func parse(args []string, p *param.Values, prefix string) (invocation, error) {
+func parse(args []string, p *param.Values, prefix, abi string) (invocation, error) {
 	inv := invocation{linking: true}
 	cc := compiler(p)
 	var info string // "", "compile" or "link"
@@ -140,6 +173,8 @@ func parse(args []string, p *param.Values, prefix string) (invocation, error) {
 			if len(cc) == 0 {
 				return inv, errors.New("-cc= needs a compiler")
 			}
+		case strings.HasPrefix(a, "--abi=") || strings.HasPrefix(a, "-abi="):
+			abi = a[strings.IndexByte(a, '=')+1:]
 		case a == "-v":
 			inv.version = true
 			user = append(user, a)
@@ -155,9 +190,12 @@ func parse(args []string, p *param.Values, prefix string) (invocation, error) {
 	if inv.version && len(user) == 1 {
 		inv.linking = false
 	}
-	compileFlags := []string{"-I" + filepath.Join(prefix, "include")}
-	lib := filepath.Join(prefix, "lib")
-	linkFlags := []string{"-L" + lib, "-Wl,-rpath," + lib, "-lmpi", "-lpthread"}
+	inc, lib, name, err := abiDirs(abi, prefix)
+	if err != nil {
+		return inv, err
+	}
+	compileFlags := []string{"-I" + inc}
+	linkFlags := []string{"-L" + lib, "-Wl,-rpath," + lib, "-l" + name, "-lpthread"}
 
 	inv.argv = append(inv.argv, cc...)
 	switch info {

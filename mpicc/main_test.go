@@ -84,7 +84,7 @@ func TestParse(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			inv, err := parse(tc.args, env(tc.env), p)
+			inv, err := parse(tc.args, env(tc.env), p, "mpich")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +100,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseEmptyCC(t *testing.T) {
-	if _, err := parse([]string{"-cc="}, env(nil), "/p"); err == nil {
+	if _, err := parse([]string{"-cc="}, env(nil), "/p", "mpich"); err == nil {
 		t.Error("-cc= with no compiler: want an error")
 	}
 }
@@ -191,5 +191,39 @@ func TestBinaryExitStatus(t *testing.T) {
 	cmd.Env = append(os.Environ(), "GMPI_CC="+filepath.Join(dir, "no-such-cc"))
 	if err := cmd.Run(); err == nil {
 		t.Error("a missing compiler must fail")
+	}
+}
+
+func TestParseABI(t *testing.T) {
+	for _, tc := range []struct {
+		by, flag, inc, lib, l string
+	}{
+		{"mpich", "", "/p/include", "/p/lib", "-lmpi"},
+		{"openmpi", "", "/p/openmpi/include", "/p/openmpi/lib", "-lmpi"},
+		{"mpich", "--abi=openmpi", "/p/openmpi/include", "/p/openmpi/lib", "-lmpi"},
+		{"standard", "", "/p/abi/include", "/p/abi/lib", "-lmpi_abi"},
+		{"openmpi", "--abi=mpich", "/p/include", "/p/lib", "-lmpi"},
+	} {
+		args := []string{"a.c"}
+		if tc.flag != "" {
+			args = append([]string{tc.flag}, args...)
+		}
+		inv, err := parse(args, env(nil), "/p", tc.by)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"cc", "a.c", "-I" + tc.inc, "-L" + tc.lib, "-Wl,-rpath," + tc.lib, tc.l, "-lpthread"}
+		if !reflect.DeepEqual(inv.argv, want) {
+			t.Errorf("%s %s: argv %q, want %q", tc.by, tc.flag, inv.argv, want)
+		}
+	}
+	if _, err := parse([]string{"--abi=lam", "a.c"}, env(nil), "/p", "mpich"); err == nil {
+		t.Error("--abi=lam: want an error")
+	}
+	for arg0, want := range map[string]string{"/x/bin/mpicc": "mpich", "/x/bin/mpicc_abi": "standard",
+		"/x/openmpi/bin/mpicc": "openmpi"} {
+		if got := abiByName(arg0); got != want {
+			t.Errorf("abiByName(%s) = %s, want %s", arg0, got, want)
+		}
 	}
 }

@@ -52,6 +52,7 @@ generated_check() {
 }
 
 step "go vet" go vet ./...
+step "go vet (Open MPI front)" go vet -tags gmpi_ompi ./capi
 step "generated" generated_check
 step "gofmt" gofmt_check
 step "go test" go test -count=1 -timeout 20m ./...

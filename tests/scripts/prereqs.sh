@@ -17,8 +17,11 @@ declare -A probe=(
     [procps]=/usr/bin/pgrep
     [binutils]=/usr/bin/readelf
     [scalapack-mpi-test]=/usr/lib/x86_64-linux-gnu/scalapack/mpich-tests/xdlu
+    [python3-mpi4py]=/usr/lib/python3/dist-packages/mpi4py/__init__.py
+    [netpipe-openmpi]=/usr/bin/NPopenmpi
 )
-order=(cmake gcc make libmpich-dev mpich openmpi-bin libopenmpi-dev netpipe-mpich2 procps binutils scalapack-mpi-test)
+order=(cmake gcc make libmpich-dev mpich openmpi-bin libopenmpi-dev netpipe-mpich2 procps binutils scalapack-mpi-test
+    python3-mpi4py netpipe-openmpi)
 
 missing=()
 for pkg in "${order[@]}"; do

@@ -106,6 +106,15 @@ func run(dir string) error {
 		{filepath.Join(dir, "zz_list.go"), genList(funcs), true},
 		{filepath.Join(dir, "zz_coll.go"), collSrc, true},
 		{filepath.Join(dir, "..", "tests", "c", "badargs_calls.h"), genBadArgs(funcs), false},
+		{filepath.Join(dir, "zz_inner.h"), genInner(funcs), false},
+	}
+	for _, fr := range fronts {
+		src, _ := genFront(fr, funcs)
+		outputs = append(outputs, struct {
+			path  string
+			data  []byte
+			gofmt bool
+		}{filepath.Join(dir, "zz_front_"+fr.name+".c"), src, false})
 	}
 	for _, o := range outputs {
 		data := o.data
@@ -172,8 +181,8 @@ func cImplementations(dir string) (map[string]bool, error) {
 	}
 	impl := map[string]bool{}
 	for _, path := range files {
-		if strings.HasPrefix(filepath.Base(path), "zz_") {
-			continue
+		if base := filepath.Base(path); strings.HasPrefix(base, "zz_") || strings.HasPrefix(base, "front_") {
+			continue // generated, or a front's own definitions
 		}
 		src, err := os.ReadFile(path)
 		if err != nil {
@@ -212,6 +221,7 @@ func genPMPI(funcs []*Func) []byte {
 // where the alias is legal), so profiling libraries can interpose MPI_X.
 // Functions written by hand in other capi/*.c files are left out.
 
+#include "zz_inner.h"
 #include "../include/mpi.h"
 
 // The Go side, declared with plain C types: this file must not include
@@ -242,7 +252,7 @@ extern int gmpi_unsupported(const char *name, int comm);
 		if f.Impl == implC {
 			continue
 		}
-		fmt.Fprintf(&b, "\n#pragma weak %s = P%s\n%s\n{\n", f.Name, f.Name, f.proto("P"+f.Name))
+		fmt.Fprintf(&b, "\n#ifndef GMPI_FRONT\n#pragma weak %s = P%s\n#endif\n%s\n{\n", f.Name, f.Name, f.proto("P"+f.Name))
 		rk := retKind(f.Ret)
 		switch f.Impl {
 		case implGo:

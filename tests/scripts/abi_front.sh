@@ -1,0 +1,161 @@
+#!/bin/bash
+# abi_front.sh BUILD ABI [NAME:NP ...]: the C tests built against another
+# family's header run with gmpi's front for that ABI (README, "ABI fronts").
+#
+#   ABI=openmpi   each program is compiled and linked with Debian's
+#                 mpicc.openmpi (Open MPI's own header, NEEDED libmpi.so.40)
+#                 and run under our mpirun with build/openmpi/lib first on
+#                 the loader path; a few are also built with our own
+#                 build/openmpi/bin/mpicc; then one job mixes an MPICH-ABI
+#                 and an Open MPI-ABI build of the same programs.
+#   ABI=standard  compiled with build/bin/mpicc_abi (the MPI-5 ABI header)
+#                 against build/abi/lib/libmpi_abi.so.
+#
+# Without NAME:NP arguments the default selection below runs. Each program
+# must exit 0 and print " No Errors".
+set -u
+BUILD=$(cd "${1:?usage: $0 BUILD ABI [NAME:NP ...]}" && pwd)
+ABI=${2:?usage: $0 BUILD ABI [NAME:NP ...]}
+shift 2
+. "$(dirname "$0")/lib.sh"
+need_build
+src=$(cd "$(dirname "$0")/../c" && pwd)
+
+tests=("$@")
+if [ ${#tests[@]} -eq 0 ]; then
+    # Not here yet (see the README, "ABI fronts"): p2p_more (segfaults
+    # on the Open MPI front after its buffered-send checks), info (keys
+    # longer than Open MPI's MPI_MAX_INFO_KEY are accepted), comm_idup
+    # (intercommunicator idup), attrs and commcreate (gmpi's MPICHX_*
+    # attributes and MPI_COMM_TYPE_HW_GUIDED are not in the Open MPI
+    # header), comm_err.
+    tests=(cpi:2 ring:4 p2p_semantics:2 status:2 collectives:4 bcast_typemap:2
+        commfree:2 groups:4 intercomm:4 collinter:3 topo:4 neighbor:4 dtypes:2 pack:2
+        userop:4 typeattr:2 errhandler:2 errhandler_user:2 p2p_errors:2
+        mprobe:2 cancel:2 greq:2 status_error:2 rma_ops:2)
+    # The standard ABI front has been run with these so far.
+    [ "$ABI" = standard ] && tests=(ring:4 collectives:3 status:2)
+fi
+
+case "$ABI" in
+openmpi)
+    CC_ABI=$(command -v mpicc.openmpi) || skip "mpicc.openmpi is not installed (libopenmpi-dev)"
+    LIBDIR=$BUILD/openmpi/lib
+    [ -e "$LIBDIR/libmpi.so.40" ] || fail "$LIBDIR/libmpi.so.40 is missing (build first)"
+    ;;
+standard)
+    CC_ABI=$BUILD/bin/mpicc_abi
+    LIBDIR=$BUILD/abi/lib
+    [ -e "$LIBDIR/libmpi_abi.so" ] || fail "$LIBDIR/libmpi_abi.so is missing (build first)"
+    ;;
+*) fail "unknown ABI $ABI (openmpi or standard)" ;;
+esac
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/gmpi-abi-$ABI.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+
+# build CC OUTDIR NAME: compiles tests/c/NAME.c with mtest.c.
+build() {
+    local cc=$1 out=$2 name=$3
+    mkdir -p "$out"
+    [ -e "$out/mtest.o" ] || $cc -c -o "$out/mtest.o" "$src/mtest.c" || return 1
+    $cc -O1 -o "$out/$name" "$src/$name.c" "$out/mtest.o" -lm
+}
+
+# run NP PROG...: one job under our mpirun with the front first on the
+# loader path; passes on exit 0 and " No Errors".
+run() {
+    local np=$1
+    shift
+    local out
+    out=$(LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+        timeout 300 "$BUILD/bin/mpirun" -n "$np" --timeout 240 -x LD_LIBRARY_PATH "$@" 2>&1 </dev/null)
+    local rc=$?
+    if [ $rc -ne 0 ] || ! grep -q ' No Errors' <<<"$out"; then
+        echo "$out" | tail -n 30
+        echo "exit status $rc"
+        return 1
+    fi
+}
+
+failed=()
+own=()
+for t in "${tests[@]}"; do
+    name=${t%%:*} np=${t##*:}
+    if ! build "$CC_ABI" "$dir/bin" "$name" >"$dir/cc.log" 2>&1; then
+        # Open MPI 4.1's header has no MPI-4 functions (the large-count
+        # _c variants, MPI_Isendrecv, ...): such a test is built with our
+        # own Open MPI-ABI header, which declares the whole API.
+        if [ "$ABI" = openmpi ] &&
+            build "$BUILD/openmpi/bin/mpicc" "$dir/own" "$name" >"$dir/cc2.log" 2>&1; then
+            cp "$dir/own/$name" "$dir/bin/$name"
+            own+=("$name")
+        else
+            cat "$dir/cc.log" "$dir/cc2.log" 2>/dev/null | grep -E "error" | head -5
+            failed+=("$name(compile)")
+            continue
+        fi
+    fi
+    # The program must resolve its MPI library to our front.
+    if [ "$ABI" = openmpi ]; then
+        lib=$(LD_LIBRARY_PATH=$LIBDIR ldd "$dir/bin/$name" | awk '$1 == "libmpi.so.40" { print $3 }')
+        case "$lib" in
+        "$LIBDIR/"*) ;;
+        *) fail "$name resolves libmpi.so.40 to '$lib', not $LIBDIR" ;;
+        esac
+    fi
+    t0=$(now)
+    if run "$np" "$dir/bin/$name"; then
+        echo "ok   $ABI $name -n $np ($(elapsed "$t0") s)"
+    else
+        echo "FAIL $ABI $name -n $np"
+        failed+=("$name:$np")
+    fi
+done
+
+if [ "$ABI" = standard ]; then
+    # What only the standard ABI has (tests/fronts/abi_version.c).
+    fsrc=$(cd "$(dirname "$0")/../fronts" && pwd)
+    if $CC_ABI -O1 -o "$dir/abi_version" "$fsrc/abi_version.c" >"$dir/cc.log" 2>&1 &&
+        run 2 "$dir/abi_version"; then
+        echo "ok   standard abi_version -n 2"
+    else
+        cat "$dir/cc.log"
+        failed+=("abi_version")
+    fi
+fi
+
+if [ "$ABI" = openmpi ]; then
+    # Our own Open MPI-ABI header must build the same programs.
+    for name in ring collectives status; do
+        if build "$BUILD/openmpi/bin/mpicc" "$dir/own" "$name" >"$dir/cc.log" 2>&1 &&
+            run 2 "$dir/own/$name"; then
+            echo "ok   build/openmpi/bin/mpicc $name -n 2"
+        else
+            cat "$dir/cc.log"
+            failed+=("own-header:$name")
+        fi
+    done
+    # One job, two ABIs: ranks 0-1 built against MPICH's ABI (our
+    # libmpi.so.12), ranks 2-3 against Open MPI's (our libmpi.so.40).
+    for name in ring p2p_semantics collectives collall; do
+        [ -x "$dir/bin/$name" ] || build "$CC_ABI" "$dir/bin" "$name" >"$dir/cc.log" 2>&1 ||
+            build "$BUILD/openmpi/bin/mpicc" "$dir/bin" "$name" >>"$dir/cc.log" 2>&1
+        if build "$BUILD/bin/mpicc" "$dir/mpich" "$name" >"$dir/cc.log" 2>&1 &&
+            out=$(timeout 300 "$BUILD/bin/mpirun" --timeout 240 -n 2 "$dir/mpich/$name" : \
+                -n 2 -env LD_LIBRARY_PATH "$LIBDIR" "$dir/bin/$name" 2>&1 </dev/null) &&
+            [ "$(grep -c ' No Errors' <<<"$out")" -ge 1 ]; then
+            echo "ok   mixed MPICH+Open MPI ABI $name -n 2+2"
+        else
+            cat "$dir/cc.log"
+            echo "$out" | tail -n 20
+            failed+=("mixed:$name")
+        fi
+    done
+fi
+
+[ ${#own[@]} -gt 0 ] && echo "built with build/openmpi/bin/mpicc (MPI-4 functions): ${own[*]}"
+if [ ${#failed[@]} -gt 0 ]; then
+    fail "$ABI front: ${failed[*]}"
+fi
+echo "PASS: $ABI front (${#tests[@]} programs)"
