@@ -259,6 +259,9 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	// copies are as fast or faster below that (bench/README.md).
 	w.rmaMin = max(1, param.RMAMin.Get(cfg.Params))
 	w.pushMin = uint64(param.PushMin.Get(cfg.Params))
+	if param.DebugRequests.Get(cfg.Params) {
+		checkRequests = true
+	}
 	w.spinFor = param.SpinNS.Get(cfg.Params)
 	w.bg.off = !param.AsyncProgress.Get(cfg.Params)
 	w.remote = make([]RemoteReader, cfg.Size)
