@@ -55,5 +55,10 @@ func (w *World) DebugDump(out io.Writer) {
 		}
 	}
 	m.unlock()
+	for _, d := range w.devices {
+		if dd, ok := d.(interface{ DebugDump(io.Writer) }); ok {
+			dd.DebugDump(out)
+		}
+	}
 	fmt.Fprintf(out, "  schedules %d, background progress %v\n", w.sched.n.Load(), w.bg.running.Load())
 }

@@ -211,8 +211,12 @@ func postedKey(src, tag int) (key uint64, ok bool) {
 
 // appendPostedLocked queues receive r (pattern r.src, r.tag).
 func (q *ctxQueues) appendPostedLocked(r *Request) {
+	if checkRequests && (r.queued || r.done.Load() || r.released) {
+		reqBug(r, "receive posted twice, or posted after it completed or was recycled")
+	}
 	q.seq++
 	r.seq = q.seq
+	r.queued = true
 	q.nPosted++
 	*q.queued++
 	if r.src == AnySource || r.tag == AnyTag {
@@ -269,6 +273,7 @@ func (q *ctxQueues) takePostedLocked(h *Header) *Request {
 }
 
 func (q *ctxQueues) unlinkPostedLocked(r *Request, key uint64, any bool) {
+	r.queued = false
 	q.nPosted--
 	*q.queued--
 	if r.src == AnySource || r.tag == AnyTag {
@@ -286,6 +291,7 @@ func (q *ctxQueues) unlinkPostedLocked(r *Request, key uint64, any bool) {
 }
 
 func (q *ctxQueues) dropExpress(r *Request) {
+	r.queued = false
 	q.express = nil
 	q.nPosted--
 	*q.queued--

@@ -133,6 +133,9 @@ func (w *World) ImrecvTyped(m *Message, buf unsafe.Pointer, count int, dt *Datat
 	data, unpack := recvView(buf, count, dt)
 	u := m.u
 	m.u = nil
+	if checkRequests && u == nil {
+		reqBug(&Request{comm: m.comm}, "matched message received twice")
+	}
 	r := &Request{w: w, Kind: ReqRecv, comm: m.comm, ctx: u.hdr.Context, buf: data,
 		src: int(u.hdr.Source), tag: int(u.hdr.Tag), onDone: unpack, rt: recvTarget{dt, count}}
 	w.deliver(r, u.peer, &u.hdr, u.data)

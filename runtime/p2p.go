@@ -269,6 +269,9 @@ func (w *World) handle(peer int, h *Header, payload []byte) {
 // deliver completes (or starts the rendezvous of) receive r with the
 // message whose envelope is h. It runs without locks.
 func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
+	if checkRequests {
+		checkDeliver(r)
+	}
 	r.Status.Source = int(h.Source)
 	r.Status.Tag = int(h.Tag)
 	n := h.Len

@@ -87,6 +87,10 @@ type Request struct {
 
 	gen        *Generalized // generalized requests only (greq.go)
 	completing atomic.Bool  // generalized: MPI_Grequest_complete was called
+
+	// Lifetime checks (checkRequests, reqcheck.go): queued while in the
+	// matcher's posted lists, released while recycled.
+	queued, released bool
 }
 
 // Done reports whether the request completed.
@@ -99,6 +103,9 @@ func (r *Request) Comm() *Comm { return r.comm }
 // must not be touched after Done is published: the waiter of a pooled
 // request recycles it at once.
 func (w *World) complete(r *Request) {
+	if checkRequests {
+		checkComplete(r)
+	}
 	if r.onDone != nil {
 		r.onDone(r)
 	}
@@ -124,6 +131,9 @@ func (w *World) pooledRequest() *Request {
 		*r = Request{}
 	} else {
 		r = reqPool.Get().(*Request)
+		if checkRequests {
+			checkTaken(r)
+		}
 	}
 	r.pooled = true
 	return r
@@ -140,6 +150,9 @@ func (w *World) newRequest() *Request {
 	} else {
 		r = reqPool.Get().(*Request)
 	}
+	if checkRequests {
+		checkTaken(r)
+	}
 	r.reusable = true
 	return r
 }
@@ -152,7 +165,11 @@ func (w *World) ReleaseRequest(r *Request) {
 		(r.Kind != ReqSend && r.Kind != ReqRecv) {
 		return
 	}
+	if checkRequests {
+		w.checkRecycle(r)
+	}
 	*r = Request{}
+	r.released = checkRequests
 	if w.match.single {
 		if len(w.free) < 1024 {
 			w.free = append(w.free, r)
@@ -167,11 +184,15 @@ func (w *World) recycle(r *Request) {
 	if !r.pooled {
 		return
 	}
+	if checkRequests {
+		w.checkRecycle(r)
+	}
 	if w.match.single {
 		w.spare = r // zeroed when taken again
 		return
 	}
 	*r = Request{}
+	r.released = checkRequests
 	reqPool.Put(r)
 }
 

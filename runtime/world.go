@@ -268,6 +268,9 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	// copies are as fast or faster below that (bench/README.md).
 	w.rmaMin = max(1, param.RMAMin.Get(cfg.Params))
 	w.pushMin = uint64(param.PushMin.Get(cfg.Params))
+	if param.DebugRequests.Get(cfg.Params) {
+		checkRequests = true
+	}
 	w.spinFor = param.SpinNS.Get(cfg.Params)
 	w.bg.off = !param.AsyncProgress.Get(cfg.Params)
 	w.remote = make([]RemoteReader, cfg.Size+dynCap)
@@ -452,7 +455,9 @@ func (w *World) progress() int {
 func (w *World) Progress() int { return w.progress() }
 
 // completer is anything waitFor can wait on; *Request is one (and
-// converts to the interface without allocating).
+// converts to the interface without allocating). waitFor calls Done until
+// it first reports true and never again after that: Done may have an
+// effect when it succeeds (Mprobe's takes the matched message).
 type completer interface{ Done() bool }
 
 type doneFunc func() bool
@@ -503,8 +508,11 @@ func (w *World) waitFor(c completer) {
 			continue
 		}
 		e := w.waker.Arm()
-		if w.armedPoll(c) {
+		if done, moved := w.armedPoll(c); moved {
 			w.waker.Disarm()
+			if done {
+				return
+			}
 			i = 0
 			continue
 		}
@@ -525,16 +533,23 @@ func (w *World) waitFor(c completer) {
 // for a moment after arming catches what that device's Ring missed.
 const armedWindow = 2 * time.Microsecond
 
-// armedPoll polls for armedWindow; it reports whether c completed or
-// anything arrived.
-func (w *World) armedPoll(c completer) bool {
+// armedPoll polls for armedWindow; moved reports that c completed (done)
+// or anything arrived.
+func (w *World) armedPoll(c completer) (done, moved bool) {
 	deadline := time.Now().Add(armedWindow)
 	for {
-		if w.progress() > 0 || c.Done() {
-			return true
+		if w.progress() > 0 {
+			return false, true
+		}
+		// Once Done reports true the caller must return: a completer's
+		// Done may act (MPI_Mprobe's takes the message it reports), so
+		// calling it again after true would take a second message and
+		// drop the first.
+		if c.Done() {
+			return true, true
 		}
 		if time.Now().After(deadline) {
-			return false
+			return false, false
 		}
 	}
 }

@@ -18,6 +18,7 @@ package shm
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -759,4 +760,21 @@ func (d *Device) Close() error {
 	}
 	d.pollMu.Unlock()
 	return nil
+}
+
+// DebugDump writes the state of every ring (hang diagnosis,
+// GMPI_DEBUG_SIGNAL): consumer positions and the control word at the head
+// of each ring we read, producer positions of each ring we write. It reads
+// without locks: the values are a snapshot, possibly torn.
+func (d *Device) DebugDump(out io.Writer) {
+	for i := range d.rx {
+		r := &d.rx[i]
+		st := r.st
+		fmt.Fprintf(out, "  shm rx from %d: head %d published %d broken %d ctl at head %#x want %d\n",
+			r.rank, st.head, st.published, st.broken, atomic.LoadUint64(u64(r.data, st.head&r.mask)), atomic.LoadUint32(r.wantp))
+	}
+	for _, p := range d.peers {
+		fmt.Fprintf(out, "  shm tx to %d: tail %d head %d (consumer %d)\n",
+			p.rank, p.tx.tail, p.tx.head, atomic.LoadUint64(p.headp))
+	}
 }

@@ -59,6 +59,8 @@ var (
 	Debug       = Bool("GMPI_DEBUG", false, ScopeLibrary, "protocol diagnostics on stderr")
 	DebugSignal = Bool("GMPI_DEBUG_SIGNAL", false, ScopeLibrary,
 		"1: on SIGUSR1 a rank writes its goroutine stacks and engine state (posted receives, unexpected messages, requests waiting for a reply) to stderr and goes on (hang diagnosis; bench/stress_threads.sh)")
+	DebugRequests = Bool("GMPI_DEBUG_REQUESTS", false, ScopeLibrary,
+		"1: check request lifetimes on the data path (a request delivered into, completed or recycled twice or while still posted) and end the rank with every goroutine's stack when one breaks (threading bugs)")
 	CPUProfile = String("GMPI_CPUPROFILE", "", ScopeLibrary,
 		"FILE: write a Go CPU profile of each rank to FILE.<rank> (developer tool)")
 

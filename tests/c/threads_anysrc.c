@@ -2,8 +2,9 @@
  * send and receive at once with wildcards, probes and several
  * communicators, ITER rounds each:
  *   - "mixed" threads (one per duplicated communicator of their own) send
- *     one message to every peer with Isend/Issend, then receive size-1
- *     messages with MPI_ANY_SOURCE and MPI_ANY_TAG, each round with another
+ *     one message to every peer with Isend/Issend, then receive
+ *     messages with MPI_ANY_SOURCE and MPI_ANY_TAG until every peer's
+ *     message of the round is in, each receive with another
  *     receive style (Recv, Probe+Recv, Iprobe loop+Recv, Mprobe+Mrecv,
  *     Improbe loop+Imrecv, Irecv+Test loop), then wait for their sends;
  *   - a sender/receiver pair sharing a communicator and a tag: the sender
@@ -128,7 +129,17 @@ static void *mixed(void *arg)
             else
                 MPI_Isend(sbuf, len_of(rank, t, it), MPI_INT, p, it % 5, c, &rq[n++]);
         }
-        for (int k = 0; k < size - 1; k++) {
+        /* Receive until this round's message from every peer is in: a
+         * peer a round ahead may deliver its next message first, and a
+         * fixed count of size-1 receives would then leave a peer's
+         * Issend of this round unmatched while both sides wait in
+         * MPI_Waitall (a deadlock of the test, not of MPI). */
+        for (int k = 0;; k++) {
+            int p = 0;
+            while (p < size && (p == rank || next[p] > it))
+                p++;
+            if (p == size)
+                break;
             MPI_Status st;
             recv_one(it + k + t, rbuf, c, MPI_ANY_TAG, &st);
             check(&errs, rbuf, &st, t, next);
