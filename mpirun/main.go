@@ -564,9 +564,14 @@ func (j *job) run() int {
 				fail(128+int(s), "received signal %d (%s); terminating the job", int(s), sigName(s))
 			}
 		case d := <-relayDied:
+			msg := fmt.Sprintf("the relay of site %s on host %s (pid %d) ended while the job ran; the ranks of site %s cannot reach the other sites without it",
+				d.r.site, d.r.host, d.r.pid, d.r.site)
 			if !failed {
-				fail(1, "the relay of site %s on host %s (pid %d) ended while the job ran; the ranks of site %s cannot reach the other sites without it; terminating the job",
-					d.r.site, d.r.host, d.r.pid, d.r.site)
+				fail(1, "%s; terminating the job", msg)
+			} else {
+				// A rank that lost its peers may have ended the job
+				// first: the relay is still the cause to name.
+				logf("%s", msg)
 			}
 		case <-timeout:
 			fail(124, "job timed out after %v; terminating the job", j.opts.timeout)
