@@ -387,24 +387,11 @@ func (f *File) SetSize(fn string, size int64) error {
 	if err := f.sameInt64(fn, "size", size); err != nil {
 		return err
 	}
-	cls := 0
-	var lerr error
+	var err error
 	if f.comm.Rank() == 0 {
-		if err := unix.Ftruncate(f.fd, size); err != nil {
-			cls, lerr = Errno(err), ioError(fn, f.path, err)
-		}
+		err = unix.Ftruncate(f.fd, size)
 	}
-	all, err := agree(f.comm, cls)
-	if err != nil {
-		return err
-	}
-	if all != 0 {
-		if lerr != nil {
-			return lerr
-		}
-		return mpirt.Errorf(all, fn, "%s: resizing the file failed on process 0", f.path)
-	}
-	return nil
+	return f.agreeOn(fn, err, "resizing the file failed on process 0")
 }
 
 // Preallocate is MPI_File_preallocate (collective): storage for the
@@ -419,10 +406,9 @@ func (f *File) Preallocate(fn string, size int64) error {
 	if err := f.sameInt64(fn, "size", size); err != nil {
 		return err
 	}
-	cls := 0
-	var lerr error
+	var err error
 	if f.comm.Rank() == 0 && size > 0 {
-		err := unix.Fallocate(f.fd, 0, 0, size)
+		err = unix.Fallocate(f.fd, 0, 0, size)
 		if err == unix.EOPNOTSUPP {
 			// No fallocate on this file system: write zeros past the end.
 			err = nil
@@ -432,21 +418,8 @@ func (f *File) Preallocate(fn string, size int64) error {
 				err = unix.Ftruncate(f.fd, size)
 			}
 		}
-		if err != nil {
-			cls, lerr = Errno(err), ioError(fn, f.path, err)
-		}
 	}
-	all, err := agree(f.comm, cls)
-	if err != nil {
-		return err
-	}
-	if all != 0 {
-		if lerr != nil {
-			return lerr
-		}
-		return mpirt.Errorf(all, fn, "%s: preallocation failed on process 0", f.path)
-	}
-	return nil
+	return f.agreeOn(fn, err, "preallocation failed on process 0")
 }
 
 // Sync is MPI_File_sync (collective): every write any process completed
@@ -458,22 +431,31 @@ func (f *File) Sync(fn string) error {
 	if pending {
 		return mpirt.Errorf(mpirt.ErrOther, fn, "a split collective operation is pending on the file")
 	}
+	var err error
+	if f.amode&ModeRdonly == 0 {
+		err = unix.Fsync(f.fd)
+	}
+	return f.agreeOn(fn, err, "fsync failed on another process")
+}
+
+// agreeOn ends a collective step that some processes did locally (err:
+// this process's outcome): every process fails when any did, with its
+// own error or else one saying what failed elsewhere (what).
+func (f *File) agreeOn(fn string, err error, what string) error {
 	cls := 0
 	var lerr error
-	if f.amode&ModeRdonly == 0 {
-		if err := unix.Fsync(f.fd); err != nil {
-			cls, lerr = Errno(err), ioError(fn, f.path, err)
-		}
-	}
-	all, err := agree(f.comm, cls)
 	if err != nil {
-		return err
+		cls, lerr = Errno(err), ioError(fn, f.path, err)
+	}
+	all, aerr := agree(f.comm, cls)
+	if aerr != nil {
+		return aerr
 	}
 	if all != 0 {
 		if lerr != nil {
 			return lerr
 		}
-		return mpirt.Errorf(all, fn, "%s: fsync failed on another process", f.path)
+		return mpirt.Errorf(all, fn, "%s: %s", f.path, what)
 	}
 	return nil
 }
