@@ -13,7 +13,10 @@
  * a file attribute (string) and dataset attributes (int array, double);
  * then reopens the file read-only and checks every value: the whole of each
  * dataset on every rank (independent) and each rank's own part again
- * (collective). It prints " No Errors" when all is right.
+ * (collective). It does all of that twice: with HDF5's defaults, then
+ * with collective metadata reads and writes (H5Pset_all_coll_metadata_ops,
+ * H5Pset_coll_metadata_write) and MPI-IO hints passed through the file
+ * access property list. It prints " No Errors" when all is right.
  *
  * argv[1]: the file to create (removed at the end). */
 #include <hdf5.h>
@@ -22,13 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int errs, rank, size;
+static int errs, rank, size, pass;
 
 #define CHECK(c, ...)                                                                              \
     do {                                                                                           \
         if (!(c)) {                                                                                \
             if (errs++ < 20) {                                                                     \
-                fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                     \
+                fprintf(stderr, "rank %d (pass %d): %s:%d: ", rank, pass, __FILE__, __LINE__);     \
                 fprintf(stderr, __VA_ARGS__);                                                      \
                 fputc('\n', stderr);                                                               \
             }                                                                                      \
@@ -52,6 +55,26 @@ static double strided_val(int k) { return 0.5 * k - 3.0; }
 static long long chunked_val(int i, int j) { return 100000LL * i + 7 * j + 1; }
 static int grow_val(int i, int j) { return -(i * 31 + j); }
 
+/* The file access properties of this pass. */
+static hid_t fapl_for_pass(void)
+{
+    hid_t fapl = H(H5Pcreate(H5P_FILE_ACCESS));
+    if (pass == 0) {
+        H(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+        return fapl;
+    }
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cb_buffer_size", "1024");
+    MPI_Info_set(info, "romio_cb_write", "enable");
+    MPI_Info_set(info, "romio_cb_read", "automatic");
+    H(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, info));
+    MPI_Info_free(&info);
+    H(H5Pset_all_coll_metadata_ops(fapl, 1));
+    H(H5Pset_coll_metadata_write(fapl, 1));
+    return fapl;
+}
+
 static hid_t xfer(H5FD_mpio_xfer_t mode)
 {
     hid_t p = H(H5Pcreate(H5P_DATASET_XFER));
@@ -61,8 +84,7 @@ static hid_t xfer(H5FD_mpio_xfer_t mode)
 
 static void write_file(const char *name)
 {
-    hid_t fapl = H(H5Pcreate(H5P_FILE_ACCESS));
-    H(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+    hid_t fapl = fapl_for_pass();
     hid_t f = H(H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
     H(H5Pclose(fapl));
     hid_t coll = xfer(H5FD_MPIO_COLLECTIVE), ind = xfer(H5FD_MPIO_INDEPENDENT);
@@ -160,6 +182,41 @@ static void write_file(const char *name)
     H(H5Sclose(fs));
     H(H5Dclose(d));
 
+    /* sparse (second pass): a chunked dataset that only even ranks write,
+     * collectively (the others select nothing), one chunk at a time
+     * (H5FD_MPIO_CHUNK_MULTI_IO), under MPI atomic mode. */
+    if (pass == 1) {
+        H(H5Fset_mpi_atomicity(f, 1));
+        hbool_t atomic = 0;
+        H(H5Fget_mpi_atomicity(f, &atomic));
+        CHECK(atomic, "MPI atomicity not in force after H5Fset_mpi_atomicity");
+        hsize_t sn = 10 * (hsize_t)size, sch = 4;
+        fs = H(H5Screate_simple(1, &sn, NULL));
+        dcpl = H(H5Pcreate(H5P_DATASET_CREATE));
+        H(H5Pset_chunk(dcpl, 1, &sch));
+        d = H(H5Dcreate2(f, "sparse", H5T_NATIVE_INT, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+        H(H5Pclose(dcpl));
+        hsize_t s1 = 10 * (hsize_t)rank, c1 = 10;
+        int sp[10];
+        for (int i = 0; i < 10; i++)
+            sp[i] = rank * 10 + i + 1;
+        ms = H(H5Screate_simple(1, &c1, NULL));
+        if (rank % 2 == 0) {
+            H(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &s1, NULL, &c1, NULL));
+        } else {
+            H(H5Sselect_none(fs));
+            H(H5Sselect_none(ms));
+        }
+        hid_t multi = xfer(H5FD_MPIO_COLLECTIVE);
+        H(H5Pset_dxpl_mpio_chunk_opt(multi, H5FD_MPIO_CHUNK_MULTI_IO));
+        H(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, multi, sp));
+        H(H5Pclose(multi));
+        H(H5Sclose(ms));
+        H(H5Sclose(fs));
+        H(H5Dclose(d));
+        H(H5Fset_mpi_atomicity(f, 0));
+    }
+
     /* A file attribute (a fixed-length string). */
     const char *title = "gmpi parallel HDF5 check";
     hid_t st = H(H5Tcopy(H5T_C_S1));
@@ -179,8 +236,7 @@ static void write_file(const char *name)
 
 static void read_file(const char *name)
 {
-    hid_t fapl = H(H5Pcreate(H5P_FILE_ACCESS));
-    H(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+    hid_t fapl = fapl_for_pass();
     hid_t f = H(H5Fopen(name, H5F_ACC_RDONLY, fapl));
     H(H5Pclose(fapl));
     hid_t coll = xfer(H5FD_MPIO_COLLECTIVE), ind = xfer(H5FD_MPIO_INDEPENDENT);
@@ -306,6 +362,30 @@ static void read_file(const char *name)
     free(gv);
     H(H5Dclose(d));
 
+    if (pass == 1) {
+        d = H(H5Dopen2(f, "sparse", H5P_DEFAULT));
+        int *sv2 = malloc(sizeof(int) * 10 * size);
+        H(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, coll, sv2));
+        for (int i = 0; i < 10 * size; i++) {
+            int want = (i / 10) % 2 == 0 ? i + 1 : 0;
+            CHECK(sv2[i] == want, "sparse[%d] = %d, want %d", i, sv2[i], want);
+        }
+        free(sv2);
+        H(H5Dclose(d));
+    }
+
+    hsize_t fsize = 0;
+    H(H5Fget_filesize(f, &fsize));
+    MPI_Offset msize = -1;
+    MPI_File fh = MPI_FILE_NULL;
+    MPI_File_open(MPI_COMM_SELF, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    if (fh != MPI_FILE_NULL) {
+        MPI_File_get_size(fh, &msize);
+        MPI_File_close(&fh);
+    }
+    CHECK(fsize > 0 && (MPI_Offset)fsize == msize, "file size: HDF5 says %llu, MPI_File_get_size %lld",
+          (unsigned long long)fsize, (long long)msize);
+
     H(H5Pclose(coll));
     H(H5Pclose(ind));
     H(H5Fclose(f));
@@ -321,9 +401,12 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: %s FILE\n", argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    write_file(argv[1]);
-    MPI_Barrier(MPI_COMM_WORLD);
-    read_file(argv[1]);
+    for (pass = 0; pass < 2; pass++) {
+        write_file(argv[1]);
+        MPI_Barrier(MPI_COMM_WORLD);
+        read_file(argv[1]);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
     int all = 0;
     MPI_Allreduce(&errs, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
