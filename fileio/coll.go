@@ -224,7 +224,19 @@ type exchange struct {
 	s     state
 	aggs  []int
 	myAgg int
-	buf   []byte
+	buf   []byte // the aggregator's window
+	// Send and receive buffers of the data exchange, reused from round
+	// to round (each round's alltoallv has finished with them).
+	sbuf, rbuf []byte
+}
+
+// grow returns b resized to n bytes, reallocated only when too small
+// (the contents are not kept).
+func grow(b *[]byte, n int) []byte {
+	if cap(*b) < n {
+		*b = make([]byte, n)
+	}
+	return (*b)[:n]
 }
 
 func (x *exchange) alltoallv(sbuf unsafe.Pointer, scounts []int, rbuf unsafe.Pointer, rcounts []int, dt *mpirt.Datatype) error {
@@ -300,20 +312,17 @@ func (x *exchange) round(out [][]piece, data []byte) error {
 	}
 	if x.write {
 		// 3w. Data to the aggregators, which write their windows.
-		sdata := make([]byte, 0)
-		if len(out) > 0 {
-			var sz int
-			for _, v := range dcounts {
-				sz += v
-			}
-			sdata = make([]byte, 0, sz)
-			for p := range out {
-				for _, pc := range out[p] {
-					sdata = append(sdata, data[pc.at:pc.at+pc.n]...)
-				}
+		var sz int
+		for _, v := range dcounts {
+			sz += v
+		}
+		sdata := grow(&x.sbuf, sz)[:0]
+		for p := range out {
+			for _, pc := range out[p] {
+				sdata = append(sdata, data[pc.at:pc.at+pc.n]...)
 			}
 		}
-		rdata := make([]byte, got)
+		rdata := grow(&x.rbuf, int(got))
 		if err := x.alltoallv(ptrOf(sdata), dcounts, ptrOf(rdata), rdcounts, b); err != nil {
 			return err
 		}
@@ -329,7 +338,7 @@ func (x *exchange) round(out [][]piece, data []byte) error {
 		if err != nil {
 			return err
 		}
-		sdata = make([]byte, 0, got)
+		sdata = grow(&x.sbuf, int(got))[:0]
 		for _, pc := range ps {
 			sdata = append(sdata, w[pc.off-wlo:pc.off-wlo+pc.n]...)
 		}
@@ -338,7 +347,7 @@ func (x *exchange) round(out [][]piece, data []byte) error {
 	for _, v := range dcounts {
 		want += v
 	}
-	rdata := make([]byte, want)
+	rdata := grow(&x.rbuf, want)
 	if err := x.alltoallv(ptrOf(sdata), rdcounts, ptrOf(rdata), dcounts, b); err != nil {
 		return err
 	}

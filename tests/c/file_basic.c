@@ -146,6 +146,12 @@ static void errors_from_causes(void)
         MPI_Barrier(MPI_COMM_WORLD);
         EXPECT_CLASS(MPI_File_open(MPI_COMM_WORLD, path("ro"), MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
                      MPI_ERR_ACCESS);
+    } else if (access("/sys/devices/system/cpu/online", R_OK) == 0) {
+        /* Root passes permission checks, but a read-only sysfs attribute
+         * refuses a write open to anyone (EACCES). */
+        EXPECT_CLASS(MPI_File_open(MPI_COMM_WORLD, "/sys/devices/system/cpu/online", MPI_MODE_RDWR,
+                                   MPI_INFO_NULL, &fh),
+                     MPI_ERR_ACCESS);
     }
     /* Writing a file opened read-only, reading one opened write-only. */
     int v = 1;
