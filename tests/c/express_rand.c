@@ -11,7 +11,8 @@
  *     eager limit, GMPI_EAGER_LIMIT, which is also the lane's) and
  *     datatypes, sent with Send/Isend/Ssend/Issend and received in order
  *     (specific or MPI_ANY_TAG) or, after nonblocking sends, in a shuffled
- *     order by tag (messages wait unexpected); received with Recv,
+ *     order by tag (messages wait in the ring or unexpected, some until
+ *     a barrier has passed); received with Recv,
  *     Irecv+Wait, Irecv+Test, Probe+Recv, Iprobe+Recv, Mprobe+Mrecv,
  *     Improbe+Imrecv; some receives too small (MPI_ERR_TRUNCATE);
  *   - fan-in: every member sends to one, which receives with
@@ -19,6 +20,7 @@
  *     message a wildcard takes first is not fixed, the multiset is);
  *   - shift: MPI_Sendrecv (or _replace) around a ring, source specific or
  *     MPI_ANY_SOURCE (one sender per receiver);
+ *   - pingpong: two members take turns, blocking Send and Recv mostly;
  *   - cancel: receives cancelled before any message can match them, a
  *     receive cancelled after its message arrived, Iprobe of nothing.
  * Wildcard rounds end with a barrier so that no later message can match.
@@ -278,7 +280,7 @@ static void stream(struct ctx *c, int ci, MPI_Comm comm, int crank, int csize)
     uint64_t ra = rnd(c), rb = rnd(c);
     int a = (int)(ra % csize), b = (int)((a + 1 + rb % (csize - 1)) % csize);
     int k = 1 + rndn(c, MAXMSG);
-    int shuffled = rndn(c, 3) == 0;
+    int shuffled = rndn(c, 3) == 0, late = rndn(c, 2);
     struct msg m[MAXMSG];
     int order[MAXMSG], anytag[MAXMSG], kind[MAXMSG], trunc[MAXMSG];
     for (int i = 0; i < k; i++) {
@@ -287,7 +289,7 @@ static void stream(struct ctx *c, int ci, MPI_Comm comm, int crank, int csize)
         m[i].tag = tagof(c, rndn(c, 4));
         order[i] = i;
         anytag[i] = !shuffled && rndn(c, 3) == 0;
-        kind[i] = rndn(c, NRKIND);
+        kind[i] = rndn(c, 2) ? 0 : rndn(c, NRKIND);
         trunc[i] = rndn(c, 12) == 0;
     }
     if (shuffled)
@@ -307,6 +309,8 @@ static void stream(struct ctx *c, int ci, MPI_Comm comm, int crank, int csize)
                 else
                     MPI_Isend(p[i], m[i].count, m[i].type, b, m[i].tag, comm, &r[i]);
             }
+            if (late)
+                MPI_Barrier(comm);
             MPI_Waitall(k, r, MPI_STATUSES_IGNORE);
             for (int i = 0; i < k; i++)
                 free(p[i]);
@@ -314,10 +318,15 @@ static void stream(struct ctx *c, int ci, MPI_Comm comm, int crank, int csize)
             for (int i = 0; i < k; i++)
                 send1(c, &m[i], a, b, comm);
         }
-    } else if (crank == b) {
+    } else if (shuffled && late && crank != b) {
+        MPI_Barrier(comm);
+    }
+    if (crank == b) {
         /* Which message each receive takes: the first one not taken yet
          * with its tag (non-overtaking). */
         int taken[MAXMSG] = {0};
+        if (shuffled && late) /* the messages wait in the ring (or are unexpected) */
+            MPI_Barrier(comm);
         for (int j = 0; j < k; j++) {
             int want = order[j], tag = anytag[j] ? MPI_ANY_TAG : m[want].tag, got = -1;
             for (int i = 0; i < k && got < 0; i++)
@@ -430,6 +439,38 @@ static void fanin(struct ctx *c, int ci, MPI_Comm comm, int crank, int csize)
         free(lines[j]);
     }
     free(lines);
+}
+
+/* pingpong: comm ranks a and b take turns, k messages each way with
+ * blocking calls, mostly Send and Recv (the express lane's calls) with a
+ * specific source; tags specific or MPI_ANY_TAG, with other kinds mixed
+ * in. */
+static void pingpong(struct ctx *c, int ci, MPI_Comm comm, int crank, int csize)
+{
+    uint64_t ra = rnd(c), rb = rnd(c);
+    int a = (int)(ra % csize), b = (int)((a + 1 + rb % (csize - 1)) % csize);
+    int k = 1 + rndn(c, 2 * MAXMSG), small = rndn(c, 2);
+    for (int i = 0; i < k; i++) {
+        struct msg m;
+        pick(c, &m);
+        if (small && m.count * m.tsize > 64)
+            m.count = rndn(c, 64 / m.tsize + 1);
+        m.idx = i;
+        m.tag = tagof(c, rndn(c, 3));
+        if (rndn(c, 4))
+            m.how = 0;
+        int kind = rndn(c, 3) ? 0 : rndn(c, NRKIND), anytag = rndn(c, 3) == 0;
+        int from = i % 2 ? b : a, to = i % 2 ? a : b;
+        if (crank == from) {
+            send1(c, &m, from, to, comm);
+        } else if (crank == to) {
+            void *buf = malloc((size_t)m.count * m.tsize + 1);
+            MPI_Status st;
+            int rc = recv1(kind, buf, m.count, m.type, from, anytag ? MPI_ANY_TAG : m.tag, comm, &st);
+            check(c, ci, rkind[kind], rc, buf, m.count, &m, from, &st, NULL, 0);
+            free(buf);
+        }
+    }
 }
 
 /* shift: every member sends one message to crank+s and receives one from
@@ -559,9 +600,10 @@ static void run(struct ctx *c, int rounds)
          * differ in size only by one: the draws do not depend on it). */
         uint64_t save = c->rng;
         if (csize >= 2) {
-            if (pat < 5) {
+            if (pat < 3) {
                 stream(c, ci, comm, crank, csize);
-                wild = 0;
+            } else if (pat < 6) {
+                pingpong(c, ci, comm, crank, csize);
             } else if (pat < 7) {
                 fanin(c, ci, comm, crank, csize);
                 wild = 1;
