@@ -46,6 +46,7 @@ struct gmpi_express {
     int32_t outbox; /* the runtime's queued protocol frames (World.SetOutboxWord) */
     int32_t queued; /* posted receives + unexpected messages (World.SetQueuedWord) */
     int32_t spin;   /* polls a receive makes before it leaves the wait to Go */
+    int32_t yield;  /* oversubscribed host: give the CPU away between polls */
     int32_t nrx;
     struct gmpi_shm_rx **rxs; /* every ring we receive on */
     int32_t rank;
