@@ -11,8 +11,9 @@
  * protocol frames, MPI_THREAD_MULTIPLE; and for a receive, anything posted
  * or unexpected in the matching engine, a wildcard source, a frame that is
  * not a plain eager message matching the receive, or one that does not
- * fit, or nothing arriving within a short spin (the Go path then waits,
- * spinning and sleeping, and makes progress on everything else). A
+ * fit, or nothing arriving within a short spin (yielding the CPU between
+ * polls on an oversubscribed host; the Go path then waits, spinning and
+ * sleeping, and makes progress on everything else). A
  * receive takes a frame here only when the Go path would have matched it
  * to this receive, so the two paths can alternate freely. express.go
  * keeps this table in step with the runtime.
