@@ -425,6 +425,10 @@ func (w *World) SetQueuedWord(p *int32) {
 // timing its spin (1 on an oversubscribed host).
 func (w *World) SpinPolls() int { return w.spinPolls }
 
+// Yields reports whether waiters give the CPU away between polls (an
+// oversubscribed host, or GMPI_OVERSUBSCRIBED=1).
+func (w *World) Yields() bool { return w.yield }
+
 // EagerLimit is the largest message that a send to world rank peer
 // carries in one eager frame.
 func (w *World) EagerLimit(peer int) int { return w.eagerTo[peer] }
