@@ -74,7 +74,7 @@ wait "$pid_victim" 2>/dev/null
 start c3 -n 2 "$prog" client "$port"
 finish c3
 finish server
-grep -q 'server saw:' "$dir/server" || fail "the server did not report the killed client"
+grep -q 'server saw:.*connected job [0-9]' "$dir/server" || fail "the server did not report the killed client's job"
 
 # 2. Through a published name on this host.
 start nserver -n 1 "$prog" server "$dir/unused" 1 name
