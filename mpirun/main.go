@@ -146,16 +146,16 @@ type job struct {
 	srv     *server.Server
 	verbose bool
 
-	slots  []slot     // where each rank runs and how it starts (place.go)
-	grid   *grid.Grid // --grid, nil without
-	emu    *emu.Grid  // --emulate, nil without
+	slots []slot     // where each rank runs and how it starts (place.go)
+	grid  *grid.Grid // --grid, nil without
+	emu   *emu.Grid  // --emulate, nil without
 	// emuShared describes emu for other mpiruns (--emulate-share,
 	// --emulate-attach, or a temporary file for spawns); emuOwnShare: we
 	// wrote it and remove it at the end.
 	emuMu       sync.Mutex
 	emuShared   string
 	emuOwnShare bool
-	pmiTCP *pmiListener
+	pmiTCP      *pmiListener
 	// The Unix PMI socket of vendor-launched ranks (vmpi.go).
 	pmiUnix, pmiUnixDir string
 	pmiUnixClose        func()

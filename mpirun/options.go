@@ -42,12 +42,12 @@ type options struct {
 	// for other jobs); emuAttach is --emulate-attach PATH (run on the
 	// emulated grid another mpirun described there).
 	emuShare, emuAttach string
-	verbose   bool
-	help      bool
-	version   bool
-	info      bool // --info: describe gmpi and run nothing
-	infoAll   bool // --all: with --info, also the variables mpirun sets for its ranks
-	parsable  bool // --parsable: with --info, colon-separated records
+	verbose             bool
+	help                bool
+	version             bool
+	info                bool // --info: describe gmpi and run nothing
+	infoAll             bool // --all: with --info, also the variables mpirun sets for its ranks
+	parsable            bool // --parsable: with --info, colon-separated records
 	// nameServer is --nameserver HOST:PORT (GMPI_NAMESERVER of the
 	// ranks); serveNames is --serve-names HOST:PORT (run a name server).
 	nameServer, serveNames string
