@@ -398,7 +398,7 @@ func parseArgs(args []string) (*options, error) {
 		return nil, errors.New("--launcher applies to -H/--hostfile hosts; with --grid, set each machine's launcher in the grid file")
 	}
 	if o.emulate && o.grid == "" {
-		return nil, errors.New("--emulate and --emulate-attach need --grid FILE")
+		return nil, errors.New("--emulate needs --grid FILE (so does --emulate-attach)")
 	}
 	if o.emuShare != "" && (!o.emulate || o.emuAttach != "") {
 		return nil, errors.New("--emulate-share needs --emulate (and no --emulate-attach)")
