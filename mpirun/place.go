@@ -169,8 +169,8 @@ func (j *job) placeGrid() error {
 }
 
 // placeAt places the apps' processes by their --at: round-robin over
-// the grid's slots at that place (its hosts, one slot each, when the file
-// puts no process there); apps without --at over all the grid's slots.
+// the grid's slots at that place; apps without --at over all the grid's
+// slots.
 func placeAt(g *grid.Grid, apps []app) ([]grid.Rank, error) {
 	all := g.Ranks()
 	var out []grid.Rank
@@ -194,13 +194,6 @@ func placeAt(g *grid.Grid, apps []app) ([]grid.Rank, error) {
 			for _, r := range all {
 				if match(r.Host) {
 					cands = append(cands, r)
-				}
-			}
-			if len(cands) == 0 {
-				for _, h := range g.Hosts() {
-					if match(h) {
-						cands = append(cands, grid.Rank{Host: h})
-					}
 				}
 			}
 			if len(cands) == 0 {

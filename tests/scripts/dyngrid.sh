@@ -50,7 +50,6 @@ echo "--- server (site0, exit $src):"
 cat "$dir/server"
 [ "$rc" -eq 0 ] && grep -q ' No Errors' "$dir/client" || fail "the client job at site1 failed"
 [ "$src" -eq 0 ] && grep -q ' No Errors' "$dir/server" || fail "the server job at site0 failed"
-grep -q 's0h' "$dir/server" 2>/dev/null || true
 [ ! -e "$dir/grid" ] || fail "the server's mpirun left its --emulate-share file"
 # Attaching to a grid that is gone is refused.
 out=$("$mpirun" --grid "$GRID" --emulate-attach "$dir/nonexistent" -n 1 --at site=site1 /bin/true 2>&1)
