@@ -57,30 +57,35 @@ for impl in "${names[@]}"; do
     fi
 done
 
-# run IMPL CASE NP ARGS...: one launch; prints the number or nothing.
+# run IMPL CASE NP ARGS...: one launch; sets val to the number or "".
 run() {
     local impl=$1 case=$2 np=$3
     shift 3
     # shellcheck disable=SC2086 # launch[] holds a word list
     OMPI_MCA_rmaps_base_oversubscribe=1 timeout -k 10 "$limit" ${launch[$impl]} -n "$np" \
         "$out/dyn.$impl" "$@" >"$out/o" 2>"$out/e" </dev/null
+    local rc=$?
+    val=
     if grep -q ' No Errors' "$out/o"; then
-        awk -v c="$case" '$1 == c { print $NF }' "$out/o" | head -1
+        val=$(awk -v c="$case" '$1 == c { print $NF }' "$out/o" | head -1)
     else
-        { echo "--- ${label[$impl]} $case failed:"; head -c 600 "$out/e"; echo; } >>"$out/fail"
+        # Counted per implementation and case; the first error is kept.
+        local tag="${label[$impl]} $*"
+        nfail[$tag]=$((${nfail[$tag]:-0} + 1))
+        [ -n "${first[$tag]:-}" ] || first[$tag]="exit $rc: $(head -c 400 "$out/e" | tr '\n' ' ')"
     fi
 }
 
 cases=("connect" "spawn1" "spawn4")
 echo "# ncpu $(nproc), connect rounds $rounds, spawn rounds $srounds, launches $repeat (median)"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-declare -A res=()
+declare -A res=() nfail=() first=()
 for k in $(seq "$repeat"); do
     for impl in "${names[@]}"; do
         [ -n "${launch[$impl]:-}" ] || continue
-        res[$impl,connect]+=" $(run "$impl" connect 2 connect "$rounds")"
-        res[$impl,spawn1]+=" $(run "$impl" spawn 1 spawn 1 "$srounds")"
-        res[$impl,spawn4]+=" $(run "$impl" spawn 1 spawn 4 "$srounds")"
+        run "$impl" connect 2 connect "$rounds"; res[$impl,connect]+=" $val"
+        run "$impl" spawn 1 spawn 1 "$srounds"; res[$impl,spawn1]+=" $val"
+        run "$impl" spawn 1 spawn 4 "$srounds"; res[$impl,spawn4]+=" $val"
     done
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -96,8 +101,7 @@ echo "# microseconds per round (median of rounds, then of launches)"
 for impl in "${names[@]}"; do
     [ -n "${why[$impl]:-}" ] && echo "# ${label[$impl]}: ${why[$impl]}"
 done
-if [ -s "$out/fail" ]; then
-    echo "# failed launches (a '-' above):"
-    sed 's/^/#   /' "$out/fail"
-fi
+for tag in "${!nfail[@]}"; do
+    echo "# $tag: ${nfail[$tag]} of $repeat launches failed; first: ${first[$tag]}"
+done
 [ -n "${res[gmpi,connect]// /}" ]
