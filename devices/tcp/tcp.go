@@ -441,6 +441,17 @@ func (d *Device) Send(rank int, hdr mpirt.Header, payload []byte) error {
 	return nil
 }
 
+// Watch opens the connection to rank in the background when there is
+// none yet, so that its loss is noticed without traffic (runtime.Watcher).
+func (d *Device) Watch(rank int) {
+	if uint(rank) >= uint(len(d.peers)) || d.peers[rank] == nil || d.closing.Load() {
+		return
+	}
+	if p := d.peers[rank]; p.conn.Load() == nil {
+		go d.connect(p)
+	}
+}
+
 func (d *Device) write(c *conn, h *mpirt.Header, payload []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
