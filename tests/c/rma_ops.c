@@ -118,7 +118,23 @@ int main(int argc, char **argv)
         } else if (f == F_ALLOC) {
             MPI_Win_allocate(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
         } else if (f == F_SHARED) {
-            MPI_Win_allocate_shared(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+            /* Across hosts (rma_hosts.sh) the processes cannot share
+             * memory: MPI_ERR_RMA_SHARED, and the flavor is skipped. */
+            MPI_Comm node;
+            int nodesize, rc, cls;
+            MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+            MPI_Comm_size(node, &nodesize);
+            MPI_Comm_free(&node);
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+            rc = MPI_Win_allocate_shared(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+            MPI_Error_class(rc, &cls);
+            if (nodesize < size) {
+                MTEST_CHECK(errs, cls == MPI_ERR_RMA_SHARED, "allocate_shared across hosts: class %d, expected MPI_ERR_RMA_SHARED", cls);
+                free(bases);
+                continue;
+            }
+            MTEST_CHECK(errs, rc == MPI_SUCCESS, "allocate_shared on one host failed (class %d)", cls);
         } else {
             mem = malloc(N * sizeof(int));
             MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
