@@ -26,7 +26,7 @@ run() { # PROGRAM GRID
 }
 
 for g in rma-2rank-local.toml rma-3rank-local.toml rma-4rank-local.toml; do
-    for p in rma_ops rma_err rma_passive; do
+    for p in rma_ops rma_accops rma_err rma_passive; do
         run $p $g
     done
 done
