@@ -114,14 +114,23 @@ type rmaNet struct {
 	dirty   []atomic.Bool // written since the last flush, per target
 	rregMu  sync.Mutex
 	rregs   [][]netRegion // copies of the targets' regions (dynamic)
-	remote  []bool        // copies fetched at least once
 	senders sync.WaitGroup
+	fetchMu sync.Mutex
+	fetches [][]rmaFetch // fetching operations not completed yet, per target
 
 	// Answers waiting for the sender goroutine.
 	outMu   sync.Mutex
 	outCond *sync.Cond
 	out     []rmaOut
 	stop    bool
+}
+
+// rmaFetch is a fetching operation (get, get_accumulate, fetch_and_op,
+// compare_and_swap) issued but not completed: its answers, and what moves
+// the staged data to the user's buffers once they are in.
+type rmaFetch struct {
+	waits  []*rmaWait
+	finish func()
 }
 
 type rmaOut struct {
@@ -155,7 +164,7 @@ func (win *Win) setupNet(base unsafe.Pointer) error {
 	}
 	nt := &rmaNet{win: win, dev: w.rmaSend, ctx: c.Context(), me: c.Rank(), world: make([]int, n),
 		waits: map[uint64]*rmaWait{}, deferred: make([]int, n), posts: make([]atomic.Uint32, n),
-		completes: make([]atomic.Uint32, n), dirty: make([]atomic.Bool, n), rregs: make([][]netRegion, n), remote: make([]bool, n)}
+		completes: make([]atomic.Uint32, n), dirty: make([]atomic.Bool, n), rregs: make([][]netRegion, n), fetches: make([][]rmaFetch, n)}
 	nt.outCond = sync.NewCond(&nt.outMu)
 	ok := byte(1)
 	for r := 0; r < n; r++ {
@@ -387,9 +396,9 @@ func remoteErr(cls, t int, what string) error {
 // with fetch the answers' data land in the locs of fsegs (segments
 // paired one to one with segs). unit is the granularity a long segment
 // may be cut at.
-func (nt *rmaNet) issue(t, op int, addr int64, elem, opH Handle, segs, fsegs []rmaSeg, data bool, unit int) error {
+func (nt *rmaNet) issue(t, op int, addr int64, elem, opH Handle, segs, fsegs []rmaSeg, data bool, unit int) ([]*rmaWait, error) {
 	if fsegs != nil && len(fsegs) != len(segs) {
-		return Errorf(ErrIntern, "", "one-sided operation with %d segments and %d result segments", len(segs), len(fsegs))
+		return nil, Errorf(ErrIntern, "", "one-sided operation with %d segments and %d result segments", len(segs), len(fsegs))
 	}
 	maxPiece := rmaPiece / unit * unit
 	if maxPiece == 0 {
@@ -467,15 +476,53 @@ func (nt *rmaNet) issue(t, op int, addr int64, elem, opH Handle, segs, fsegs []r
 	if sendErr != nil {
 		// Answers to the pieces sent still arrive: wait for them.
 		nt.await(waits...)
-		return sendErr
+		return nil, sendErr
 	}
-	if fsegs == nil {
-		if t != nt.me {
-			nt.dirty[t].Store(true)
+	if fsegs == nil && t != nt.me {
+		nt.dirty[t].Store(true)
+	}
+	return waits, nil
+}
+
+// fetched completes a fetching operation to t now (a request form, or a
+// target in this process), or at the next synchronization that completes
+// operations to t (flush, unlock, fence, MPI_Win_complete).
+func (nt *rmaNet) fetched(t int, now bool, waits []*rmaWait, finish func()) error {
+	if now || t == nt.me {
+		if cls := nt.await(waits...); cls != 0 {
+			return remoteErr(cls, t, "one-sided operation")
+		}
+		if finish != nil {
+			finish()
 		}
 		return nil
 	}
-	return remoteErr(nt.await(waits...), t, "one-sided operation")
+	nt.fetchMu.Lock()
+	nt.fetches[t] = append(nt.fetches[t], rmaFetch{waits: waits, finish: finish})
+	nt.fetchMu.Unlock()
+	return nil
+}
+
+// completeFetches completes the fetching operations issued to t.
+func (nt *rmaNet) completeFetches(t int) error {
+	nt.fetchMu.Lock()
+	fs := nt.fetches[t]
+	nt.fetches[t] = nil
+	nt.fetchMu.Unlock()
+	var first error
+	for _, f := range fs {
+		cls := nt.await(f.waits...)
+		if cls != 0 {
+			if first == nil {
+				first = remoteErr(cls, t, "one-sided operation")
+			}
+			continue
+		}
+		if f.finish != nil {
+			f.finish()
+		}
+	}
+	return first
 }
 
 // parsePiece splits a request payload.
@@ -720,24 +767,32 @@ func (nt *rmaNet) acquire(t, typ int) error {
 // release drops target t's lock once the operations before it are
 // complete there.
 func (nt *rmaNet) release(t, typ int) error {
+	ferr := nt.completeFetches(t)
 	nt.dirty[t].Store(false)
 	wt, err := nt.call(t, Header{Tag: rmaOpUnlock, Len: uint64(typ)}, nil, nil)
 	if err != nil {
 		return err
 	}
-	return remoteErr(wt.cls, t, "MPI_Win_unlock")
+	if err := remoteErr(wt.cls, t, "MPI_Win_unlock"); err != nil {
+		return err
+	}
+	return ferr
 }
 
 // flush completes the operations issued to t at t.
 func (nt *rmaNet) flush(t int) error {
+	ferr := nt.completeFetches(t)
 	if t == nt.me || !nt.dirty[t].Swap(false) {
-		return nil
+		return ferr
 	}
 	wt, err := nt.call(t, Header{Tag: rmaOpFlush}, nil, nil)
 	if err != nil {
 		return err
 	}
-	return remoteErr(wt.cls, t, "flush")
+	if err := remoteErr(wt.cls, t, "flush"); err != nil {
+		return err
+	}
+	return ferr
 }
 
 // flushAll flushes every target written since the last flush.
@@ -865,15 +920,16 @@ func (win *Win) accumulateNet(a *RMAArgs, addr int64, noop, fetch bool) error {
 		res = make([]byte, sp)
 		fsegs = elemSpans(tdt, tc, unsafe.Pointer(unsafe.SliceData(res)))
 	}
-	if err := win.net.issue(a.Target, op, addr, tdt.Elem.Handle, a.Op, segs, fsegs, !noop, tdt.Elem.Extent()); err != nil {
+	waits, err := win.net.issue(a.Target, op, addr, tdt.Elem.Handle, a.Op, segs, fsegs, !noop, tdt.Elem.Extent())
+	if err != nil || !fetch {
 		return err
 	}
-	if fetch {
+	rdt, result, rc := a.RDT, a.Result, a.RCount
+	return win.net.fetched(a.Target, a.Request, waits, func() {
 		packed := make([]byte, tc*tdt.Size())
 		tdt.Pack(packed, unsafe.Add(unsafe.Pointer(unsafe.SliceData(res)), -tdt.TrueLB()), tc)
-		a.RDT.Unpack(a.Result, packed, a.RCount)
-	}
-	return nil
+		rdt.Unpack(result, packed, rc)
+	})
 }
 
 // issueCAS is compare-and-swap on a window spanning hosts: in holds the
@@ -886,9 +942,12 @@ func (nt *rmaNet) issueCAS(t int, addr int64, dt *Datatype, in, result []byte) e
 	binary.LittleEndian.PutUint64(b[rmaPieceHead+8:], uint64(n))
 	copy(b[rmaPieceHead+16:], in)
 	seg := []rmaSeg{{loc: unsafe.Pointer(unsafe.SliceData(result)), n: n}}
-	wt, err := nt.call(t, Header{Tag: rmaOpCAS, Offset: uint64(addr)}, b, seg)
-	if err != nil {
+	id, wt := nt.newWait(seg)
+	if err := nt.send(t, Header{Tag: rmaOpCAS, Offset: uint64(addr), SendID: id}, b); err != nil {
+		nt.waitMu.Lock()
+		delete(nt.waits, id)
+		nt.waitMu.Unlock()
 		return err
 	}
-	return remoteErr(wt.cls, t, "MPI_Compare_and_swap")
+	return nt.fetched(t, false, []*rmaWait{wt}, nil)
 }

@@ -25,6 +25,9 @@ type RMAArgs struct {
 	TCount  int
 	TDT     *Datatype
 	Op      Handle
+	// Request: a request form (MPI_Rget, ...), whose request completes
+	// when the call returns, so a fetch completes in the call.
+	Request bool
 }
 
 // rmaSeg is one block of a transfer: n bytes at offset off from the
@@ -207,7 +210,8 @@ func (win *Win) Put(a *RMAArgs) error {
 	data := sendView(a.Origin, a.OCount, a.ODT)
 	var one [1]rmaSeg
 	if win.net != nil {
-		return win.net.issue(a.Target, rmaOpPut, addr, 0, 0, targetSegs(a.TDT, a.TCount, unsafe.Pointer(unsafe.SliceData(data)), true, one[:]), nil, true, 1)
+		_, err := win.net.issue(a.Target, rmaOpPut, addr, 0, 0, targetSegs(a.TDT, a.TCount, unsafe.Pointer(unsafe.SliceData(data)), true, one[:]), nil, true, 1)
+		return err
 	}
 	return win.xfer(a.Target, addr, targetSegs(a.TDT, a.TCount, unsafe.Pointer(unsafe.SliceData(data)), true, one[:]), true)
 }
@@ -225,11 +229,17 @@ func (win *Win) Get(a *RMAArgs) error {
 	var one [1]rmaSeg
 	segs := targetSegs(a.TDT, a.TCount, unsafe.Pointer(unsafe.SliceData(buf)), true, one[:])
 	if win.net != nil {
-		err = win.net.issue(a.Target, rmaOpGet, addr, 0, 0, segs, segs, false, 1)
-	} else {
-		err = win.xfer(a.Target, addr, segs, false)
+		waits, err := win.net.issue(a.Target, rmaOpGet, addr, 0, 0, segs, segs, false, 1)
+		if err != nil {
+			return err
+		}
+		var finish func()
+		if done != nil {
+			finish = func() { done(&Request{Status: Status{Count: int64(len(buf))}}) }
+		}
+		return win.net.fetched(a.Target, a.Request, waits, finish)
 	}
-	if err != nil {
+	if err := win.xfer(a.Target, addr, segs, false); err != nil {
 		return err
 	}
 	if done != nil {

@@ -252,6 +252,9 @@ func (win *Win) Complete() error {
 		// path: the target's MPI_Win_wait sees them applied.
 		var first error
 		for _, t := range win.startGroup {
+			if err := win.net.completeFetches(t); err != nil && first == nil {
+				first = err
+			}
 			win.net.dirty[t].Store(false)
 			if err := win.net.send(t, Header{Tag: rmaOpComplete}, nil); err != nil && first == nil {
 				first = err

@@ -70,9 +70,9 @@ int main(int argc, char **argv)
         MPI_Compare_and_swap(&rank, &cmp, &res, MPI_INT, 0, CAS, win);
         MPI_Win_flush(0, win);
         MPI_Get(got, 1, MPI_INT, 0, 200, 1, MPI_INT, win);
-        MTEST_CHECK(errs, got[0] == 5 * 200, "origin %d: get of untouched element: %d, expected %d", rank, got[0], 1000);
         MPI_Fetch_and_op(&one, &old, MPI_INT, 0, DONE, MPI_SUM, win);
         MPI_Win_unlock(0, win);
+        MTEST_CHECK(errs, got[0] == 5 * 200, "origin %d: get of untouched element: %d, expected %d", rank, got[0], 1000);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
