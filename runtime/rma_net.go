@@ -159,9 +159,6 @@ func (win *Win) setupNet(base unsafe.Pointer) error {
 	c := win.comm
 	w := c.w
 	n := c.Size()
-	if w.rmaDev == nil {
-		return Errorf(ErrUnsupportedOperation, "", "windows over processes on more than one host need the tcp device, which this process does not have")
-	}
 	nt := &rmaNet{win: win, dev: w.rmaSend, ctx: c.Context(), me: c.Rank(), world: make([]int, n),
 		waits: map[uint64]*rmaWait{}, deferred: make([]int, n), posts: make([]atomic.Uint32, n),
 		completes: make([]atomic.Uint32, n), dirty: make([]atomic.Bool, n), rregs: make([][]netRegion, n), fetches: make([][]rmaFetch, n)}
@@ -169,14 +166,14 @@ func (win *Win) setupNet(base unsafe.Pointer) error {
 	ok := byte(1)
 	for r := 0; r < n; r++ {
 		nt.world[r] = c.WorldRank(r)
-		if r != nt.me && !w.rmaDev.Reaches(nt.world[r]) {
-			ok = 0
+		if r != nt.me && (w.rmaDev == nil || !w.rmaDev.Reaches(nt.world[r])) {
+			ok = 2
 		}
 	}
 	if win.flavor == FlavorAllocate && win.size > 0 {
 		m, err := unix.Mmap(-1, 0, roundUp(int(win.size), pageSize), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 		if err != nil {
-			ok = 0
+			ok = 3
 		} else {
 			nt.alloc = m
 			base = unsafe.Pointer(unsafe.SliceData(m))
@@ -198,8 +195,14 @@ func (win *Win) setupNet(base unsafe.Pointer) error {
 				err = Errorf(ErrIntern, "", "window card of rank %d has %d bytes", r, len(b))
 				break
 			}
-			if b[32] != 1 {
-				err = Errorf(ErrUnsupportedOperation, "", "rank %d cannot reach every process of the window over the tcp device (or allocate its memory)", r)
+			switch b[32] {
+			case 1:
+			case 3:
+				err = Errorf(ErrNoMem, "", "rank %d of the window could not allocate %d bytes", r, binary.LittleEndian.Uint64(b[8:]))
+			default:
+				err = Errorf(ErrUnsupportedOperation, "", "rank %d of the window cannot reach every other one over the tcp device (which windows spanning hosts need)", r)
+			}
+			if err != nil {
 				break
 			}
 			win.targets[r] = winTarget{base: uintptr(binary.LittleEndian.Uint64(b[0:])),

@@ -2,7 +2,7 @@
  * MPI_MAXLOC/MPI_MINLOC on the padded pair type MPI_DOUBLE_INT and on
  * MPI_2INT), accumulate ordering (replace then sum then replace from one
  * origin, in one epoch), element atomicity (every rank adds to the same
- * counters many times), large transfers (put, get and get_accumulate of
+ * counters many times), exclusion by exclusive locks, large transfers (put, get and get_accumulate of
  * more than one message piece, with a derived origin type), and the
  * request forms Rget and Rget_accumulate. Every rank targets its right
  * neighbour. Also run across hosts (rma_hosts.sh). */
@@ -116,6 +116,21 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     for (int j = 0; j < 8; j++)
         MTEST_CHECK(errs, cnt[j] == 50 * size * (j == 0 ? 2 : 1), "atomicity: counter[%d] = %d, expected %d", j, cnt[j], 50 * size * (j == 0 ? 2 : 1));
+
+    /* Exclusive locks exclude: get, add one and put back rank 0's last
+     * counter under an exclusive lock, 20 times on every rank. */
+    for (int r = 0; r < 20; r++) {
+        int v;
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        MPI_Get(&v, 1, MPI_INT, 0, o_cnt + 7 * sizeof(int), 1, MPI_INT, win);
+        MPI_Win_flush(0, win);
+        v++;
+        MPI_Put(&v, 1, MPI_INT, 0, o_cnt + 7 * sizeof(int), 1, MPI_INT, win);
+        MPI_Win_unlock(0, win);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        MTEST_CHECK(errs, cnt[7] == 50 * size + 20 * size, "exclusive lock: counter %d, expected %d", cnt[7], 70 * size);
 
     /* Large: get the left neighbour's BIG ints into every other int of a
      * buffer (vector origin), put them back doubled with an Rput-free
