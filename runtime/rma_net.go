@@ -463,13 +463,17 @@ func (nt *rmaNet) issue(t, op int, addr int64, elem, opH Handle, segs, fsegs []r
 			pSegs = append(pSegs, rmaSeg{off: s.off, loc: s.loc, n: k})
 			if fsegs != nil {
 				pF = append(pF, rmaSeg{off: f.off, loc: f.loc, n: k})
-				f.off += int64(k)
-				f.loc = unsafe.Add(f.loc, k)
 			}
 			pBytes += k
-			s.off += int64(k)
-			s.loc = unsafe.Add(s.loc, k)
-			s.n -= k
+			if s.n -= k; s.n > 0 {
+				// (Never past the end: checkptr.)
+				s.off += int64(k)
+				s.loc = unsafe.Add(s.loc, k)
+				if fsegs != nil {
+					f.off += int64(k)
+					f.loc = unsafe.Add(f.loc, k)
+				}
+			}
 			if pBytes >= maxPiece || len(pSegs) >= rmaPieceSegs {
 				flush()
 			}
