@@ -66,6 +66,11 @@ func (w *World) setupDeviceExtras() {
 		if f, ok := d.(FailureReporter); ok {
 			f.SetFailureHandler(w.PeerFailed)
 		}
+		if a, ok := d.(AsyncReceiver); ok && w.rmaDev == nil {
+			w.rmaDev = a
+			w.rmaSend = d
+			a.SetAsyncHandler(w.rmaFrame)
+		}
 	}
 }
 

@@ -67,6 +67,13 @@ type World struct {
 	routes  []Device // routes[worldRank] carries frames to that peer
 	devices []Device // distinct devices, polled by progress
 
+	// rmaDev is the device that serves frames of windows spanning hosts
+	// from its own receive path (AsyncReceiver; rmaSend is the same
+	// device); rmaWins maps a window's context id to the *Win.
+	rmaDev  AsyncReceiver
+	rmaSend Device
+	rmaWins sync.Map
+
 	match matcher // posted and unexpected queues, under match.mu
 
 	sched schedules  // running collective schedules (sched.go)
