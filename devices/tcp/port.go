@@ -268,12 +268,21 @@ func (m *MsgConn) Recv() ([]byte, error) {
 	if n > maxMsg {
 		return nil, fmt.Errorf("message of %d bytes is too long", n)
 	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(m.c, b); err != nil {
-		return nil, err
+	// The buffer grows with what arrives: a peer that announces maxMsg
+	// and sends nothing costs a chunk, not the announced length.
+	b := make([]byte, 0, min(n, msgChunk))
+	for uint32(len(b)) < n {
+		k := min(n-uint32(len(b)), msgChunk)
+		b = append(b, make([]byte, k)...)
+		if _, err := io.ReadFull(m.c, b[len(b)-int(k):]); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
 }
+
+// msgChunk is how much Recv reads at a time.
+const msgChunk = 1 << 20
 
 // Close closes the connection.
 func (m *MsgConn) Close() error { return m.c.Close() }

@@ -126,7 +126,7 @@ func LookupLocal(service string) (string, error) {
 		return "", ErrNotFound // someone else's socket under our name
 	}
 	c.SetDeadline(time.Now().Add(5 * time.Second))
-	line, err := bufio.NewReaderSize(c, 4*maxLen).ReadString('\n')
+	line, err := readLine(bufio.NewReaderSize(c, 4*maxLen))
 	if err != nil {
 		return "", ErrNotFound
 	}
@@ -203,7 +203,7 @@ func (s *Server) serveConn(c net.Conn) {
 		return
 	}
 	c.SetDeadline(time.Now().Add(10 * time.Second))
-	line, err := bufio.NewReaderSize(c, 4*maxLen).ReadString('\n')
+	line, err := readLine(bufio.NewReaderSize(c, 4*maxLen))
 	if err != nil {
 		return
 	}
@@ -275,29 +275,44 @@ func (cl *Client) do(req string) (string, error) {
 	if _, err := c.Write([]byte(req + "\n")); err != nil {
 		return "", fmt.Errorf("name server %s: %v", cl.Addr, err)
 	}
-	line, err := bufio.NewReaderSize(c, 4*maxLen).ReadString('\n')
+	line, err := readLine(bufio.NewReaderSize(c, 4*maxLen))
 	if err != nil {
 		return "", fmt.Errorf("name server %s: %v", cl.Addr, err)
 	}
+	return parseAnswer(cl.Addr, line)
+}
+
+// readLine reads one line of the protocol: at most 4*maxLen bytes
+// (hex of a name and a port and the words), so that a peer sending an
+// endless line costs a bounded buffer.
+func readLine(r *bufio.Reader) (string, error) {
+	line, err := r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		return "", errors.New("line too long")
+	}
+	return string(line), err
+}
+
+// parseAnswer reads the server's answer line.
+func parseAnswer(addr, line string) (string, error) {
 	f := strings.Fields(line)
 	switch {
-	case len(f) >= 1 && f[0] == "ok":
-		if len(f) == 2 {
-			b, err := hex.DecodeString(f[1])
-			if err != nil {
-				return "", fmt.Errorf("name server %s: malformed answer", cl.Addr)
-			}
-			return string(b), nil
-		}
+	case len(f) == 1 && f[0] == "ok":
 		return "", nil
-	case len(f) == 2 && f[1] == "name":
+	case len(f) == 2 && f[0] == "ok":
+		b, err := hex.DecodeString(f[1])
+		if err != nil || len(b) > maxLen {
+			return "", fmt.Errorf("name server %s: malformed answer", addr)
+		}
+		return string(b), nil
+	case len(f) == 2 && f[0] == "err" && f[1] == "name":
 		return "", ErrNotFound
-	case len(f) == 2 && f[1] == "service":
+	case len(f) == 2 && f[0] == "err" && f[1] == "service":
 		return "", ErrNotMine
-	case len(f) == 2 && f[1] == "published":
+	case len(f) == 2 && f[0] == "err" && f[1] == "published":
 		return "", ErrPublished
 	}
-	return "", fmt.Errorf("name server %s: malformed answer %.40q", cl.Addr, line)
+	return "", fmt.Errorf("name server %s: malformed answer %.40q", addr, line)
 }
 
 func hx(s string) string { return hex.EncodeToString([]byte(s)) }

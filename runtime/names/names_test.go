@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
+
+	"gmpi/internal/fuzzseed"
 )
 
 func TestLocal(t *testing.T) {
@@ -87,10 +90,27 @@ func TestServer(t *testing.T) {
 }
 
 func FuzzAnswer(f *testing.F) {
-	f.Add("publish 6162 6364")
-	f.Add("lookup 6162")
-	f.Add("unpublish zz")
+	fuzzseed.Add(f, []any{"publish 6162 6364"}, []any{"lookup 6162"}, []any{"unpublish 6162"}, []any{"unpublish zz"},
+		[]any{"publish 6162"}, []any{"lookup"}, []any{""}, []any{"publish 61 " + strings.Repeat("00", 2000)}, []any{"bogus 61"})
 	f.Fuzz(func(t *testing.T, line string) {
 		NewServer([]byte("k")).answer(line)
+	})
+}
+
+// FuzzClientAnswer: the answer line a name server sends a client (every
+// kind the server writes, and garbage) gives a port, a known error or a
+// "malformed answer" error, never a panic or a port longer than maxLen.
+func FuzzClientAnswer(f *testing.F) {
+	fuzzseed.Add(f, []any{"ok\n"}, []any{"ok " + hx("gmpi1;127.0.0.1;5000;00") + "\n"}, []any{"err name\n"},
+		[]any{"err service\n"}, []any{"err published\n"}, []any{"err request\n"}, []any{"ok zz\n"},
+		[]any{"ok " + strings.Repeat("61", maxLen+1) + "\n"}, []any{"x name\n"}, []any{""})
+	f.Fuzz(func(t *testing.T, line string) {
+		port, err := parseAnswer("fuzz", line)
+		if len(port) > maxLen {
+			t.Fatalf("port of %d bytes", len(port))
+		}
+		if err != nil && port != "" {
+			t.Fatalf("error %v with port %q", err, port)
+		}
 	})
 }
