@@ -28,6 +28,8 @@ type Server struct {
 	// MaxPending bounds the connections in their handshake at once
 	// (0: 64); more are closed at once, so a flood costs bounded memory.
 	MaxPending int
+	// AuthTimeout bounds a client's handshake (0: Timeout, at most 10 s).
+	AuthTimeout time.Duration
 
 	pending atomic.Int32
 	wg      sync.WaitGroup
@@ -122,7 +124,11 @@ func (s *Server) serve(c *net.TCPConn) {
 	}()
 	from := c.RemoteAddr()
 	Tune(c, s.Timeout)
-	if err := auth.Handshake(c, s.Secret, false, Context, min(s.Timeout, 10*time.Second)); err != nil {
+	hs := s.AuthTimeout
+	if hs <= 0 {
+		hs = min(s.Timeout, 10*time.Second)
+	}
+	if err := auth.Handshake(c, s.Secret, false, Context, hs); err != nil {
 		s.logf("refused %v: %v", from, err)
 		return
 	}

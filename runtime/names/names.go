@@ -157,10 +157,15 @@ type Server struct {
 	mu    sync.Mutex
 	names map[string]string
 	Log   func(format string, args ...any)
+	// Timeout bounds a connection's handshake and then its request (10 s).
+	Timeout time.Duration
+	gate    *auth.Gate // connections in their handshake
 }
 
 // NewServer makes a server for clients that prove key.
-func NewServer(key []byte) *Server { return &Server{key: key, names: map[string]string{}} }
+func NewServer(key []byte) *Server {
+	return &Server{key: key, names: map[string]string{}, gate: auth.NewGate(0), Timeout: 10 * time.Second}
+}
 
 // maxConns bounds the connections served at once.
 const maxConns = 256
@@ -198,11 +203,11 @@ func (s *Server) logf(format string, args ...any) {
 
 func (s *Server) serveConn(c net.Conn) {
 	defer c.Close()
-	if err := auth.Handshake(c, s.key, false, "names", 10*time.Second); err != nil {
+	if err := s.gate.Admit(c, s.key, "names", s.Timeout); err != nil {
 		s.logf("refused %s: %v", c.RemoteAddr(), err)
 		return
 	}
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(s.Timeout))
 	line, err := readLine(bufio.NewReaderSize(c, 4*maxLen))
 	if err != nil {
 		return
