@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"gmpi/internal/fuzzseed"
+	attack "gmpi/internal/hostile"
+	"gmpi/runtime/auth"
 )
 
 func TestLocal(t *testing.T) {
@@ -113,4 +115,41 @@ func FuzzClientAnswer(f *testing.F) {
 			t.Fatalf("error %v with port %q", err, port)
 		}
 	})
+}
+
+// TestServerHostile: garbage, a half-open, a slow and 1000 silent
+// connections to the name server are dropped within its handshake
+// deadline, at most auth.DefaultGate wait at once, and clients are
+// served during the flood.
+func TestServerHostile(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	s := NewServer(key)
+	s.Timeout = time.Second
+	go s.Serve(l)
+	a, err := attack.Start(l.Addr().String(), 1000, 250*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if w := s.gate.Waiting(); w > auth.DefaultGate {
+		t.Errorf("%d connections in their handshake", w)
+	}
+	cl := &Client{Addr: l.Addr().String(), Key: key}
+	if err := cl.Publish("svc", "port"); err != nil {
+		t.Fatalf("publish during the flood: %v", err)
+	}
+	if p, err := cl.Lookup("svc"); err != nil || p != "port" {
+		t.Errorf("lookup during the flood: %q %v", p, err)
+	}
+	if err := a.Check(10 * time.Second); err != nil {
+		t.Error(err)
+	}
+	if w := s.gate.Waiting(); w != 0 {
+		t.Errorf("%d connections still waiting", w)
+	}
 }
