@@ -48,14 +48,21 @@ import (
 // not (co-allocation: the ranks that made it wait in MPI_Init's PMI
 // barrier, which releases them together).
 
-// pmiHandshakeTimeout bounds the authentication of a PMI connection.
-const pmiHandshakeTimeout = 10 * time.Second
+// authTimeout bounds the authentication of a connection to one of
+// mpirun's ports (GMPI_AUTH_TIMEOUT).
+func authTimeout(params *param.Values) time.Duration {
+	if t := param.AuthTimeout.Get(params); t > 0 {
+		return t
+	}
+	return 10 * time.Second
+}
 
 // pmiListener serves PMI over TCP to ranks that cannot inherit a socket.
 type pmiListener struct {
 	l    net.Listener
 	port string
-	bind string // GMPI_PMI_ADDR's host, "" when not set
+	bind string     // GMPI_PMI_ADDR's host, "" when not set
+	gate *auth.Gate // connections in their handshake
 }
 
 // listenPMI opens the TCP PMI port: on GMPI_PMI_ADDR (host or host:port)
@@ -79,7 +86,7 @@ func (j *job) listenPMI() error {
 		return fmt.Errorf("PMI port: %w", err)
 	}
 	_, port, _ := net.SplitHostPort(l.Addr().String())
-	j.pmiTCP = &pmiListener{l: l, port: port, bind: bind}
+	j.pmiTCP = &pmiListener{l: l, port: port, bind: bind, gate: auth.NewGate(0)}
 	j.vlogf("PMI over TCP on %s", l.Addr())
 	go func() {
 		for {
@@ -96,9 +103,8 @@ func (j *job) listenPMI() error {
 // servePMIConn authenticates one TCP PMI connection and serves it; a
 // peer that does not prove the job secret is dropped.
 func (j *job) servePMIConn(c net.Conn) {
-	if err := auth.Handshake(c, []byte(j.secret), false, "pmi", pmiHandshakeTimeout); err != nil {
+	if err := j.pmiTCP.gate.Admit(c, []byte(j.secret), "pmi", authTimeout(j.params)); err != nil {
 		j.vlogf("refused PMI connection from %s: %v", c.RemoteAddr(), err)
-		c.Close()
 		return
 	}
 	j.srv.Serve(-1, c)

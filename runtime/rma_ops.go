@@ -99,8 +99,17 @@ func (win *Win) target(a *RMAArgs) (addr int64, skip bool, err error) {
 		return 0, false, Errorf(ErrDisp, "", "invalid target_disp argument: %d is negative", a.Disp)
 	}
 	t := &win.targets[a.Target]
+	// Displacement times unit, plus the type's bounds, plus the span must
+	// stay inside int64: beyond 2^62 bytes nothing can be in a window.
+	const far = 1 << 62
+	if d := a.Disp; t.dispUnit > 0 && (d > far/t.dispUnit || d < -far/t.dispUnit) {
+		return 0, false, Errorf(ErrRMARange, "", "invalid target_disp argument: %d units of %d bytes are outside rank %d's window", d, t.dispUnit, a.Target)
+	}
 	lo := a.Disp * t.dispUnit
 	sp := rmaSpan(a.TDT, a.TCount)
+	if sp < 0 || sp > far {
+		return 0, false, Errorf(ErrRMARange, "", "target: %d elements of %v span %d bytes, more than rank %d's window", a.TCount, a.TDT, sp, a.Target)
+	}
 	if sp == 0 {
 		return lo, false, nil
 	}
@@ -121,7 +130,7 @@ func (win *Win) target(a *RMAArgs) (addr int64, skip bool, err error) {
 		}
 		return a.Disp, false, nil
 	}
-	if lo < 0 || lo+sp > t.size {
+	if lo < 0 || lo > t.size || sp > t.size-lo {
 		return 0, false, Errorf(ErrRMARange, "", "target bytes [%d, %d) are outside rank %d's window of %d bytes", lo, lo+sp, a.Target, t.size)
 	}
 	if t.mapped != nil {

@@ -151,6 +151,12 @@ type Device struct {
 
 	hsMu    sync.Mutex
 	pending map[net.Conn]bool // connections still in their handshake
+	// authTO is GMPI_AUTH_TIMEOUT: an incoming connection proves the
+	// secret and introduces itself within min(authTO, Timeout).
+	authTO time.Duration
+	// gate bounds the connections that have not proved the secret and
+	// introduced themselves yet (the oldest is dropped when full).
+	gate *auth.Gate
 
 	// conns lists the installed connections (copy on write, under connMu,
 	// only appended: an epoll event names a connection by its index).
@@ -329,7 +335,11 @@ func New(cfg Config) (*Device, error) {
 	if cfg.EagerLimit <= 0 {
 		cfg.EagerLimit = param.TCPEagerLimit.Get(params)
 	}
-	d := &Device{cfg: cfg, job: jobHash(cfg.JobID), peers: make([]*peer, cfg.Size), pending: map[net.Conn]bool{}}
+	d := &Device{cfg: cfg, job: jobHash(cfg.JobID), peers: make([]*peer, cfg.Size), pending: map[net.Conn]bool{},
+		gate: auth.NewGate(0), authTO: param.AuthTimeout.Get(params)}
+	if d.authTO <= 0 {
+		d.authTO = 10 * time.Second
+	}
 	d.conns.Store(new([]peerConn))
 	for _, r := range cfg.Peers {
 		if r < 0 || r >= cfg.Size || r == cfg.Rank {
@@ -673,13 +683,21 @@ func (d *Device) admit(nc *net.TCPConn) {
 	}()
 	from := nc.RemoteAddr()
 	tune(nc, d.cfg.Timeout)
-	if err := auth.Handshake(nc, d.cfg.Secret, false, "tcp", d.cfg.Timeout); err != nil {
+	// A stranger is dropped within authTimeout of connecting (the
+	// handshake and the hello together), whatever it sends or not.
+	d.gate.Enter(nc)
+	deadline := time.Now().Add(d.authTimeout())
+	err := auth.Handshake(nc, d.cfg.Secret, false, "tcp", time.Until(deadline))
+	if err != nil {
+		d.gate.Leave(nc)
 		d.logf("tcp: refused connection from %v: %v", from, err)
 		return
 	}
 	var hello [helloSize]byte
-	nc.SetDeadline(time.Now().Add(d.cfg.Timeout))
-	if _, err := io.ReadFull(nc, hello[:]); err != nil {
+	nc.SetDeadline(deadline)
+	_, err = io.ReadFull(nc, hello[:])
+	d.gate.Leave(nc)
+	if err != nil {
 		d.logf("tcp: refused connection from %v: reading hello: %v", from, err)
 		return
 	}
@@ -707,6 +725,10 @@ func (d *Device) admit(nc *net.TCPConn) {
 	keep = true
 	d.installLocked(p, nc)
 }
+
+// authTimeout bounds how long an incoming connection may take to
+// authenticate and introduce itself: Timeout, at most maxAuthTimeout.
+func (d *Device) authTimeout() time.Duration { return min(d.cfg.Timeout, d.authTO) }
 
 // bufPool recycles eager payload buffers.
 var bufPool = sync.Pool{New: func() any { return new([]byte) }}
