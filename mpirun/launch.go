@@ -94,16 +94,17 @@ func (j *job) listenPMI() error {
 			if err != nil {
 				return
 			}
-			go j.servePMIConn(c)
+			go j.servePMIConn(j.pmiTCP.gate, c)
 		}
 	}()
 	return nil
 }
 
-// servePMIConn authenticates one TCP PMI connection and serves it; a
-// peer that does not prove the job secret is dropped.
-func (j *job) servePMIConn(c net.Conn) {
-	if err := j.pmiTCP.gate.Admit(c, []byte(j.secret), "pmi", authTimeout(j.params)); err != nil {
+// servePMIConn authenticates one PMI connection (TCP, or the vendor
+// ranks' Unix socket) through its listener's gate and serves it; a peer
+// that does not prove the job secret is dropped.
+func (j *job) servePMIConn(gate *auth.Gate, c net.Conn) {
+	if err := gate.Admit(c, []byte(j.secret), "pmi", authTimeout(j.params)); err != nil {
 		j.vlogf("refused PMI connection from %s: %v", c.RemoteAddr(), err)
 		return
 	}

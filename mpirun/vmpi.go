@@ -212,13 +212,14 @@ func (j *job) listenPMIUnix() error {
 	}
 	j.pmiUnix, j.pmiUnixDir = path, dir
 	j.vlogf("PMI over Unix socket %s", path)
+	gate := auth.NewGate(0)
 	go func() {
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
-			go j.servePMIConn(c)
+			go j.servePMIConn(gate, c)
 		}
 	}()
 	go func() {
