@@ -110,6 +110,9 @@ func (d *Datatype) planFor(from, to *Rep) *hplan {
 		return nil
 	}
 	for i := range p.ops {
+		if len(p.ops) == 1 {
+			break // run moves a one-step plan as one run over all elements
+		}
 		o := &p.ops[i]
 		switch {
 		case o.kind == opCopy && o.n == 1:
