@@ -21,6 +21,7 @@ trap 'rm -rf "$dir"' EXIT
 # The cross build compiles Go's standard library for s390x: `make test`
 # makes it (make cross ARCH=s390x BUILD=...) when the cross compiler and
 # qemu are installed; run alone, the test skips without it.
+[ ! -e "$BUILD/s390x/FAILED" ] || fail "the s390x build failed (make cross ARCH=s390x BUILD=$BUILD)"
 [ -e "$BUILD/s390x/lib/libmpi.so" ] && [ -x "$BUILD/s390x/bin/mpicc" ] ||
     skip "no s390x build in $BUILD/s390x (run: make cross ARCH=s390x BUILD=$BUILD)"
 for prog in hetero g2topo; do
