@@ -61,8 +61,8 @@ func (c *Comm) PackHeader() int {
 
 // PackFor is MPI_Pack for communicator c: count elements of dt at p are
 // packed into buf (the whole user buffer) at *pos, after the header when
-// *pos is 0 and c spans representations. It returns MPI_ERR_TRUNCATE-free
-// errors only for a buffer too small (ErrArg, with the bytes needed).
+// *pos is 0 and c spans representations. The only error is a buffer too
+// small (ErrArg, with the bytes needed).
 func (c *Comm) PackFor(buf []byte, pos *int64, p unsafe.Pointer, count int, dt *Datatype) error {
 	n := int64(count) * int64(dt.size)
 	start := *pos
