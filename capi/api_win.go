@@ -488,7 +488,8 @@ func rma(fn string, c rmaCall, f func(*mpirt.Win, *mpirt.RMAArgs) error) int32 {
 		return rc
 	}
 	a := mpirt.RMAArgs{Origin: c.origin, OCount: int(c.ocount), Result: c.result, RCount: int(c.rcount),
-		Compare: c.compare, Target: int(c.target), Disp: c.disp, TCount: int(c.tcount), Op: mpirt.Handle(c.op)}
+		Compare: c.compare, Target: int(c.target), Disp: c.disp, TCount: int(c.tcount), Op: mpirt.Handle(c.op),
+		Request: c.request != nil}
 	if c.hasOrigin {
 		if a.ODT, rc = rmaType(fn, win, c.ocount, c.odt, "origin"); rc != 0 {
 			return rc

@@ -286,6 +286,9 @@ func (j *job) startEmulation() error {
 	if os.Geteuid() != 0 {
 		return fmt.Errorf("--emulate needs root (it creates network namespaces)")
 	}
+	if j.opts.emuAttach != "" {
+		return j.attachEmulation()
+	}
 	t := emu.Topology{}
 	for _, s := range j.grid.Sites {
 		site := emu.Site{Name: s.Name, Private: s.Private, Gateway: s.Gateway}
@@ -316,7 +319,57 @@ func (j *job) startEmulation() error {
 		return fmt.Errorf("--emulate: %w", err)
 	}
 	j.emu = g
+	if j.opts.emuShare != "" {
+		if err := g.Share(j.opts.emuShare); err != nil {
+			return fmt.Errorf("--emulate-share: %w", err)
+		}
+		j.emuShared = j.opts.emuShare
+		j.emuOwnShare = true
+	}
 	return nil
+}
+
+// attachEmulation runs the job on an emulated grid that another mpirun
+// started and described (--emulate-attach): every host of the grid file
+// must be there, at the same site.
+func (j *job) attachEmulation() error {
+	g, err := emu.Attach(j.opts.emuAttach)
+	if err != nil {
+		return fmt.Errorf("--emulate-attach: %w", err)
+	}
+	for _, s := range j.grid.Sites {
+		for _, m := range s.Machines {
+			for _, h := range m.Hosts {
+				if site := g.Site(h.Name); site != s.Name {
+					return fmt.Errorf("--emulate-attach %s: host %s of site %s in %s is not in that grid (at %q)", j.opts.emuAttach, h.Name, s.Name, j.grid.Path, site)
+				}
+			}
+		}
+	}
+	j.emu, j.emuShared = g, j.opts.emuAttach
+	return nil
+}
+
+// emuShareFile is the description of the emulated grid that nested
+// mpiruns (spawn) attach to: the shared or attached one, else one written
+// now into a temporary file removed at the end.
+func (j *job) emuShareFile() (string, error) {
+	j.emuMu.Lock()
+	defer j.emuMu.Unlock()
+	if j.emuShared != "" {
+		return j.emuShared, nil
+	}
+	f, err := os.CreateTemp("", "gmpi-emu-*.grid")
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	if err := j.emu.Share(f.Name()); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	j.emuShared, j.emuOwnShare = f.Name(), true
+	return f.Name(), nil
 }
 
 // startEmulated starts rank p inside its emulated host.

@@ -134,7 +134,9 @@ type Device struct {
 	handler mpirt.Handler
 	// sink and failed are set by NewWorld, possibly after the first
 	// connection was accepted.
-	sink   atomic.Pointer[mpirt.DataSink]
+	sink atomic.Pointer[mpirt.DataSink]
+	// async consumes frames as they are read (mpirt.AsyncReceiver).
+	async  atomic.Pointer[func(peer int, hdr *mpirt.Header, payload []byte) bool]
 	failed atomic.Pointer[func(peer int, err error)]
 
 	// inbox holds frames read by the connection goroutines until Poll
@@ -187,6 +189,7 @@ var (
 	_ mpirt.DataSinkUser    = (*Device)(nil)
 	_ mpirt.FailureReporter = (*Device)(nil)
 	_ mpirt.EagerLimiter    = (*Device)(nil)
+	_ mpirt.AsyncReceiver   = (*Device)(nil)
 )
 
 // inFrame is a frame (or, with err set, the loss of a peer) waiting for
@@ -439,6 +442,17 @@ func (d *Device) Send(rank int, hdr mpirt.Header, payload []byte) error {
 		return d.lostError(p, err)
 	}
 	return nil
+}
+
+// Watch opens the connection to rank in the background when there is
+// none yet, so that its loss is noticed without traffic (runtime.Watcher).
+func (d *Device) Watch(rank int) {
+	if uint(rank) >= uint(len(d.peers)) || d.peers[rank] == nil || d.closing.Load() {
+		return
+	}
+	if p := d.peers[rank]; p.conn.Load() == nil {
+		go d.connect(p)
+	}
 }
 
 func (d *Device) write(c *conn, h *mpirt.Header, payload []byte) error {
@@ -817,7 +831,7 @@ func (d *Device) drain(p *peer, c *conn) error {
 			x.got += n
 		}
 		x.hdr = false
-		d.push(x.f)
+		d.deliver(x.f)
 		x.f = inFrame{}
 		if x.r == x.w {
 			// Nothing buffered: hand the frame over now rather than
@@ -984,6 +998,29 @@ func (d *Device) Sleep(w mpirt.Waker, epoch uint32, timeout time.Duration) bool 
 	d.drainAll(false)
 	d.lastPoll.Store(nanotime())
 	return true
+}
+
+// SetAsyncHandler is mpirt.AsyncReceiver.
+func (d *Device) SetAsyncHandler(h func(peer int, hdr *mpirt.Header, payload []byte) bool) {
+	d.async.Store(&h)
+}
+
+// Reaches is mpirt.AsyncReceiver.
+func (d *Device) Reaches(peer int) bool {
+	return uint(peer) < uint(len(d.peers)) && d.peers[peer] != nil
+}
+
+// deliver hands a frame just read to the async handler, or queues it
+// for Poll when the handler does not take it.
+func (d *Device) deliver(f inFrame) {
+	if h := d.async.Load(); h != nil && f.hdr.Kind == mpirt.FrameRMA && (*h)(f.peer, &f.hdr, f.payload) {
+		if f.pooled && cap(f.payload) <= 1<<20 {
+			b := f.payload[:0]
+			bufPool.Put(&b)
+		}
+		return
+	}
+	d.push(f)
 }
 
 // push queues f for Poll and rings the doorbell.

@@ -50,6 +50,9 @@ var (
 	NameServerKey = String("GMPI_NAMESERVER_KEY", "", ScopeLibrary,
 		"file holding the name server's key (hex); empty: ~/.gmpi/nameserver.key")
 
+	IOHints = String("GMPI_IO_HINTS", "", ScopeLibrary,
+		"MPI-IO hints for every file a process opens, as key=value pairs separated by commas (e.g. romio_cb_write=enable,cb_nodes=2); the info passed to MPI_File_open or MPI_File_set_info overrides them")
+
 	// library (capi)
 	Device = String("GMPI_DEVICE", "auto", ScopeLibrary,
 		"tcp: every peer over the tcp device, even on the same host (testing); auto: shm for peers on this host, tcp for the others",

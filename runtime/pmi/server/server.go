@@ -62,7 +62,10 @@ type Config struct {
 	// Spawn, if set, starts the processes of a spawn request (rank is the
 	// requesting rank; one block per command); its error is the
 	// request's answer. Without it spawn requests are refused.
-	Spawn func(rank int, blocks []*pmi.SpawnBlock) error
+	// The counts it returns (one per block) are how many processes of
+	// each command it started (fewer than asked when the info key soft
+	// allows); the answer carries them (SpawnCountsKey).
+	Spawn func(rank int, blocks []*pmi.SpawnBlock) ([]int, error)
 	// Logf, if set, receives a trace of every line read and written.
 	Logf func(format string, args ...any)
 }
@@ -431,9 +434,14 @@ func (c *conn) multiline(mcmd string) bool {
 	}
 	blocks := c.spawn
 	c.spawn = nil
-	if err := c.s.cfg.Spawn(c.rank, blocks); err != nil {
+	counts, err := c.s.cfg.Spawn(c.rank, blocks)
+	if err != nil {
 		return refuse(err.Error())
 	}
-	c.write(pmi.FormatLine("spawn_result", "rc", "0"))
+	cs := make([]string, len(counts))
+	for i, n := range counts {
+		cs[i] = strconv.Itoa(n)
+	}
+	c.write(pmi.FormatLine("spawn_result", "rc", "0", pmi.SpawnCountsKey, strings.Join(cs, ",")))
 	return true
 }
