@@ -777,7 +777,7 @@ func getElements(fn string, status *Status, dtH int32) (int64, int32) {
 	if status == nil || uintptr(unsafe.Pointer(status)) == 1 {
 		return 0, failf(fn, nil, mpirt.ErrArg, "invalid argument status: NULL or MPI_STATUS_IGNORE")
 	}
-	n, ok := d.Elements(int(statusCount(status)))
+	n, ok := d.Elements(int(statusBytes(status, d)))
 	if !ok {
 		return mpirt.Undefined, 0
 	}
@@ -841,8 +841,12 @@ func pack(fn string, in unsafe.Pointer, incount int64, dtH int32, out unsafe.Poi
 		return rc
 	}
 	n := incount * int64(d.Size())
-	if *pos < 0 || n > outsize || *pos > outsize-n {
-		return failf(fn, c, mpirt.ErrArg, "invalid argument outsize: %d bytes from position %d do not fit in %d", n, *pos, outsize)
+	hdr := int64(0) // the representation header (runtime/hpack.go)
+	if *pos == 0 && n > 0 {
+		hdr = int64(c.PackHeader())
+	}
+	if *pos < 0 || n+hdr > outsize || *pos > outsize-n-hdr {
+		return failf(fn, c, mpirt.ErrArg, "invalid argument outsize: %d bytes from position %d do not fit in %d", n+hdr, *pos, outsize)
 	}
 	if n == 0 {
 		return 0
@@ -850,11 +854,17 @@ func pack(fn string, in unsafe.Pointer, incount int64, dtH int32, out unsafe.Poi
 	if out == nil {
 		return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument outbuf: NULL")
 	}
-	if rc := checkBytes(fn, c, out, *pos, n, "outbuf"); rc != 0 {
+	if rc := checkBytes(fn, c, out, *pos, n+hdr, "outbuf"); rc != 0 {
 		return rc
 	}
-	buf := unsafe.Slice((*byte)(unsafe.Add(out, *pos)), n)
-	*pos += int64(d.Pack(buf, in, int(incount)))
+	if hdr == 0 && !c.MixedReps() {
+		buf := unsafe.Slice((*byte)(unsafe.Add(out, *pos)), n)
+		*pos += int64(d.Pack(buf, in, int(incount)))
+		return 0
+	}
+	if err := c.PackFor(unsafe.Slice((*byte)(out), *pos+hdr+n), pos, in, int(incount), d); err != nil {
+		return fail(fn, c, err)
+	}
 	return 0
 }
 
@@ -906,11 +916,22 @@ func unpack(fn string, in unsafe.Pointer, insize int64, pos *int64, out unsafe.P
 	if in == nil {
 		return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument inbuf: NULL")
 	}
-	if rc := checkBytes(fn, c, in, *pos, n, "inbuf"); rc != 0 {
+	if !c.MixedReps() {
+		if rc := checkBytes(fn, c, in, *pos, n, "inbuf"); rc != 0 {
+			return rc
+		}
+		buf := unsafe.Slice((*byte)(unsafe.Add(in, *pos)), n)
+		*pos += int64(d.Unpack(out, buf, int(outcount)))
+		return 0
+	}
+	// A communicator of mixed representations: the buffer may start with
+	// the packer's representation (runtime/hpack.go).
+	if rc := checkBytes(fn, c, in, 0, insize, "inbuf"); rc != 0 {
 		return rc
 	}
-	buf := unsafe.Slice((*byte)(unsafe.Add(in, *pos)), n)
-	*pos += int64(d.Unpack(out, buf, int(outcount)))
+	if err := c.UnpackFor(unsafe.Slice((*byte)(in), insize), pos, out, int(outcount), d); err != nil {
+		return fail(fn, c, err)
+	}
 	return 0
 }
 
@@ -946,10 +967,15 @@ func packSize(fn string, incount int64, dtH, commH int32) (int64, int32) {
 	if rc != 0 {
 		return 0, rc
 	}
-	if sz := int64(d.Size()); sz > 0 && incount > math.MaxInt64/sz {
+	sz := int64(d.Size())
+	if sz > 0 && incount > (math.MaxInt64-int64(c.PackHeader()))/sz {
 		return 0, failf(fn, c, mpirt.ErrCount, "invalid count argument incount: %d elements of %s (%d bytes each) overflow MPI_Count", incount, d, sz)
 	}
-	return incount * int64(d.Size()), 0
+	n := incount * sz
+	if n > 0 {
+		n += int64(c.PackHeader()) // runtime/hpack.go
+	}
+	return n, 0
 }
 
 func MPI_Pack_size(incount, dtH, commH int32, size *int32) int32 {

@@ -294,7 +294,7 @@ func getCount(fn string, status *Status, datatype int32, nilCount bool) (int64, 
 	if rc != 0 {
 		return 0, rc
 	}
-	n := statusCount(status)
+	n := statusBytes(status, dt)
 	sz := int64(dt.Size())
 	switch {
 	case sz == 0 && n == 0:

@@ -246,7 +246,7 @@ func setStatus(s *Status, st *mpirt.Status) {
 	if s == nil || uintptr(unsafe.Pointer(s)) == 1 {
 		return
 	}
-	n := uint64(st.Count)
+	n := uint64(st.Count) | uint64(st.SenderSizes)<<sizesShift
 	s.CountLo = int32(uint32(n))
 	hi := int32(n>>32) << 1
 	if st.Cancelled {
@@ -259,7 +259,26 @@ func setStatus(s *Status, st *mpirt.Status) {
 
 // statusCount reads the byte count back from a C MPI_Status.
 func statusCount(s *Status) int64 {
+	return statusRawCount(s) & (1<<sizesShift - 1)
+}
+
+func statusRawCount(s *Status) int64 {
 	return int64(uint32(s.CountLo)) | int64(uint32(s.CountHiAndCancelled)>>1)<<32
+}
+
+// A probe's status of a message from a process whose C types have other
+// sizes keeps mpirt.Status.SenderSizes in bits 59-61 of the count (no
+// message is that long); MPI_Get_count and MPI_Get_elements count in
+// this process's terms with it (runtime/hetero.go).
+const sizesShift = 59
+
+// statusBytes is the status's count in this process's bytes of dt.
+func statusBytes(s *Status, dt *mpirt.Datatype) int64 {
+	n := statusCount(s)
+	if sz := uint8(statusRawCount(s) >> sizesShift & 7); sz != 0 && world != nil {
+		return world.ReceiverBytes(n, sz, dt)
+	}
+	return n
 }
 
 // cString copies s into the C buffer p of capacity max (including the

@@ -3,6 +3,7 @@ package mpirt
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // Basic is the machine representation of the elements a datatype is made
@@ -139,6 +140,9 @@ type Datatype struct {
 	nelems int
 	// extSize is the size of one element in external32.
 	extSize int
+	// hplan is the conversion plan last compiled for this type
+	// (hplan.go).
+	hplan atomic.Pointer[hplan]
 	// lbKind and ubKind say where lb and ub come from: no entry, data, or
 	// an explicit MPI_LB/MPI_UB marker (also set by MPI_Type_create_resized),
 	// which is sticky through constructors.
@@ -322,7 +326,7 @@ type predefinedSpec struct {
 }
 
 // predefinedSpecs lists every predefined datatype of the MPICH ABI with
-// its x86-64 C layout.
+// its x86-64 C layout (init adapts the alignments above maxTypeAlign).
 var predefinedSpecs = []predefinedSpec{
 	{TypeChar, "MPI_CHAR", BasicChar, GroupCInteger, 1, 1, 1, nil},
 	{TypeSignedChar, "MPI_SIGNED_CHAR", BasicInt8, GroupCInteger, 1, 1, 1, nil},
@@ -407,6 +411,11 @@ const (
 func init() {
 	for i := range predefinedSpecs {
 		s := &predefinedSpecs[i]
+		if s.align > maxTypeAlign {
+			// This architecture aligns the 16-byte types less (abi_*.go).
+			s.align = maxTypeAlign
+			s.extent = (s.size + maxTypeAlign - 1) / maxTypeAlign * maxTypeAlign
+		}
 		d := &Datatype{
 			Handle:     s.h,
 			name:       s.name,

@@ -3,8 +3,6 @@ package mpirt
 import (
 	"encoding/binary"
 	"fmt"
-	"math/bits"
-	"unsafe"
 )
 
 // Receiver makes right (issue 21): a message from a process of another
@@ -169,6 +167,31 @@ func (d *Datatype) eachSig(count int, f func(pre *Datatype, n int) bool) bool {
 func ConvertPacked(dt *Datatype, count int, out, in []byte, from, to *Rep) (used, produced int, err error) {
 	var ce convError
 	pos, opos := 0, 0
+	if p := dt.planFor(from, to); p != nil && p.in > 0 && p.out > 0 {
+		// Whole elements by the plan, then what is left of a short buffer
+		// element by element.
+		k := min(count, len(in)/p.in, len(out)/p.out)
+		p.run(out, in, k, &ce)
+		pos, opos = k*p.in, k*p.out
+		if k < count {
+			u, o, _ := convertWalk(dt, 1, out[opos:], in[pos:], from, to, &ce)
+			pos += u
+			opos += o
+		}
+	} else {
+		pos, opos, _ = convertWalk(dt, count, out, in, from, to, &ce)
+	}
+	if ce.n > 0 {
+		err = Errorf(ErrConversion, "", "%d value(s) did not fit when converting from data representation %s to %s: %s",
+			ce.n, from.Encode(), to.Encode(), ce.what)
+	}
+	return pos, opos, err
+}
+
+// convertWalk is ConvertPacked by walking the type map: types without a
+// plan and the partial element at the end of a short buffer.
+func convertWalk(dt *Datatype, count int, out, in []byte, from, to *Rep, ce *convError) (used, produced int, err error) {
+	pos, opos := 0, 0
 	dt.eachSig(count, func(pre *Datatype, n int) bool {
 		cs := hcomps[pre]
 		if len(cs) == 1 {
@@ -190,18 +213,14 @@ func ConvertPacked(dt *Datatype, count int, out, in []byte, from, to *Rep) (used
 				if len(in)-pos < s || len(out)-opos < t {
 					return false
 				}
-				convComp(out[opos:opos+t], in[pos:pos+s], c.cls, from, to, pre, &ce)
+				convComp(out[opos:opos+t], in[pos:pos+s], c.cls, from, to, pre, ce)
 				pos += s
 				opos += t
 			}
 		}
 		return true
 	})
-	if ce.n > 0 {
-		err = Errorf(ErrConversion, "", "%d value(s) did not fit when converting from data representation %s to %s: %s",
-			ce.n, from.Encode(), to.Encode(), ce.what)
-	}
-	return pos, opos, err
+	return pos, opos, nil
 }
 
 // moveRun copies the elements of s bytes from in to out (the same
@@ -216,35 +235,7 @@ func moveRun(out, in []byte, s int, swap bool) {
 		copy(out, in)
 		return
 	}
-	src, dst := unsafe.Pointer(unsafe.SliceData(in)), unsafe.Pointer(unsafe.SliceData(out))
-	switch s {
-	case 8:
-		for j := 0; j < k; j++ {
-			*(*uint64)(unsafe.Add(dst, j*8)) = bits.ReverseBytes64(*(*uint64)(unsafe.Add(src, j*8)))
-		}
-	case 4:
-		for j := 0; j < k; j++ {
-			*(*uint32)(unsafe.Add(dst, j*4)) = bits.ReverseBytes32(*(*uint32)(unsafe.Add(src, j*4)))
-		}
-	case 2:
-		for j := 0; j < k; j++ {
-			*(*uint16)(unsafe.Add(dst, j*2)) = bits.ReverseBytes16(*(*uint16)(unsafe.Add(src, j*2)))
-		}
-	case 16:
-		for j := 0; j < k; j++ {
-			a, b := *(*uint64)(unsafe.Add(src, j*16)), *(*uint64)(unsafe.Add(src, j*16+8))
-			*(*uint64)(unsafe.Add(dst, j*16)) = bits.ReverseBytes64(b)
-			*(*uint64)(unsafe.Add(dst, j*16+8)) = bits.ReverseBytes64(a)
-		}
-	default:
-		var tmp [32]byte
-		for j := 0; j < k; j++ {
-			copy(tmp[:s], in[j*s:j*s+s])
-			for i := range s {
-				out[j*s+i] = tmp[s-1-i]
-			}
-		}
-	}
+	swapRun(out, in, s)
 }
 
 // convComp converts one component: src in representation from into dst
@@ -634,4 +625,63 @@ func (c *Comm) firstOtherRep() Rep {
 		}
 	}
 	return c.w.rep
+}
+
+// senderSizes is what a probe's status says of the sizes of world rank
+// peer's C types: 0 when they are this process's (the status counts
+// bytes as this process would), else 1 | 2 (long is 4 bytes) | 4
+// (wchar_t is 2 bytes).
+func (w *World) senderSizes(peer int) uint8 {
+	r := w.foreignRep(peer)
+	if r == nil || sameSizes(r, &w.rep) {
+		return 0
+	}
+	s := uint8(1)
+	if r.Long == 4 {
+		s |= 2
+	}
+	if r.Wchar == 2 {
+		s |= 4
+	}
+	return s
+}
+
+// ReceiverBytes is n bytes of a message counted in the sizes of a sender
+// (Status.SenderSizes, nonzero) in this process's bytes of dt: what
+// MPI_Get_count and MPI_Get_elements count in. A message that ends
+// inside a basic element gives a count that is not whole (one byte more
+// than the whole elements), so that those say MPI_UNDEFINED.
+func (w *World) ReceiverBytes(n int64, sizes uint8, dt *Datatype) int64 {
+	if sizes == 0 {
+		return n
+	}
+	r := Rep{Long: 8, Wchar: 4}
+	if sizes&2 != 0 {
+		r.Long = 4
+	}
+	if sizes&4 != 0 {
+		r.Wchar = 2
+	}
+	per := int64(dt.repSize(&r))
+	if per == 0 || n < 0 {
+		return n
+	}
+	out, rem := n/per*int64(dt.size), n%per
+	dt.eachSig(1, func(pre *Datatype, k int) bool {
+		for range k {
+			for _, c := range hcomps[pre] {
+				s := int64(c.sizeIn(&r))
+				if rem < s {
+					if rem > 0 {
+						out++
+					}
+					return false
+				}
+				rem -= s
+				out += int64(c.sizeIn(&w.rep))
+			}
+		}
+		return true
+	})
+	return out
 }

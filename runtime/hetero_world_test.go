@@ -23,9 +23,15 @@ const zRep = "be,binary128,long8,wchar4"
 
 func heteroJob(t *testing.T, eager int, body func(t *testing.T, w *mpirt.World)) {
 	t.Helper()
+	heteroJobWith(t, zRep, eager, body)
+}
+
+// heteroJobWith is heteroJob with rank 1 of representation rep1.
+func heteroJobWith(t *testing.T, rep1 string, eager int, body func(t *testing.T, w *mpirt.World)) {
+	t.Helper()
 	const n = 2
 	nw := memdev.NewNetwork(n, 256)
-	locs := []mpirt.Location{{Host: "x0", Rep: mpirt.NativeRep().Encode()}, {Host: "z0", Rep: zRep}}
+	locs := []mpirt.Location{{Host: "x0", Rep: mpirt.NativeRep().Encode()}, {Host: "z0", Rep: rep1}}
 	worlds := make([]*mpirt.World, n)
 	for i := range worlds {
 		routes := []mpirt.Route{{Peer: 1 - i, Device: nw.Device(i)}}
@@ -260,4 +266,163 @@ func TestHeteroCollectives(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHeteroPacked: a buffer packed on one machine for a communicator of
+// mixed representations carries the packer's representation, so that
+// the other machine unpacks it right (also from positions > 0); a
+// communicator of one representation packs without the header.
+func TestHeteroPacked(t *testing.T) {
+	if mpirt.NativeRep().Encode() == zRep {
+		t.Skip("this machine is the emulated representation")
+	}
+	di, _ := mpirt.PredefinedDatatype(mpirt.TypeInt)
+	dd, _ := mpirt.PredefinedDatatype(mpirt.TypeDouble)
+	dp, _ := mpirt.PredefinedDatatype(mpirt.TypePacked)
+	heteroJob(t, 1<<20, func(t *testing.T, w *mpirt.World) {
+		c := w.CommWorld()
+		me := c.Rank()
+		order := binary.ByteOrder(binary.NativeEndian)
+		if me == 1 {
+			order = binary.BigEndian
+		}
+		ints, dbl := make([]byte, 12), make([]byte, 8)
+		for i := 0; i < 3; i++ {
+			order.PutUint32(ints[4*i:], uint32(0x01020304*(i+1)+me))
+		}
+		order.PutUint64(dbl, math.Float64bits(1.0/3+float64(me)))
+		if c.PackHeader() != mpirt.PackHeaderSize {
+			t.Errorf("rank %d: a mixed communicator packs with a header of %d bytes", me, c.PackHeader())
+		}
+		if self := w.CommSelf(); self.PackHeader() != 0 {
+			t.Errorf("rank %d: MPI_COMM_SELF packs with a header", me)
+		}
+		buf := make([]byte, 64)
+		var pos int64
+		if err := c.PackFor(buf[:mpirt.PackHeaderSize+12], &pos, ptr(ints), 3, di); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.PackFor(buf[:pos+8], &pos, ptr(dbl), 1, dd); err != nil {
+			t.Fatal(err)
+		}
+		if pos != mpirt.PackHeaderSize+20 {
+			t.Fatalf("rank %d: packed to position %d", me, pos)
+		}
+		peer := 1 - me
+		rbuf := make([]byte, 64)
+		errc := make(chan error, 1)
+		go func() { errc <- c.SendTyped(ptr(buf), int(pos), dp, peer, 7, mpirt.ModeStandard) }()
+		st, err := c.RecvTyped(ptr(rbuf), len(rbuf), dp, peer, 7)
+		if err != nil || <-errc != nil {
+			t.Fatal(err)
+		}
+		gotI, gotD := make([]byte, 12), make([]byte, 8)
+		var rp int64
+		if err := c.UnpackFor(rbuf[:st.Count], &rp, ptr(gotI), 3, di); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.UnpackFor(rbuf[:st.Count], &rp, ptr(gotD), 1, dd); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 3; i++ {
+			if v := order.Uint32(gotI[4*i:]); v != uint32(0x01020304*(i+1)+peer) {
+				t.Errorf("rank %d: int %d is %#x", me, i, v)
+			}
+		}
+		if v := math.Float64frombits(order.Uint64(gotD)); v != 1.0/3+float64(peer) || rp != st.Count {
+			t.Errorf("rank %d: double %v, position %d of %d", me, v, rp, st.Count)
+		}
+		// A short buffer is MPI_ERR_TRUNCATE.
+		rp = 0
+		var e *mpirt.Error
+		if err := c.UnpackFor(rbuf[:st.Count-1], &rp, ptr(make([]byte, 40)), 5, di); !errors.As(err, &e) || e.Class != mpirt.ErrTruncate {
+			t.Errorf("rank %d: unpacking past the end gave %v", me, err)
+		}
+	})
+}
+
+// TestHeteroProbeSizes: a probe of a message from a process whose long
+// is 4 bytes counts in the receiver's terms (MPI_Get_count with the
+// receiver's datatype); the receive converts 4-byte longs to 8.
+func TestHeteroProbeSizes(t *testing.T) {
+	if mpirt.NativeRep().Long != 8 {
+		t.Skip("this machine's long is not 8 bytes")
+	}
+	dl, _ := mpirt.PredefinedDatatype(mpirt.TypeLong)
+	di, _ := mpirt.PredefinedDatatype(mpirt.TypeInt)
+	db, _ := mpirt.PredefinedDatatype(mpirt.TypeByte)
+	li, _ := mpirt.PredefinedDatatype(mpirt.TypeLongInt)
+	st, _ := mpirt.TypeStruct([]int{2, 1}, []int{0, 16}, []*mpirt.Datatype{dl, di}, false)
+	st.Commit()
+	heteroJobWith(t, "be,binary128,long4,wchar2", 1<<20, func(t *testing.T, w *mpirt.World) {
+		c := w.CommWorld()
+		if c.Rank() == 1 {
+			// Five 4-byte big-endian longs, then one struct {long[2]; int}
+			// and a message that ends inside a long.
+			b := make([]byte, 20)
+			for i := 0; i < 5; i++ {
+				binary.BigEndian.PutUint32(b[4*i:], uint32(0x01020304*(i+1)))
+			}
+			for _, m := range []struct {
+				n   int
+				tag int
+			}{{20, 1}, {12, 2}, {10, 3}} {
+				if err := c.SendTyped(ptr(b), m.n, db, 0, m.tag, mpirt.ModeStandard); err != nil {
+					t.Error(err)
+				}
+			}
+			return
+		}
+		var s mpirt.Status
+		for {
+			var ok bool
+			if s, ok = w.Iprobe(c, c.Context(), 1, 1); ok {
+				break
+			}
+		}
+		if s.SenderSizes == 0 || s.Count != 20 {
+			t.Fatalf("probe status %+v: no sender sizes", s)
+		}
+		if n := w.ReceiverBytes(s.Count, s.SenderSizes, dl); n != 40 {
+			t.Errorf("5 longs of 4 bytes are %d bytes here, want 40", n)
+		}
+		if n := w.ReceiverBytes(s.Count, s.SenderSizes, db); n != 20 {
+			t.Errorf("MPI_BYTE: %d bytes, want 20", n)
+		}
+		if n := w.ReceiverBytes(s.Count, s.SenderSizes, li); n%int64(li.Size()) == 0 {
+			t.Errorf("20 bytes of 8-byte long-int pairs counted whole (%d bytes)", n)
+		}
+		got := make([]byte, 40)
+		rs, err := c.RecvTyped(ptr(got), 5, dl, 1, 1)
+		if err != nil || rs.Count != 40 || rs.SenderSizes != 0 {
+			t.Fatalf("receive: %+v %v", rs, err)
+		}
+		for i := 0; i < 5; i++ {
+			if v := binary.NativeEndian.Uint64(got[8*i:]); v != uint64(0x01020304*(i+1)) {
+				t.Errorf("long %d: %#x", i, v)
+			}
+		}
+		// struct {long[2]; int}: 12 bytes there, 20 here.
+		for {
+			var ok bool
+			if s, ok = w.Iprobe(c, c.Context(), 1, 2); ok {
+				break
+			}
+		}
+		if n := w.ReceiverBytes(s.Count, s.SenderSizes, st); n != int64(st.Size()) {
+			t.Errorf("one struct: %d bytes, want %d", n, st.Size())
+		}
+		c.RecvTyped(ptr(make([]byte, 64)), 3, dl, 1, 2)
+		// 10 bytes: two longs and half of a third.
+		for {
+			var ok bool
+			if s, ok = w.Iprobe(c, c.Context(), 1, 3); ok {
+				break
+			}
+		}
+		if n := w.ReceiverBytes(s.Count, s.SenderSizes, dl); n != 17 {
+			t.Errorf("two and a half longs: %d bytes, want 17 (not whole)", n)
+		}
+		c.RecvTyped(ptr(make([]byte, 64)), 8, dl, 1, 3)
+	})
 }

@@ -84,7 +84,7 @@ func (m *Message) status() Status {
 		return Status{Source: ProcNull, Tag: AnyTag}
 	}
 	h := &m.u.hdr
-	return Status{Source: int(h.Source), Tag: int(h.Tag), Count: int64(h.Len)}
+	return Status{Source: int(h.Source), Tag: int(h.Tag), Count: int64(h.Len), SenderSizes: m.comm.w.senderSizes(m.u.peer)}
 }
 
 // Improbe looks for a message matching (src, tag) on context ctx of c and,

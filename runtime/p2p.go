@@ -181,7 +181,7 @@ func (w *World) Iprobe(c *Comm, ctx uint32, src, tag int) (Status, bool) {
 	u := m.queuesLocked(ctx).findUnexpectedLocked(src, tag, false)
 	var st Status
 	if u != nil {
-		st = Status{Source: int(u.hdr.Source), Tag: int(u.hdr.Tag), Count: int64(u.hdr.Len)}
+		st = Status{Source: int(u.hdr.Source), Tag: int(u.hdr.Tag), Count: int64(u.hdr.Len), SenderSizes: w.senderSizes(u.peer)}
 	}
 	m.unlock()
 	return st, u != nil

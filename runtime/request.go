@@ -38,6 +38,11 @@ type Status struct {
 	Error     int   // MPI error class of this request (0: success)
 	Count     int64 // bytes received
 	Cancelled bool
+	// SenderSizes is nonzero in a probe's status when the sender's C
+	// types have other sizes than this process's: Count is then in the
+	// sender's bytes, and ReceiverBytes gives the count in this process's
+	// terms for a datatype (hetero.go).
+	SenderSizes uint8
 }
 
 // Request is one point-to-point operation in flight.

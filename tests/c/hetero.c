@@ -8,8 +8,10 @@
  * Checks: every predefined C type both ways with values whose bytes all
  * differ; long double both ways, exact values and the rounding of values
  * x87 cannot hold; a struct with padding, a vector, an indexed type and a
- * subarray; MPI_BYTE untouched; MPI_Get_count/elements; external32;
- * MPI_ERR_TRUNCATE; collectives with reductions across the machines. */
+ * subarray; MPI_BYTE untouched; MPI_Get_count/elements (also of a
+ * probe); external32; MPI_PACKED packed on one machine and unpacked on
+ * the other; MPI_ERR_TRUNCATE; every reduction collective (blocking and
+ * nonblocking) and the others across the machines. */
 #include "mtest.h"
 #include <complex.h>
 #include <float.h>
@@ -61,6 +63,9 @@ struct li { long v; int i; };
 struct si { short v; int i; };
 struct ldi { long double v; int i; };
 struct ii { int v; int i; };
+struct ff { float a, b; };
+struct dd { double a, b; };
+struct q2 { _Float128 a, b; };
 
 static void predefined(void) {
     EXCHANGE(char, MPI_CHAR, 'A' + k, SAME);
@@ -105,6 +110,30 @@ static void predefined(void) {
     PAIR(struct si, MPI_SHORT_INT, (short)(0x0102 * k));
     PAIR(struct ldi, MPI_LONG_DOUBLE_INT, 1.0L / 8 + k);
     PAIR(struct ii, MPI_2INT, -0x0a0b0c0d - k);
+    PAIR(struct ii, MPI_2INTEGER, 0x0a0b0c0d + k);
+#define TWIN(ctype, mpitype, V)                                                   \
+    EXCHANGE(ctype, mpitype, ((ctype){V, -(V)}), r[k].a == want.a && r[k].b == want.b)
+    TWIN(struct ff, MPI_2REAL, 1.5f + k * 0.25f);
+    TWIN(struct dd, MPI_2DOUBLE_PRECISION, 1.0 / 3 + k);
+    /* The Fortran and C++ names. */
+    EXCHANGE(char, MPI_CHARACTER, 'a' + k, SAME);
+    EXCHANGE(int, MPI_LOGICAL, 0x01020304 * (k & 1), SAME);
+    EXCHANGE(float _Complex, MPI_COMPLEX, 0.5f + k + (0.75f - k) * I, SAME);
+    EXCHANGE(double _Complex, MPI_DOUBLE_COMPLEX, 1.0 / 3 + k + (1.0 / 5 - k) * I, SAME);
+    EXCHANGE(float, MPI_REAL4, -0.375f * k - 1, SAME);
+    EXCHANGE(double, MPI_REAL8, 1.0 / 7 - k, SAME);
+    EXCHANGE(_Float128, MPI_REAL16, 1 + k * 0x1p-100f128, SAME);
+    EXCHANGE(float _Complex, MPI_COMPLEX8, 2.5f - k + k * I, SAME);
+    EXCHANGE(double _Complex, MPI_COMPLEX16, 1.0 / 9 + k - k * I, SAME);
+    EXCHANGE(struct q2, MPI_COMPLEX32, ((struct q2){1 + k * 0x1p-100f128, -1 - k * 0x1p-90f128}),
+             r[k].a == want.a && r[k].b == want.b);
+    EXCHANGE(int8_t, MPI_INTEGER1, 1 - 2 * k, SAME);
+    EXCHANGE(int16_t, MPI_INTEGER2, 0x0102 - 0x0301 * k, SAME);
+    EXCHANGE(int32_t, MPI_INTEGER4, 0x01020304 - 0x01030507 * k, SAME);
+    EXCHANGE(_Bool, MPI_CXX_BOOL, k % 2, SAME);
+    EXCHANGE(float _Complex, MPI_CXX_FLOAT_COMPLEX, 1.25f * k + 3 * I, SAME);
+    EXCHANGE(double _Complex, MPI_CXX_DOUBLE_COMPLEX, 1.0 / 11 * k - 7 * I, SAME);
+    EXCHANGE(long double _Complex, MPI_CXX_LONG_DOUBLE_COMPLEX, 1.0L / 8 * k + (1 + 0x1p-60L) * I, SAME);
 }
 
 /* long double rounding: a binary128 sender's value that x87 cannot hold
@@ -140,6 +169,7 @@ static void long_double_rounding(void) {
 }
 
 struct pad { char c; double d; int i[2]; };
+static void probe_counts(MPI_Datatype st);
 
 static void derived(void) {
     MPI_Datatype st, vec, idx, sub;
@@ -212,6 +242,7 @@ static void derived(void) {
             break;
         }
     }
+    probe_counts(st);
     MPI_Type_free(&st);
     MPI_Type_free(&vec);
     MPI_Type_free(&idx);
@@ -262,6 +293,75 @@ static void bytes_ext32_truncate(void) {
     }
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+/* MPI_PACKED: a buffer MPI_Pack filled on one machine, sent as
+ * MPI_PACKED and unpacked on the other reads right (it carries the
+ * packer's representation); unpacked in pieces (positions > 0). */
+static void packed(void) {
+    char buf[512], rbuf[512];
+    int pos = 0, n, sz, total = 0;
+    int iv[3] = {0x01020304, -0x05060708, 0x7f0a0b0c};
+    double dv[2] = {1.0 / 3, -1e300};
+    long double lv[2] = {1.0L + 0x1p-60L, -0.1875L};
+    long long qv = -0x0102030405060708LL;
+    MPI_Pack_size(3, MPI_INT, MPI_COMM_WORLD, &sz), total += sz;
+    MPI_Pack_size(2, MPI_DOUBLE, MPI_COMM_WORLD, &sz), total += sz;
+    MPI_Pack_size(2, MPI_LONG_DOUBLE, MPI_COMM_WORLD, &sz), total += sz;
+    MPI_Pack_size(1, MPI_LONG_LONG, MPI_COMM_WORLD, &sz), total += sz;
+    MPI_Pack(iv, 3, MPI_INT, buf, sizeof buf, &pos, MPI_COMM_WORLD);
+    MPI_Pack(dv, 2, MPI_DOUBLE, buf, sizeof buf, &pos, MPI_COMM_WORLD);
+    MPI_Pack(lv, 2, MPI_LONG_DOUBLE, buf, sizeof buf, &pos, MPI_COMM_WORLD);
+    MPI_Pack(&qv, 1, MPI_LONG_LONG, buf, sizeof buf, &pos, MPI_COMM_WORLD);
+    if (pos > total) {
+        errs++;
+        printf("%d: packed %d bytes, MPI_Pack_size said at most %d\n", rank, pos, total);
+    }
+    MPI_Status st;
+    MPI_Sendrecv(buf, pos, MPI_PACKED, partner, 12, rbuf, sizeof rbuf, MPI_PACKED, partner, 12, MPI_COMM_WORLD,
+                 &st);
+    MPI_Get_count(&st, MPI_PACKED, &n);
+    int ir[3] = {0}, rp = 0;
+    double dr[2] = {0};
+    long double lr[2] = {0};
+    long long qr = 0;
+    MPI_Unpack(rbuf, n, &rp, ir, 3, MPI_INT, MPI_COMM_WORLD);
+    MPI_Unpack(rbuf, n, &rp, dr, 2, MPI_DOUBLE, MPI_COMM_WORLD);
+    MPI_Unpack(rbuf, n, &rp, lr, 2, MPI_LONG_DOUBLE, MPI_COMM_WORLD);
+    MPI_Unpack(rbuf, n, &rp, &qr, 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+    if (rp != n || memcmp(ir, iv, sizeof iv) != 0 || dr[0] != dv[0] || dr[1] != dv[1] || lr[0] != lv[0] ||
+        lr[1] != lv[1] || qr != qv) {
+        errs++;
+        printf("%d: MPI_PACKED from the partner: position %d of %d, ints %x %x %x, %g %g, long long %llx\n",
+               rank, rp, n, ir[0], ir[1], ir[2], dr[0], dr[1], (unsigned long long)qr);
+    }
+}
+
+/* A probe's status counts in the receiver's terms (MPI_Get_count and
+ * MPI_Get_elements with the receiver's datatypes). */
+static void probe_counts(MPI_Datatype st) {
+    struct pad s[5], r[5];
+    memset(s, 0, sizeof s);
+    for (int k = 0; k < 5; k++) s[k].c = 'p', s[k].d = k + 0.5, s[k].i[0] = k, s[k].i[1] = -k;
+    MPI_Request rq;
+    MPI_Status pst, rst;
+    MPI_Isend(s, 5, st, partner, 13, MPI_COMM_WORLD, &rq);
+    MPI_Probe(partner, 13, MPI_COMM_WORLD, &pst);
+    int cnt, el;
+    MPI_Get_count(&pst, st, &cnt);
+    MPI_Get_elements(&pst, st, &el);
+    if (cnt != 5 || el != 20) {
+        errs++;
+        printf("%d: probed struct message: count %d elements %d, want 5 and 20\n", rank, cnt, el);
+    }
+    MPI_Recv(r, 5, st, partner, 13, MPI_COMM_WORLD, &rst);
+    MPI_Get_count(&rst, st, &cnt);
+    MPI_Get_elements(&rst, MPI_DOUBLE, &el);
+    if (cnt != 5 || el != MPI_UNDEFINED || r[4].d != 4.5 || r[4].i[1] != -4) {
+        errs++;
+        printf("%d: received struct message: count %d, elements of double %d\n", rank, cnt, el);
+    }
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
 }
 
 /* Collectives over all machines: the reductions convert before they
@@ -315,6 +415,56 @@ static void collectives(void) {
             printf("%d: allgather[%d]\n", rank, p);
             break;
         }
+    /* Every reduction, blocking and nonblocking, on data that converts. */
+    for (int nb = 0; nb < 2; nb++) {
+        long double lsum[2], lmine[2] = {rank + 0.5L, 1.0L / 4 * rank};
+        long ex = -1, lone = 0x0102030405060708L * (rank + 1);
+        double blk[64], rsb = 0, rs2[2] = {0};
+        int rcounts[64];
+        for (int p = 0; p < size && p < 32; p++) {
+            blk[2 * p] = rank + p * 0.25, blk[2 * p + 1] = -rank;
+            rcounts[p] = p == 0 ? 2 : 1;
+        }
+        MPI_Request rq[5];
+        if (nb) {
+            MPI_Iallreduce(lmine, lsum, 2, MPI_LONG_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rq[0]);
+            MPI_Iexscan(&lone, &ex, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &rq[1]);
+            MPI_Ireduce_scatter_block(blk, &rsb, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rq[2]);
+            MPI_Ireduce_scatter(blk, rs2, rcounts, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &rq[3]);
+            MPI_Ireduce(&lone, &lr, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD, &rq[4]);
+            MPI_Waitall(5, rq, MPI_STATUSES_IGNORE);
+            MPI_Iscan(&one, &sc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[0]);
+            MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+        } else {
+            MPI_Allreduce(lmine, lsum, 2, MPI_LONG_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Exscan(&lone, &ex, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Reduce_scatter_block(blk, &rsb, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Reduce_scatter(blk, rs2, rcounts, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            MPI_Reduce(&lone, &lr, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+        }
+        long double w0 = 0, w1 = 0;
+        long wex = 0;
+        for (int p = 0; p < size; p++) {
+            w0 += p + 0.5L, w1 += 1.0L / 4 * p;
+            if (p < rank) wex += 0x0102030405060708L * (p + 1);
+        }
+        /* blk summed: element 2p is sum_q q + p/4, element 2p+1 is
+         * -sum_q q; maximum: size-1 + p/4 and 0. reduce_scatter gives
+         * rank 0 elements 0 and 1, rank r > 0 element r + 1. */
+        double S = size * (size - 1) / 2.0;
+        double want_rsb = rank % 2 == 0 ? S + size * (rank / 2) * 0.25 : -S;
+        int j = rank == 0 ? 0 : rank + 1;
+        double want_rs = j % 2 == 0 ? size - 1 + (j / 2) * 0.25 : 0;
+        if (lsum[0] != w0 || lsum[1] != w1 || (rank > 0 && ex != wex) || rsb != want_rsb ||
+            rs2[0] != want_rs || (rank == 0 && rs2[1] != 0) ||
+            (rank == 0 && lr != 0x0102030405060708L * size * (size + 1) / 2) || sc != (rank + 1) * (rank + 2) / 2) {
+            errs++;
+            printf("%d: %sblocking reductions: long double %Lg %Lg exscan %lx reduce_scatter_block %g reduce_scatter %g "
+                   "%g reduce %lx scan %d\n",
+                   rank, nb ? "non" : "", lsum[0], lsum[1], (unsigned long)ex, rsb, rs2[0], rs2[1],
+                   (unsigned long)lr, sc);
+        }
+    }
     int ranks[64], rs[64];
     for (int p = 0; p < size && p < 64; p++) rs[p] = 0x10203 * rank + p;
     MPI_Alltoall(rs, 1, MPI_INT, ranks, 1, MPI_INT, MPI_COMM_WORLD);
@@ -336,10 +486,19 @@ int main(int argc, char **argv) {
         return 1;
     }
     partner = (rank + size / 2) % size;
+    /* Each rank's byte order (MPI_BYTE: untouched): L or B, printed by
+     * rank 0 for the grid test to check that it ran on two. */
+    char order = big_endian() ? 'B' : 'L', orders[65] = {0};
+    if (size <= 64) {
+        MPI_Gather(&order, 1, MPI_CHAR, orders, 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (rank == 0)
+            printf("hetero: byte orders: %s\n", orders);
+    }
     predefined();
     long_double_rounding();
     derived();
     bytes_ext32_truncate();
+    packed();
     collectives();
     MTest_Finalize(errs);
     return MTestReturnValue(errs);
