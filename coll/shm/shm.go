@@ -133,6 +133,8 @@ type module struct {
 	scratch [][]byte               // private buffers (buf)
 	stack   []part                 // combineRange's stack of partial results
 	spare   [][]byte               // combineRange's free private buffers
+
+	nb nbQueue // nonblocking operations (nonblocking.go)
 }
 
 const (
@@ -153,15 +155,19 @@ func (m *module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
 	}
 	if ops["barrier"] {
 		t.Barrier = m.barrier
+		t.Start[mpirt.CollBarrier] = m.ibarrier
 	}
 	if ops["bcast"] {
 		t.Bcast = m.bcast
+		t.Start[mpirt.CollBcast] = m.ibcast
 	}
 	if ops["reduce"] {
 		t.Reduce = m.reduce
+		t.Start[mpirt.CollReduce] = m.ireduce
 	}
 	if ops["allreduce"] {
 		t.Allreduce = m.allreduce
+		t.Start[mpirt.CollAllreduce] = m.iallreduce
 	}
 	if ops["allgather"] {
 		t.Blocking[mpirt.CollAllgather] = m.gatherOp(mpirt.CollAllgather, true)
@@ -224,6 +230,7 @@ func enabledOps(list []string) map[string]bool {
 func (m *module) ready() bool {
 	switch m.state {
 	case stateOn:
+		m.drain() // the nonblocking operations started before this one
 		return true
 	case stateOff:
 		return false
@@ -301,6 +308,9 @@ func (m *module) setup() error {
 
 // release unmaps the segment (the communicator is being freed).
 func (m *module) release() {
+	if m.state == stateOn {
+		m.drain()
+	}
 	if m.state == stateOn && Released != nil {
 		Released(m.c)
 	}
