@@ -134,7 +134,8 @@ type module struct {
 	stack   []part                 // combineRange's stack of partial results
 	spare   [][]byte               // combineRange's free private buffers
 
-	nb nbQueue // nonblocking operations (nonblocking.go)
+	nb  nbQueue // nonblocking operations (nonblocking.go)
+	cma bool    // every rank reads every other's memory: single-copy blocks (cma.go)
 }
 
 const (
@@ -265,7 +266,14 @@ func (m *module) setup() error {
 	c := m.c
 	path := m.path()
 	var err error
-	ok := [1]int32{1}
+	// ok[1]: this rank can read every other rank's memory (cma.go);
+	// the minimum over the ranks decides for all.
+	ok := [2]int32{1, 1}
+	for r := range m.n {
+		if r != m.me && !c.World().RemoteReadable(c.WorldRank(r)) {
+			ok[1] = 0
+		}
+	}
 	if m.me == 0 {
 		m.seg, err = createSegment(path, m.n)
 		if err != nil {
@@ -289,8 +297,9 @@ func (m *module) setup() error {
 			ok[0] = 0
 		}
 	}
-	all := [1]int32{}
-	e := m.prev.Allreduce(c, unsafe.Pointer(&ok[0]), unsafe.Pointer(&all[0]), 1, intT, mpirt.OpMin)
+	all := [2]int32{}
+	e := m.prev.Allreduce(c, unsafe.Pointer(&ok[0]), unsafe.Pointer(&all[0]), 2, intT, mpirt.OpMin)
+	m.cma = all[1] == 1
 	if m.me == 0 {
 		unix.Unlink(path)
 	}
