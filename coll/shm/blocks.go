@@ -67,7 +67,7 @@ func (m *module) scatter(c *mpirt.Comm, a *mpirt.CollArgs) error {
 	} else {
 		dst, unpack = m.packedOut(bufOut, a.Rbuf, a.Rcount, a.Rdt)
 	}
-	if m.cma && blk >= cmaMin {
+	if m.useCMA(blk, blockRounds(m.n)) {
 		// Single copy (cma.go): every other rank reads its block from
 		// the root's memory.
 		g, first, s1, end := m.cmaPost(src)
@@ -140,7 +140,7 @@ func (m *module) alltoall(c *mpirt.Comm, a *mpirt.CollArgs) error {
 	default:
 		src = dst
 	}
-	if m.cma && blk >= cmaMin && !inPlace {
+	if m.useCMA(blk, blockRounds(m.n)) && !inPlace {
 		// Single copy (cma.go): every rank reads the block meant for it
 		// from every other rank's memory (not in place: there a rank's
 		// blocks are overwritten while others read them).

@@ -426,7 +426,7 @@ func (m *module) gatherOp(op mpirt.CollOp, all bool) mpirt.BlockingFunc {
 			return unsafe.Slice((*byte)(unsafe.Add(at(r), rdt.TrueLB())), blk)
 		}
 		var err error
-		if m.cma && blk >= cmaMin {
+		if m.useCMA(blk, roundBytes) {
 			err = m.gatherCMA(src, dst, wantOut, all, inPlace && stage == nil, a.Root)
 		} else {
 			m.gatherSeg(src, dst, blk, wantOut, inPlace && stage == nil)

@@ -15,7 +15,10 @@
  *    MPI_Iallreduce, each process only reads its buffer (no MPI call)
  *    until the result is there; background progress must deliver it
  *    (the bound is 60 s, a hang guard, not a timing). Skipped with
- *    GMPI_ASYNC_PROGRESS=0. */
+ *    GMPI_ASYNC_PROGRESS=0;
+ *  - blocking Gather, Allgather, Scatter and Alltoall with blocks large
+ *    enough for coll/shm's single copy (cross-memory attach), received
+ *    (or, for Scatter, sent) as a vector type whose gaps stay untouched. */
 #include "mtest.h"
 
 #include <stdint.h>
@@ -200,12 +203,84 @@ static void run(MPI_Comm comm, const char *name)
     free(mr);
 }
 
+/* blocks of BLK ints; the vector type spreads a block over 2*BLK ints */
+#define BLK 80000
+static int blockval(int owner, int j, int i) { return owner * 1000003 + j * 7 + i; }
+
+static int check_vec(const int *v, int owner, int j, const char *what, const char *name)
+{
+    for (int i = 0; i < BLK; i++) {
+        if (v[2 * i] != blockval(owner, j, i) || v[2 * i + 1] != -1) {
+            CHECK(0, "%s: %s: block of %d at %d: %d %d\n", name, what, owner, i, v[2 * i], v[2 * i + 1]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void bigblocks(MPI_Comm comm, const char *name)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Datatype v0, vt;
+    MPI_Type_vector(BLK, 1, 2, MPI_INT, &v0);
+    MPI_Type_create_resized(v0, 0, (MPI_Aint)(2 * BLK * sizeof(int)), &vt);
+    MPI_Type_commit(&vt);
+    MPI_Type_free(&v0);
+    int *s = malloc(sizeof(int) * BLK * size), *r = malloc(sizeof(int) * 2 * BLK * size);
+    int *c = malloc(sizeof(int) * BLK);
+    int root = size - 1;
+    /* Gather and Allgather: contiguous in, vector out */
+    for (int i = 0; i < BLK; i++)
+        s[i] = blockval(rank, 0, i);
+    for (int i = 0; i < 2 * BLK * size; i++)
+        r[i] = -1;
+    MPI_Gather(s, BLK, MPI_INT, r, 1, vt, root, comm);
+    for (int q = 0; rank == root && q < size; q++)
+        if (check_vec(r + 2 * BLK * q, q, 0, "Gather", name))
+            break;
+    for (int i = 0; i < 2 * BLK * size; i++)
+        r[i] = -1;
+    MPI_Allgather(s, BLK, MPI_INT, r, 1, vt, comm);
+    for (int q = 0; q < size; q++)
+        if (check_vec(r + 2 * BLK * q, q, 0, "Allgather", name))
+            break;
+    /* Scatter: vector out of the root, contiguous in */
+    for (int q = 0; q < size; q++)
+        for (int i = 0; i < BLK; i++) {
+            r[2 * BLK * q + 2 * i] = blockval(root, q, i);
+            r[2 * BLK * q + 2 * i + 1] = -1;
+        }
+    MPI_Scatter(r, 1, vt, c, BLK, MPI_INT, root, comm);
+    for (int i = 0; i < BLK; i++)
+        if (c[i] != blockval(root, rank, i)) {
+            CHECK(0, "%s: Scatter at %d: %d\n", name, i, c[i]);
+            break;
+        }
+    /* Alltoall: contiguous blocks out, vector in */
+    for (int j = 0; j < size; j++)
+        for (int i = 0; i < BLK; i++)
+            s[j * BLK + i] = blockval(rank, j, i);
+    for (int i = 0; i < 2 * BLK * size; i++)
+        r[i] = -1;
+    MPI_Alltoall(s, BLK, MPI_INT, r, 1, vt, comm);
+    for (int q = 0; q < size; q++)
+        if (check_vec(r + 2 * BLK * q, q, rank, "Alltoall", name))
+            break;
+    MPI_Type_free(&vt);
+    free(s);
+    free(r);
+    free(c);
+}
+
 int main(int argc, char **argv)
 {
     MTest_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     run(MPI_COMM_WORLD, "world");
+    bigblocks(MPI_COMM_WORLD, "world");
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
     run(half, "half");
