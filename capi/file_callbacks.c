@@ -1,5 +1,8 @@
+//go:build !gmpi_ompi && !gmpi_abi
+
 // Calls through the C function pointers of MPI_Register_datarep (declared
-// in api_file.go): cgo cannot call a C function pointer directly.
+// in api_file.go): cgo cannot call a C function pointer directly. The
+// fronts have their own in front_callbacks.inc.
 
 #include "../include/mpi.h"
 

@@ -60,6 +60,8 @@ static inline void fr_status_blank(struct gmpi_status *s, long n)
 #define GMPI_MAX_OBJECT_NAME 128
 #define GMPI_MAX_LIBRARY_VERSION_STRING 8192
 #define GMPI_MAX_INFO_KEY 255
+#define GMPI_MAX_INFO_VAL 1024
+#define GMPI_ERR_LASTCODE 0x3fffffff
 #define GMPI_MAX_PROCESSOR_NAME 128
 
 #include "front_kinds.h"
@@ -126,12 +128,18 @@ static inline int fr_err_out(int c)
 }
 
 // Any value may be a front's class (the standard ABI's MPI_T classes are
-// above 1000); no inner code has the low bits of those.
+// above 1000); no inner code has the low bits of those. A value in the
+// inner classes' range that is not one of the front's classes is no error
+// code of the front: it becomes one the inner layer rejects (not the inner
+// class of that number).
+#define FR_NOT_A_CODE (-1000000)
 static inline int fr_err_in(int c)
 {
 #define FR_X(name, v) if (c == name) return v;
     GMPI_ERR_CLASSES(FR_X)
 #undef FR_X
+    if (c > 0 && c <= 127)
+        return FR_NOT_A_CODE - c;
     return c;
 }
 
@@ -369,6 +377,109 @@ static inline long fr_degree(int comm, int in)
     }
     }
     return 0;
+}
+
+// A handle output the inner layer writes later, when a nonblocking call
+// completes (MPI_Comm_idup's newcomm): the inner layer gets the int of the
+// caller's handle slot that holds the low half of a pointer and the slot
+// is zeroed first, so a created inner handle (>= 2^31, zero-extended in
+// every front) becomes the front's handle by itself, whenever it is
+// written. A null handle written at completion stays the inner one: it
+// still converts back (fr_h_in) but does not compare equal to the front's
+// null handle.
+static inline int *fr_deferred_handle_int(void *slot)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (int *)slot + 1;
+#else
+    return (int *)slot;
+#endif
+}
+
+static inline int *fr_deferred_handle(void *slot)
+{
+    memset(slot, 0, sizeof(void *));
+    return fr_deferred_handle_int(slot);
+}
+
+// Info keys and values longer than the front allows: FR_INFO_KEY_LIMIT is
+// the longest key the front accepts (front_<abi>.h; Open MPI refuses a key
+// of MPI_MAX_INFO_KEY characters, which its MPI_MAX_INFO_KEY-byte buffers
+// could not hold). gmpi_raise_class raises an inner class through
+// MPI_COMM_WORLD's error handler, as the inner info calls do.
+extern int gmpi_raise_class(const char *name, int cls, const char *msg);
+#ifndef FR_INFO_KEY_LIMIT
+#define FR_INFO_KEY_LIMIT MPI_MAX_INFO_KEY
+#endif
+static inline int fr_info_key_long(const char *k)
+{
+    return FR_INFO_KEY_LIMIT < GMPI_MAX_INFO_KEY && k && strnlen(k, FR_INFO_KEY_LIMIT + 1) > FR_INFO_KEY_LIMIT;
+}
+static inline int fr_info_val_long(const char *v)
+{
+    return MPI_MAX_INFO_VAL < GMPI_MAX_INFO_VAL && v && strnlen(v, MPI_MAX_INFO_VAL + 1) > MPI_MAX_INFO_VAL;
+}
+
+// Values of predefined attributes that differ between the ABIs: the
+// inner value is a pointer to an inner int; the caller gets a pointer to
+// the front's value instead (constant storage: callers only read it).
+#define GMPI_WIN_FLAVORS(X)                                                               \
+    X(MPI_WIN_FLAVOR_CREATE, 1) X(MPI_WIN_FLAVOR_ALLOCATE, 2) X(MPI_WIN_FLAVOR_DYNAMIC, 3) \
+    X(MPI_WIN_FLAVOR_SHARED, 4)
+#define GMPI_WIN_MODELS(X) X(MPI_WIN_SEPARATE, 1) X(MPI_WIN_UNIFIED, 2)
+static const int fr_attr_consts[] = {
+    MPI_PROC_NULL, MPI_ANY_SOURCE,
+#define FR_X(name, v) name,
+    GMPI_WIN_FLAVORS(FR_X) GMPI_WIN_MODELS(FR_X)
+#undef FR_X
+    MPI_ERR_LASTCODE,
+};
+
+static inline void fr_attr_val_out(int key, void *attribute_val)
+{
+    const int **pp = (const int **)attribute_val;
+    const int *c = fr_attr_consts;
+    int v;
+    switch (key) { // only the predefined keys' values are pointers to ints
+    case 0x64400003:
+    case 0x64400005:
+    case 0x66000007:
+    case 0x66000009:
+    case 0x6440000b:
+        if (!pp || !*pp)
+            return;
+        v = **pp;
+        break;
+    default:
+        return;
+    }
+    switch (key) {
+    case 0x64400003: // MPI_HOST
+    case 0x64400005: // MPI_IO
+        if (v == GMPI_PROC_NULL)
+            *pp = &c[0];
+        else if (v == GMPI_ANY_SOURCE)
+            *pp = &c[1];
+        return;
+    case 0x66000007: // MPI_WIN_CREATE_FLAVOR
+        if (v >= 1 && v <= 4)
+            *pp = &c[2 + v - 1];
+        return;
+    case 0x66000009: // MPI_WIN_MODEL
+        if (v >= 1 && v <= 2)
+            *pp = &c[6 + v - 1];
+        return;
+    case 0x6440000b: // MPI_LASTUSEDCODE
+        if (v == GMPI_ERR_LASTCODE)
+            *pp = &c[8];
+        return;
+    }
+}
+
+// Group_translate_ranks' output: MPI_UNDEFINED and MPI_PROC_NULL.
+static inline int fr_rank_undef_out(int r)
+{
+    return r == GMPI_UNDEFINED ? MPI_UNDEFINED : fr_rank_out(r);
 }
 
 static inline long fr_sum(int n, const int *a)

@@ -14,6 +14,9 @@
 #define GMPI_SPLITS(X)                                                                    \
     X(MPI_COMM_TYPE_SHARED, 1) X(MPI_COMM_TYPE_HW_GUIDED, 2) X(MPI_COMM_TYPE_HW_UNGUIDED, 3)
 
+// Keys of MPI_MAX_INFO_KEY (256) characters or more are refused: the
+// value counts the NUL.
+#define FR_INFO_KEY_LIMIT (MPI_MAX_INFO_KEY - 1)
 #include "front.h"
 
 // X(standard name, kind, inner handle).

@@ -9,6 +9,9 @@
 #define GMPI_FRONT_OMPI_H
 
 #include "../include/openmpi/mpi.h"
+
+// Open MPI refuses info keys of MPI_MAX_INFO_KEY characters or more.
+#define FR_INFO_KEY_LIMIT (MPI_MAX_INFO_KEY - 1)
 #include "front.h"
 
 #include "front_ompi_objects.h"

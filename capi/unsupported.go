@@ -44,6 +44,22 @@ func gmpi_raise_arg(name, msg *C.char) (rc C.int) {
 	return C.int(raiseError(0x44000000, mpirt.ErrArg, fn+": "+C.GoString(msg)))
 }
 
+// gmpi_raise_class raises the inner error class cls for function name
+// with message msg through MPI_COMM_WORLD's error handler: a front raises
+// it for an argument its own ABI refuses but the inner layer would accept
+// (an info key longer than the front's MPI_MAX_INFO_KEY).
+//
+//export gmpi_raise_class
+func gmpi_raise_class(name *C.char, cls C.int, msg *C.char) (rc C.int) {
+	fn := C.GoString(name)
+	defer func() {
+		if r := recover(); r != nil {
+			rc = C.int(panicked(fn, r))
+		}
+	}()
+	return C.int(raiseError(0x44000000, int32(cls), fn+": "+C.GoString(msg)))
+}
+
 // The argument kinds an unimplemented function checks before it reports
 // MPI_ERR_UNSUPPORTED_OPERATION (capi/internal/gen/unsupported.go derives
 // them from the API table).

@@ -700,27 +700,27 @@ int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_f90_integer(r, newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_f90_real(p, r, newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_f90_complex(p, r, newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -735,6 +735,7 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
     int rc = gmpi_inner_Attr_get(fr_h_in(comm), fr_keyval_in(keyval), (void *)attribute_val, (void *)flag);
+    if (rc == 0 && flag && *flag) fr_attr_val_out(fr_keyval_in(keyval), attribute_val);
     return fr_err_out(rc);
 }
 
@@ -749,7 +750,7 @@ int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
 {
     int comm_keyval_ = comm_keyval ? fr_keyval_in(*comm_keyval) : 0;
-    int rc = gmpi_inner_Comm_create_keyval((void *)comm_copy_attr_fn, (void *)comm_delete_attr_fn, comm_keyval ? &comm_keyval_ : (int *)0, (void *)extra_state);
+    int rc = gmpi_inner_Comm_create_keyval(fr_copyfn_in((void *)comm_copy_attr_fn), (void *)comm_delete_attr_fn, comm_keyval ? &comm_keyval_ : (int *)0, (void *)extra_state);
     if (comm_keyval) *comm_keyval = fr_keyval_out(comm_keyval_);
     return fr_err_out(rc);
 }
@@ -774,6 +775,7 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
     int rc = gmpi_inner_Comm_get_attr(fr_h_in(comm), fr_keyval_in(comm_keyval), (void *)attribute_val, (void *)flag);
+    if (rc == 0 && flag && *flag) fr_attr_val_out(fr_keyval_in(comm_keyval), attribute_val);
     return fr_err_out(rc);
 }
 
@@ -788,7 +790,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
     int keyval_ = keyval ? fr_keyval_in(*keyval) : 0;
-    int rc = gmpi_inner_Keyval_create((void *)copy_fn, (void *)delete_fn, keyval ? &keyval_ : (int *)0, (void *)extra_state);
+    int rc = gmpi_inner_Keyval_create(fr_copyfn_in((void *)copy_fn), (void *)delete_fn, keyval ? &keyval_ : (int *)0, (void *)extra_state);
     if (keyval) *keyval = fr_keyval_out(keyval_);
     return fr_err_out(rc);
 }
@@ -806,7 +808,7 @@ int PMPI_Keyval_free(int *keyval)
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
     int type_keyval_ = type_keyval ? fr_keyval_in(*type_keyval) : 0;
-    int rc = gmpi_inner_Type_create_keyval((void *)type_copy_attr_fn, (void *)type_delete_attr_fn, type_keyval ? &type_keyval_ : (int *)0, (void *)extra_state);
+    int rc = gmpi_inner_Type_create_keyval(fr_copyfn_in((void *)type_copy_attr_fn), (void *)type_delete_attr_fn, type_keyval ? &type_keyval_ : (int *)0, (void *)extra_state);
     if (type_keyval) *type_keyval = fr_keyval_out(type_keyval_);
     return fr_err_out(rc);
 }
@@ -845,7 +847,7 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
     int win_keyval_ = win_keyval ? fr_keyval_in(*win_keyval) : 0;
-    int rc = gmpi_inner_Win_create_keyval((void *)win_copy_attr_fn, (void *)win_delete_attr_fn, win_keyval ? &win_keyval_ : (int *)0, (void *)extra_state);
+    int rc = gmpi_inner_Win_create_keyval(fr_copyfn_in((void *)win_copy_attr_fn), (void *)win_delete_attr_fn, win_keyval ? &win_keyval_ : (int *)0, (void *)extra_state);
     if (win_keyval) *win_keyval = fr_keyval_out(win_keyval_);
     return fr_err_out(rc);
 }
@@ -870,6 +872,7 @@ int PMPI_Win_free_keyval(int *win_keyval)
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
     int rc = gmpi_inner_Win_get_attr(fr_h_in(win), fr_keyval_in(win_keyval), (void *)attribute_val, (void *)flag);
+    if (rc == 0 && flag && *flag) fr_attr_val_out(fr_keyval_in(win_keyval), attribute_val);
     return fr_err_out(rc);
 }
 
@@ -890,9 +893,9 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 #pragma weak MPI_Allgather_init = PMPI_Allgather_init
 int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Allgather_init(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -906,9 +909,9 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 #pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
 int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Allgatherv_init(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)displs, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -922,9 +925,9 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 #pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Allreduce_init(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -938,9 +941,9 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 #pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
 int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Alltoall_init(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -954,9 +957,9 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 #pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
 int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Alltoallv_init(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -982,9 +985,9 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int s
     for (long i = 0; sendtypes && i < sendtypes__n; i++) sendtypes_[i] = fr_h_in(sendtypes[i]);
     int recvtypes__small[FR_SMALL]; long recvtypes__n = fr_wsize(comm_); int *recvtypes_ = fr_tmp(recvtypes__small, sizeof recvtypes__small, recvtypes__n, sizeof(int));
     for (long i = 0; recvtypes && i < recvtypes__n; i++) recvtypes_[i] = fr_h_in(recvtypes[i]);
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Alltoallw_init(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, sendtypes ? (void *)sendtypes_ : (void *)0, fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, recvtypes ? (void *)recvtypes_ : (void *)0, fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     fr_tmp_free(sendtypes_, sendtypes__small);
     fr_tmp_free(recvtypes_, recvtypes__small);
     return fr_err_out(rc);
@@ -1000,9 +1003,9 @@ int PMPI_Barrier(MPI_Comm comm)
 #pragma weak MPI_Barrier_init = PMPI_Barrier_init
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Barrier_init(fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1016,9 +1019,9 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 #pragma weak MPI_Bcast_init = PMPI_Bcast_init
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Bcast_init(fr_buf_in(buffer), count, fr_h_in(datatype), fr_rank_in(root), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1032,9 +1035,9 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 #pragma weak MPI_Exscan_init = PMPI_Exscan_init
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Exscan_init(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1048,9 +1051,9 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 #pragma weak MPI_Gather_init = PMPI_Gather_init
 int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Gather_init(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1064,54 +1067,54 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 #pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
 int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Gatherv_init(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)displs, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Iallgather = PMPI_Iallgather
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Iallgather(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Iallgatherv(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)displs, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Iallreduce(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ialltoall(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
 int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ialltoallv(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1123,9 +1126,9 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
     for (long i = 0; sendtypes && i < sendtypes__n; i++) sendtypes_[i] = fr_h_in(sendtypes[i]);
     int recvtypes__small[FR_SMALL]; long recvtypes__n = fr_wsize(comm_); int *recvtypes_ = fr_tmp(recvtypes__small, sizeof recvtypes__small, recvtypes__n, sizeof(int));
     for (long i = 0; recvtypes && i < recvtypes__n; i++) recvtypes_[i] = fr_h_in(recvtypes[i]);
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ialltoallw(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, sendtypes ? (void *)sendtypes_ : (void *)0, fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, recvtypes ? (void *)recvtypes_ : (void *)0, fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     fr_tmp_free(sendtypes_, sendtypes__small);
     fr_tmp_free(recvtypes_, recvtypes__small);
     return fr_err_out(rc);
@@ -1134,81 +1137,81 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ibarrier(fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ibcast = PMPI_Ibcast
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ibcast(fr_buf_in(buffer), count, fr_h_in(datatype), fr_rank_in(root), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Iexscan = PMPI_Iexscan
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Iexscan(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Igather = PMPI_Igather
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Igather(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Igatherv = PMPI_Igatherv
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Igatherv(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)displs, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ineighbor_allgather(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ineighbor_allgatherv(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)displs, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ineighbor_alltoall(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
 int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ineighbor_alltoallv(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1220,9 +1223,9 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
     for (long i = 0; sendtypes && i < sendtypes__n; i++) sendtypes_[i] = fr_h_in(sendtypes[i]);
     int recvtypes__small[FR_SMALL]; long recvtypes__n = fr_degree(comm_, 1); int *recvtypes_ = fr_tmp(recvtypes__small, sizeof recvtypes__small, recvtypes__n, sizeof(int));
     for (long i = 0; recvtypes && i < recvtypes__n; i++) recvtypes_[i] = fr_h_in(recvtypes[i]);
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ineighbor_alltoallw(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, sendtypes ? (void *)sendtypes_ : (void *)0, fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, recvtypes ? (void *)recvtypes_ : (void *)0, fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     fr_tmp_free(sendtypes_, sendtypes__small);
     fr_tmp_free(recvtypes_, recvtypes__small);
     return fr_err_out(rc);
@@ -1231,54 +1234,54 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ireduce(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_rank_in(root), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ireduce_scatter(fr_buf_in(sendbuf), fr_buf_in(recvbuf), (void *)recvcounts, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ireduce_scatter_block(fr_buf_in(sendbuf), fr_buf_in(recvbuf), recvcount, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Iscan = PMPI_Iscan
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Iscan(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Iscatter = PMPI_Iscatter
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Iscatter(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Iscatterv(fr_buf_in(sendbuf), (void *)sendcounts, (void *)displs, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1292,9 +1295,9 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 #pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Neighbor_allgather_init(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1308,9 +1311,9 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 #pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Neighbor_allgatherv_init(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)displs, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1324,9 +1327,9 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 #pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Neighbor_alltoall_init(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1340,9 +1343,9 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 #pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Neighbor_alltoallv_init(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1368,9 +1371,9 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], co
     for (long i = 0; sendtypes && i < sendtypes__n; i++) sendtypes_[i] = fr_h_in(sendtypes[i]);
     int recvtypes__small[FR_SMALL]; long recvtypes__n = fr_degree(comm_, 1); int *recvtypes_ = fr_tmp(recvtypes__small, sizeof recvtypes__small, recvtypes__n, sizeof(int));
     for (long i = 0; recvtypes && i < recvtypes__n; i++) recvtypes_[i] = fr_h_in(recvtypes[i]);
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Neighbor_alltoallw_init(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, sendtypes ? (void *)sendtypes_ : (void *)0, fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, recvtypes ? (void *)recvtypes_ : (void *)0, fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     fr_tmp_free(sendtypes_, sendtypes__small);
     fr_tmp_free(recvtypes_, recvtypes__small);
     return fr_err_out(rc);
@@ -1386,9 +1389,9 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 #pragma weak MPI_Reduce_init = PMPI_Reduce_init
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Reduce_init(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_rank_in(root), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1416,18 +1419,18 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 #pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
 int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Reduce_scatter_block_init(fr_buf_in(sendbuf), fr_buf_in(recvbuf), recvcount, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
 int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Reduce_scatter_init(fr_buf_in(sendbuf), fr_buf_in(recvbuf), (void *)recvcounts, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1441,9 +1444,9 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 #pragma weak MPI_Scan_init = PMPI_Scan_init
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Scan_init(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1457,9 +1460,9 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 #pragma weak MPI_Scatter_init = PMPI_Scatter_init
 int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Scatter_init(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1473,9 +1476,9 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 #pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
 int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Scatterv_init(fr_buf_in(sendbuf), (void *)sendcounts, (void *)displs, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1490,36 +1493,36 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-    int newcomm_ = 0;
+    int newcomm_ = FR_UNSET;
     int rc = gmpi_inner_Comm_create(fr_h_in(comm), fr_h_in(group), newcomm ? (void *)&newcomm_ : (void *)0);
-    if (newcomm && rc == 0) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
+    if (newcomm && newcomm_ != FR_UNSET) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
-    int newcomm_ = 0;
+    int newcomm_ = FR_UNSET;
     int rc = gmpi_inner_Comm_create_group(fr_h_in(comm), fr_h_in(group), fr_tag_in(tag), newcomm ? (void *)&newcomm_ : (void *)0);
-    if (newcomm && rc == 0) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
+    if (newcomm && newcomm_ != FR_UNSET) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    int newcomm_ = 0;
+    int newcomm_ = FR_UNSET;
     int rc = gmpi_inner_Comm_dup(fr_h_in(comm), newcomm ? (void *)&newcomm_ : (void *)0);
-    if (newcomm && rc == 0) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
+    if (newcomm && newcomm_ != FR_UNSET) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    int newcomm_ = 0;
+    int newcomm_ = FR_UNSET;
     int rc = gmpi_inner_Comm_dup_with_info(fr_h_in(comm), fr_h_in(info), newcomm ? (void *)&newcomm_ : (void *)0);
-    if (newcomm && rc == 0) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
+    if (newcomm && newcomm_ != FR_UNSET) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
@@ -1535,9 +1538,9 @@ int PMPI_Comm_free(MPI_Comm *comm)
 #pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
-    int info_used_ = 0;
+    int info_used_ = FR_UNSET;
     int rc = gmpi_inner_Comm_get_info(fr_h_in(comm), info_used ? (void *)&info_used_ : (void *)0);
-    if (info_used && rc == 0) *info_used = (MPI_Info)fr_h_out(info_used_, FR_INFO);
+    if (info_used && info_used_ != FR_UNSET) *info_used = (MPI_Info)fr_h_out(info_used_, FR_INFO);
     return fr_err_out(rc);
 }
 
@@ -1553,31 +1556,29 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 #pragma weak MPI_Comm_group = PMPI_Comm_group
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
-    int group_ = 0;
+    int group_ = FR_UNSET;
     int rc = gmpi_inner_Comm_group(fr_h_in(comm), group ? (void *)&group_ : (void *)0);
-    if (group && rc == 0) *group = (MPI_Group)fr_h_out(group_, FR_GROUP);
+    if (group && group_ != FR_UNSET) *group = (MPI_Group)fr_h_out(group_, FR_GROUP);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    int newcomm_ = 0;
-    int request_ = 0;
-    int rc = gmpi_inner_Comm_idup(fr_h_in(comm), newcomm ? (void *)&newcomm_ : (void *)0, request ? (void *)&request_ : (void *)0);
-    if (newcomm && rc == 0) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    int request_ = FR_UNSET;
+    int rc = gmpi_inner_Comm_idup(fr_h_in(comm), newcomm ? (void *)fr_deferred_handle(newcomm) : (void *)0, request ? (void *)&request_ : (void *)0);
+    if (newcomm && rc != 0) *newcomm = (MPI_Comm)fr_h_out(*fr_deferred_handle_int(newcomm), FR_COMM);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
-    int newcomm_ = 0;
-    int request_ = 0;
-    int rc = gmpi_inner_Comm_idup_with_info(fr_h_in(comm), fr_h_in(info), newcomm ? (void *)&newcomm_ : (void *)0, request ? (void *)&request_ : (void *)0);
-    if (newcomm && rc == 0) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    int request_ = FR_UNSET;
+    int rc = gmpi_inner_Comm_idup_with_info(fr_h_in(comm), fr_h_in(info), newcomm ? (void *)fr_deferred_handle(newcomm) : (void *)0, request ? (void *)&request_ : (void *)0);
+    if (newcomm && rc != 0) *newcomm = (MPI_Comm)fr_h_out(*fr_deferred_handle_int(newcomm), FR_COMM);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -1591,9 +1592,9 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
-    int group_ = 0;
+    int group_ = FR_UNSET;
     int rc = gmpi_inner_Comm_remote_group(fr_h_in(comm), group ? (void *)&group_ : (void *)0);
-    if (group && rc == 0) *group = (MPI_Group)fr_h_out(group_, FR_GROUP);
+    if (group && group_ != FR_UNSET) *group = (MPI_Group)fr_h_out(group_, FR_GROUP);
     return fr_err_out(rc);
 }
 
@@ -1628,18 +1629,18 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    int newcomm_ = 0;
+    int newcomm_ = FR_UNSET;
     int rc = gmpi_inner_Comm_split(fr_h_in(comm), color, key, newcomm ? (void *)&newcomm_ : (void *)0);
-    if (newcomm && rc == 0) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
+    if (newcomm && newcomm_ != FR_UNSET) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
-    int newcomm_ = 0;
+    int newcomm_ = FR_UNSET;
     int rc = gmpi_inner_Comm_split_type(fr_h_in(comm), fr_split_in(split_type), key, fr_h_in(info), newcomm ? (void *)&newcomm_ : (void *)0);
-    if (newcomm && rc == 0) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
+    if (newcomm && newcomm_ != FR_UNSET) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
@@ -1653,27 +1654,27 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
-    int newintercomm_ = 0;
+    int newintercomm_ = FR_UNSET;
     int rc = gmpi_inner_Intercomm_create(fr_h_in(local_comm), local_leader, fr_h_in(peer_comm), remote_leader, fr_tag_in(tag), newintercomm ? (void *)&newintercomm_ : (void *)0);
-    if (newintercomm && rc == 0) *newintercomm = (MPI_Comm)fr_h_out(newintercomm_, FR_COMM);
+    if (newintercomm && newintercomm_ != FR_UNSET) *newintercomm = (MPI_Comm)fr_h_out(newintercomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
-    int newintercomm_ = 0;
+    int newintercomm_ = FR_UNSET;
     int rc = gmpi_inner_Intercomm_create_from_groups(fr_h_in(local_group), local_leader, fr_h_in(remote_group), remote_leader, (void *)stringtag, fr_h_in(info), fr_h_in(errhandler), newintercomm ? (void *)&newintercomm_ : (void *)0);
-    if (newintercomm && rc == 0) *newintercomm = (MPI_Comm)fr_h_out(newintercomm_, FR_COMM);
+    if (newintercomm && newintercomm_ != FR_UNSET) *newintercomm = (MPI_Comm)fr_h_out(newintercomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
-    int newintracomm_ = 0;
+    int newintracomm_ = FR_UNSET;
     int rc = gmpi_inner_Intercomm_merge(fr_h_in(intercomm), high, newintracomm ? (void *)&newintracomm_ : (void *)0);
-    if (newintracomm && rc == 0) *newintracomm = (MPI_Comm)fr_h_out(newintracomm_, FR_COMM);
+    if (newintracomm && newintracomm_ != FR_UNSET) *newintracomm = (MPI_Comm)fr_h_out(newintracomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
@@ -1687,9 +1688,9 @@ int PMPIX_Comm_revoke(MPI_Comm comm)
 #pragma weak MPIX_Comm_shrink = PMPIX_Comm_shrink
 int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    int newcomm_ = 0;
+    int newcomm_ = FR_UNSET;
     int rc = gmpi_innerx_Comm_shrink(fr_h_in(comm), newcomm ? (void *)&newcomm_ : (void *)0);
-    if (newcomm && rc == 0) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
+    if (newcomm && newcomm_ != FR_UNSET) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
@@ -1703,9 +1704,9 @@ int PMPIX_Comm_failure_ack(MPI_Comm comm)
 #pragma weak MPIX_Comm_failure_get_acked = PMPIX_Comm_failure_get_acked
 int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp)
 {
-    int failedgrp_ = 0;
+    int failedgrp_ = FR_UNSET;
     int rc = gmpi_innerx_Comm_failure_get_acked(fr_h_in(comm), failedgrp ? (void *)&failedgrp_ : (void *)0);
-    if (failedgrp && rc == 0) *failedgrp = (MPI_Group)fr_h_out(failedgrp_, FR_GROUP);
+    if (failedgrp && failedgrp_ != FR_UNSET) *failedgrp = (MPI_Group)fr_h_out(failedgrp_, FR_GROUP);
     return fr_err_out(rc);
 }
 
@@ -1805,9 +1806,9 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_contiguous(count, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -1818,9 +1819,9 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
     for (long i = 0; array_of_distribs && i < array_of_distribs__n; i++) array_of_distribs_[i] = fr_distrib_in(array_of_distribs[i]);
     int array_of_dargs__small[FR_SMALL]; long array_of_dargs__n = ndims; int *array_of_dargs_ = fr_tmp(array_of_dargs__small, sizeof array_of_dargs__small, array_of_dargs__n, sizeof(int));
     for (long i = 0; array_of_dargs && i < array_of_dargs__n; i++) array_of_dargs_[i] = fr_darg_in(array_of_dargs[i]);
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_darray(size, fr_rank_in(rank), ndims, (void *)array_of_gsizes, array_of_distribs ? (void *)array_of_distribs_ : (void *)0, array_of_dargs ? (void *)array_of_dargs_ : (void *)0, (void *)array_of_psizes, fr_order_in(order), fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     fr_tmp_free(array_of_distribs_, array_of_distribs__small);
     fr_tmp_free(array_of_dargs_, array_of_dargs__small);
     return fr_err_out(rc);
@@ -1829,45 +1830,45 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
 #pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_hindexed(count, (void *)array_of_blocklengths, (void *)array_of_displacements, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_hindexed_block(count, blocklength, (void *)array_of_displacements, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_hvector(count, blocklength, stride, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_indexed_block(count, blocklength, (void *)array_of_displacements, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_resized(fr_h_in(oldtype), lb, extent, newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -1876,9 +1877,9 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const 
 {
     int array_of_types__small[FR_SMALL]; long array_of_types__n = count; int *array_of_types_ = fr_tmp(array_of_types__small, sizeof array_of_types__small, array_of_types__n, sizeof(int));
     for (long i = 0; array_of_types && i < array_of_types__n; i++) array_of_types_[i] = fr_h_in(array_of_types[i]);
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_struct(count, (void *)array_of_blocklengths, (void *)array_of_displacements, array_of_types ? (void *)array_of_types_ : (void *)0, newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     fr_tmp_free(array_of_types_, array_of_types__small);
     return fr_err_out(rc);
 }
@@ -1886,18 +1887,18 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const 
 #pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_subarray(ndims, (void *)array_of_sizes, (void *)array_of_subsizes, (void *)array_of_starts, fr_order_in(order), fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_dup(fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -1968,18 +1969,18 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
 #pragma weak MPI_Type_indexed = PMPI_Type_indexed
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_indexed(count, (void *)array_of_blocklengths, (void *)array_of_displacements, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Type_match_size = PMPI_Type_match_size
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
-    int datatype_ = 0;
+    int datatype_ = FR_UNSET;
     int rc = gmpi_inner_Type_match_size(fr_typeclass_in(typeclass), size, datatype ? (void *)&datatype_ : (void *)0);
-    if (datatype && rc == 0) *datatype = (MPI_Datatype)fr_h_out(datatype_, FR_DATATYPE);
+    if (datatype && datatype_ != FR_UNSET) *datatype = (MPI_Datatype)fr_h_out(datatype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -2007,9 +2008,9 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 #pragma weak MPI_Type_vector = PMPI_Type_vector
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_vector(count, blocklength, stride, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -2058,18 +2059,18 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 #pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
 int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_hindexed(count, (void *)array_of_blocklengths, (void *)array_of_displacements, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Type_hvector = PMPI_Type_hvector
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_hvector(count, blocklength, stride, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -2078,9 +2079,9 @@ int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_d
 {
     int array_of_types__small[FR_SMALL]; long array_of_types__n = count; int *array_of_types_ = fr_tmp(array_of_types__small, sizeof array_of_types__small, array_of_types__n, sizeof(int));
     for (long i = 0; array_of_types && i < array_of_types__n; i++) array_of_types_[i] = fr_h_in(array_of_types[i]);
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_struct(count, (void *)array_of_blocklengths, (void *)array_of_displacements, array_of_types ? (void *)array_of_types_ : (void *)0, newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     fr_tmp_free(array_of_types_, array_of_types__small);
     return fr_err_out(rc);
 }
@@ -2117,18 +2118,18 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    int errhandler_ = 0;
+    int errhandler_ = FR_UNSET;
     int rc = gmpi_inner_Comm_create_errhandler((void *)comm_errhandler_fn, errhandler ? (void *)&errhandler_ : (void *)0);
-    if (errhandler && rc == 0) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
+    if (errhandler && errhandler_ != FR_UNSET) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    int errhandler_ = 0;
+    int errhandler_ = FR_UNSET;
     int rc = gmpi_inner_Comm_get_errhandler(fr_h_in(comm), errhandler ? (void *)&errhandler_ : (void *)0);
-    if (errhandler && rc == 0) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
+    if (errhandler && errhandler_ != FR_UNSET) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
     return fr_err_out(rc);
 }
 
@@ -2175,18 +2176,18 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 #pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    int errhandler_ = 0;
+    int errhandler_ = FR_UNSET;
     int rc = gmpi_inner_File_create_errhandler((void *)file_errhandler_fn, errhandler ? (void *)&errhandler_ : (void *)0);
-    if (errhandler && rc == 0) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
+    if (errhandler && errhandler_ != FR_UNSET) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
-    int errhandler_ = 0;
+    int errhandler_ = FR_UNSET;
     int rc = gmpi_inner_File_get_errhandler(fr_file_in(file), errhandler ? (void *)&errhandler_ : (void *)0);
-    if (errhandler && rc == 0) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
+    if (errhandler && errhandler_ != FR_UNSET) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
     return fr_err_out(rc);
 }
 
@@ -2207,18 +2208,18 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 #pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    int errhandler_ = 0;
+    int errhandler_ = FR_UNSET;
     int rc = gmpi_inner_Session_create_errhandler((void *)session_errhandler_fn, errhandler ? (void *)&errhandler_ : (void *)0);
-    if (errhandler && rc == 0) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
+    if (errhandler && errhandler_ != FR_UNSET) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
-    int errhandler_ = 0;
+    int errhandler_ = FR_UNSET;
     int rc = gmpi_inner_Session_get_errhandler(fr_h_in(session), errhandler ? (void *)&errhandler_ : (void *)0);
-    if (errhandler && rc == 0) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
+    if (errhandler && errhandler_ != FR_UNSET) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
     return fr_err_out(rc);
 }
 
@@ -2239,18 +2240,18 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 #pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    int errhandler_ = 0;
+    int errhandler_ = FR_UNSET;
     int rc = gmpi_inner_Win_create_errhandler((void *)win_errhandler_fn, errhandler ? (void *)&errhandler_ : (void *)0);
-    if (errhandler && rc == 0) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
+    if (errhandler && errhandler_ != FR_UNSET) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
-    int errhandler_ = 0;
+    int errhandler_ = FR_UNSET;
     int rc = gmpi_inner_Win_get_errhandler(fr_h_in(win), errhandler ? (void *)&errhandler_ : (void *)0);
-    if (errhandler && rc == 0) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
+    if (errhandler && errhandler_ != FR_UNSET) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
     return fr_err_out(rc);
 }
 
@@ -2285,18 +2286,18 @@ int PMPIX_Delete_error_string(int errorcode)
 #pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
 int PMPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    int errhandler_ = 0;
+    int errhandler_ = FR_UNSET;
     int rc = gmpi_inner_Errhandler_create((void *)comm_errhandler_fn, errhandler ? (void *)&errhandler_ : (void *)0);
-    if (errhandler && rc == 0) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
+    if (errhandler && errhandler_ != FR_UNSET) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    int errhandler_ = 0;
+    int errhandler_ = FR_UNSET;
     int rc = gmpi_inner_Errhandler_get(fr_h_in(comm), errhandler ? (void *)&errhandler_ : (void *)0);
-    if (errhandler && rc == 0) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
+    if (errhandler && errhandler_ != FR_UNSET) *errhandler = (MPI_Errhandler)fr_h_out(errhandler_, FR_ERRHANDLER);
     return fr_err_out(rc);
 }
 
@@ -2318,18 +2319,18 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 #pragma weak MPI_Group_difference = PMPI_Group_difference
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    int newgroup_ = 0;
+    int newgroup_ = FR_UNSET;
     int rc = gmpi_inner_Group_difference(fr_h_in(group1), fr_h_in(group2), newgroup ? (void *)&newgroup_ : (void *)0);
-    if (newgroup && rc == 0) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
+    if (newgroup && newgroup_ != FR_UNSET) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Group_excl = PMPI_Group_excl
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
-    int newgroup_ = 0;
+    int newgroup_ = FR_UNSET;
     int rc = gmpi_inner_Group_excl(fr_h_in(group), n, (void *)ranks, newgroup ? (void *)&newgroup_ : (void *)0);
-    if (newgroup && rc == 0) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
+    if (newgroup && newgroup_ != FR_UNSET) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
     return fr_err_out(rc);
 }
 
@@ -2345,36 +2346,36 @@ int PMPI_Group_free(MPI_Group *group)
 #pragma weak MPI_Group_incl = PMPI_Group_incl
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
-    int newgroup_ = 0;
+    int newgroup_ = FR_UNSET;
     int rc = gmpi_inner_Group_incl(fr_h_in(group), n, (void *)ranks, newgroup ? (void *)&newgroup_ : (void *)0);
-    if (newgroup && rc == 0) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
+    if (newgroup && newgroup_ != FR_UNSET) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Group_intersection = PMPI_Group_intersection
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    int newgroup_ = 0;
+    int newgroup_ = FR_UNSET;
     int rc = gmpi_inner_Group_intersection(fr_h_in(group1), fr_h_in(group2), newgroup ? (void *)&newgroup_ : (void *)0);
-    if (newgroup && rc == 0) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
+    if (newgroup && newgroup_ != FR_UNSET) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-    int newgroup_ = 0;
+    int newgroup_ = FR_UNSET;
     int rc = gmpi_inner_Group_range_excl(fr_h_in(group), n, (void *)ranges, newgroup ? (void *)&newgroup_ : (void *)0);
-    if (newgroup && rc == 0) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
+    if (newgroup && newgroup_ != FR_UNSET) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-    int newgroup_ = 0;
+    int newgroup_ = FR_UNSET;
     int rc = gmpi_inner_Group_range_incl(fr_h_in(group), n, (void *)ranges, newgroup ? (void *)&newgroup_ : (void *)0);
-    if (newgroup && rc == 0) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
+    if (newgroup && newgroup_ != FR_UNSET) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
     return fr_err_out(rc);
 }
 
@@ -2395,40 +2396,45 @@ int PMPI_Group_size(MPI_Group group, int *size)
 #pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
-    int rc = gmpi_inner_Group_translate_ranks(fr_h_in(group1), n, (void *)ranks1, fr_h_in(group2), (void *)ranks2);
+    int ranks1__small[FR_SMALL]; long ranks1__n = n; int *ranks1_ = fr_tmp(ranks1__small, sizeof ranks1__small, ranks1__n, sizeof(int));
+    for (long i = 0; ranks1 && i < ranks1__n; i++) ranks1_[i] = fr_rank_in(ranks1[i]);
+    int rc = gmpi_inner_Group_translate_ranks(fr_h_in(group1), n, ranks1 ? (void *)ranks1_ : (void *)0, fr_h_in(group2), (void *)ranks2);
+    for (long i = 0; rc == 0 && ranks2 && i < n; i++) ranks2[i] = fr_rank_undef_out(ranks2[i]);
+    fr_tmp_free(ranks1_, ranks1__small);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Group_union = PMPI_Group_union
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    int newgroup_ = 0;
+    int newgroup_ = FR_UNSET;
     int rc = gmpi_inner_Group_union(fr_h_in(group1), fr_h_in(group2), newgroup ? (void *)&newgroup_ : (void *)0);
-    if (newgroup && rc == 0) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
+    if (newgroup && newgroup_ != FR_UNSET) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Info_create = PMPI_Info_create
 int PMPI_Info_create(MPI_Info *info)
 {
-    int info_ = 0;
+    int info_ = FR_UNSET;
     int rc = gmpi_inner_Info_create(info ? (void *)&info_ : (void *)0);
-    if (info && rc == 0) *info = (MPI_Info)fr_h_out(info_, FR_INFO);
+    if (info && info_ != FR_UNSET) *info = (MPI_Info)fr_h_out(info_, FR_INFO);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
-    int info_ = 0;
+    int info_ = FR_UNSET;
     int rc = gmpi_inner_Info_create_env(argc, (void *)argv, info ? (void *)&info_ : (void *)0);
-    if (info && rc == 0) *info = (MPI_Info)fr_h_out(info_, FR_INFO);
+    if (info && info_ != FR_UNSET) *info = (MPI_Info)fr_h_out(info_, FR_INFO);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Info_delete = PMPI_Info_delete
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+    if (fr_info_key_long(key)) return fr_err_out(gmpi_raise_class("MPI_Info_delete", 29, "invalid info key argument key: longer than MPI_MAX_INFO_KEY"));
     int rc = gmpi_inner_Info_delete(fr_h_in(info), (void *)key);
     return fr_err_out(rc);
 }
@@ -2436,9 +2442,9 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
-    int newinfo_ = 0;
+    int newinfo_ = FR_UNSET;
     int rc = gmpi_inner_Info_dup(fr_h_in(info), newinfo ? (void *)&newinfo_ : (void *)0);
-    if (newinfo && rc == 0) *newinfo = (MPI_Info)fr_h_out(newinfo_, FR_INFO);
+    if (newinfo && newinfo_ != FR_UNSET) *newinfo = (MPI_Info)fr_h_out(newinfo_, FR_INFO);
     return fr_err_out(rc);
 }
 
@@ -2454,6 +2460,7 @@ int PMPI_Info_free(MPI_Info *info)
 #pragma weak MPI_Info_get = PMPI_Info_get
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+    if (fr_info_key_long(key)) return fr_err_out(gmpi_raise_class("MPI_Info_get", 29, "invalid info key argument key: longer than MPI_MAX_INFO_KEY"));
     int rc = gmpi_inner_Info_get(fr_h_in(info), (void *)key, valuelen, (void *)value, (void *)flag);
     return fr_err_out(rc);
 }
@@ -2468,15 +2475,16 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
-    char key_[GMPI_MAX_INFO_KEY] = "";
+    char key_[GMPI_MAX_INFO_KEY + 1] = "";
     int rc = gmpi_inner_Info_get_nthkey(fr_h_in(info), n, key ? key_ : (char *)0);
-    if (rc == 0) fr_str_out(key, key_, GMPI_MAX_INFO_KEY, MPI_MAX_INFO_KEY, (int *)0);
+    if (rc == 0) fr_str_out(key, key_, GMPI_MAX_INFO_KEY + 1, MPI_MAX_INFO_KEY, (int *)0);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Info_get_string = PMPI_Info_get_string
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
+    if (fr_info_key_long(key)) return fr_err_out(gmpi_raise_class("MPI_Info_get_string", 29, "invalid info key argument key: longer than MPI_MAX_INFO_KEY"));
     int rc = gmpi_inner_Info_get_string(fr_h_in(info), (void *)key, (void *)buflen, (void *)value, (void *)flag);
     return fr_err_out(rc);
 }
@@ -2484,6 +2492,7 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+    if (fr_info_key_long(key)) return fr_err_out(gmpi_raise_class("MPI_Info_get_valuelen", 29, "invalid info key argument key: longer than MPI_MAX_INFO_KEY"));
     int rc = gmpi_inner_Info_get_valuelen(fr_h_in(info), (void *)key, (void *)valuelen, (void *)flag);
     return fr_err_out(rc);
 }
@@ -2491,6 +2500,8 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 #pragma weak MPI_Info_set = PMPI_Info_set
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+    if (fr_info_key_long(key)) return fr_err_out(gmpi_raise_class("MPI_Info_set", 29, "invalid info key argument key: longer than MPI_MAX_INFO_KEY"));
+    if (fr_info_val_long(value)) return fr_err_out(gmpi_raise_class("MPI_Info_set", 30, "invalid info value argument value: longer than MPI_MAX_INFO_VAL"));
     int rc = gmpi_inner_Info_set(fr_h_in(info), (void *)key, (void *)value);
     return fr_err_out(rc);
 }
@@ -2505,9 +2516,9 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 #pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
-    int newcomm_ = 0;
+    int newcomm_ = FR_UNSET;
     int rc = gmpi_inner_Comm_create_from_group(fr_h_in(group), (void *)stringtag, fr_h_in(info), fr_h_in(errhandler), newcomm ? (void *)&newcomm_ : (void *)0);
-    if (newcomm && rc == 0) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
+    if (newcomm && newcomm_ != FR_UNSET) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
@@ -2528,9 +2539,9 @@ int PMPI_Finalized(int *flag)
 #pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
-    int newgroup_ = 0;
+    int newgroup_ = FR_UNSET;
     int rc = gmpi_inner_Group_from_session_pset(fr_h_in(session), (void *)pset_name, newgroup ? (void *)&newgroup_ : (void *)0);
-    if (newgroup && rc == 0) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
+    if (newgroup && newgroup_ != FR_UNSET) *newgroup = (MPI_Group)fr_h_out(newgroup_, FR_GROUP);
     return fr_err_out(rc);
 }
 
@@ -2583,9 +2594,9 @@ int PMPI_Session_finalize(MPI_Session *session)
 #pragma weak MPI_Session_get_info = PMPI_Session_get_info
 int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
-    int info_used_ = 0;
+    int info_used_ = FR_UNSET;
     int rc = gmpi_inner_Session_get_info(fr_h_in(session), info_used ? (void *)&info_used_ : (void *)0);
-    if (info_used && rc == 0) *info_used = (MPI_Info)fr_h_out(info_used_, FR_INFO);
+    if (info_used && info_used_ != FR_UNSET) *info_used = (MPI_Info)fr_h_out(info_used_, FR_INFO);
     return fr_err_out(rc);
 }
 
@@ -2606,18 +2617,18 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_na
 #pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
 int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
-    int info_ = 0;
+    int info_ = FR_UNSET;
     int rc = gmpi_inner_Session_get_pset_info(fr_h_in(session), (void *)pset_name, info ? (void *)&info_ : (void *)0);
-    if (info && rc == 0) *info = (MPI_Info)fr_h_out(info_, FR_INFO);
+    if (info && info_ != FR_UNSET) *info = (MPI_Info)fr_h_out(info_, FR_INFO);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Session_init = PMPI_Session_init
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
-    int session_ = 0;
+    int session_ = FR_UNSET;
     int rc = gmpi_inner_Session_init(fr_h_in(info), fr_h_in(errhandler), session ? (void *)&session_ : (void *)0);
-    if (session && rc == 0) *session = (MPI_Session)fr_h_out(session_, FR_SESSION);
+    if (session && session_ != FR_UNSET) *session = (MPI_Session)fr_h_out(session_, FR_SESSION);
     return fr_err_out(rc);
 }
 
@@ -2696,9 +2707,9 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 #pragma weak MPI_Op_create = PMPI_Op_create
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
-    int op_ = 0;
+    int op_ = FR_UNSET;
     int rc = gmpi_inner_Op_create((void *)user_fn, commute, op ? (void *)&op_ : (void *)0);
-    if (op && rc == 0) *op = (MPI_Op)fr_h_out(op_, FR_OP);
+    if (op && op_ != FR_UNSET) *op = (MPI_Op)fr_h_out(op_, FR_OP);
     return fr_err_out(rc);
 }
 
@@ -2742,18 +2753,18 @@ int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request
 #pragma weak MPI_Precv_init = PMPI_Precv_init
 int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Precv_init(fr_buf_in(buf), partitions, count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Psend_init = PMPI_Psend_init
 int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Psend_init(fr_buf_in(buf), partitions, count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -2767,9 +2778,9 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 #pragma weak MPI_Bsend_init = PMPI_Bsend_init
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Bsend_init(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -2791,19 +2802,19 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 #pragma weak MPI_Ibsend = PMPI_Ibsend
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ibsend(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Improbe = PMPI_Improbe
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
-    int message_ = 0;
+    int message_ = FR_UNSET;
     struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Improbe(fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), (void *)flag, message ? (void *)&message_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
-    if (message && rc == 0) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
+    if (message && message_ != FR_UNSET) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
 }
@@ -2812,10 +2823,10 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
     int message_ = message ? fr_h_in(*message) : 0;
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Imrecv(fr_buf_in(buf), count, fr_h_in(datatype), message ? (void *)&message_ : (void *)0, request ? (void *)&request_ : (void *)0);
     if (message) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -2831,64 +2842,64 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 #pragma weak MPI_Irecv = PMPI_Irecv
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Irecv(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Irsend = PMPI_Irsend
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Irsend(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Isend = PMPI_Isend
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Isend(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Isendrecv = PMPI_Isendrecv
 int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Isendrecv(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Isendrecv_replace(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(sendtag), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Issend = PMPI_Issend
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Issend(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Mprobe = PMPI_Mprobe
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
-    int message_ = 0;
+    int message_ = FR_UNSET;
     struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
     int rc = gmpi_inner_Mprobe(fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), message ? (void *)&message_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
-    if (message && rc == 0) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
+    if (message && message_ != FR_UNSET) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
 }
@@ -2925,9 +2936,9 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 #pragma weak MPI_Recv_init = PMPI_Recv_init
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Recv_init(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -2941,9 +2952,9 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 #pragma weak MPI_Rsend_init = PMPI_Rsend_init
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Rsend_init(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -2957,9 +2968,9 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 #pragma weak MPI_Send_init = PMPI_Send_init
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Send_init(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -2991,9 +3002,9 @@ int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 #pragma weak MPI_Ssend_init = PMPI_Ssend_init
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ssend_init(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -3016,9 +3027,9 @@ int PMPI_Grequest_complete(MPI_Request request)
 #pragma weak MPI_Grequest_start = PMPI_Grequest_start
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Grequest_start((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)extra_state, request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -3096,7 +3107,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
     struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : count); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status)); fr_status_blank(array_of_statuses_, array_of_statuses__n);
     int rc = gmpi_inner_Testall(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)flag, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
-    if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < count; i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
+    if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < count && i < array_of_statuses__n; i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
     fr_tmp_free(array_of_requests_, array_of_requests__small);
     fr_tmp_free(array_of_statuses_, array_of_statuses__small);
     return fr_err_out(rc);
@@ -3123,7 +3134,7 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
     struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : incount); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status)); fr_status_blank(array_of_statuses_, array_of_statuses__n);
     int rc = gmpi_inner_Testsome(incount, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)outcount, (void *)array_of_indices, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
-    if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < (outcount && *outcount > 0 ? *outcount : 0); i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
+    if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < (outcount && *outcount > 0 ? *outcount : 0) && i < array_of_statuses__n; i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
     fr_tmp_free(array_of_requests_, array_of_requests__small);
     fr_tmp_free(array_of_statuses_, array_of_statuses__small);
     return fr_err_out(rc);
@@ -3148,7 +3159,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_o
     struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : count); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status)); fr_status_blank(array_of_statuses_, array_of_statuses__n);
     int rc = gmpi_inner_Waitall(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
-    if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < count; i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
+    if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < count && i < array_of_statuses__n; i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
     fr_tmp_free(array_of_requests_, array_of_requests__small);
     fr_tmp_free(array_of_statuses_, array_of_statuses__small);
     return fr_err_out(rc);
@@ -3175,7 +3186,7 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, i
     struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : incount); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status)); fr_status_blank(array_of_statuses_, array_of_statuses__n);
     int rc = gmpi_inner_Waitsome(incount, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)outcount, (void *)array_of_indices, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
-    if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < (outcount && *outcount > 0 ? *outcount : 0); i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
+    if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < (outcount && *outcount > 0 ? *outcount : 0) && i < array_of_statuses__n; i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
     fr_tmp_free(array_of_requests_, array_of_requests__small);
     fr_tmp_free(array_of_statuses_, array_of_statuses__small);
     return fr_err_out(rc);
@@ -3240,54 +3251,54 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 #pragma weak MPI_Raccumulate = PMPI_Raccumulate
 int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Raccumulate(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(op), fr_h_in(win), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Rget = PMPI_Rget
 int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Rget(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
 int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Rget_accumulate(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_buf_in(result_addr), result_count, fr_h_in(result_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(op), fr_h_in(win), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Rput = PMPI_Rput
 int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Rput(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    int win_ = 0;
+    int win_ = FR_UNSET;
     int rc = gmpi_inner_Win_allocate(size, disp_unit, fr_h_in(info), fr_h_in(comm), (void *)baseptr, win ? (void *)&win_ : (void *)0);
-    if (win && rc == 0) *win = (MPI_Win)fr_h_out(win_, FR_WIN);
+    if (win && win_ != FR_UNSET) *win = (MPI_Win)fr_h_out(win_, FR_WIN);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    int win_ = 0;
+    int win_ = FR_UNSET;
     int rc = gmpi_inner_Win_allocate_shared(size, disp_unit, fr_h_in(info), fr_h_in(comm), (void *)baseptr, win ? (void *)&win_ : (void *)0);
-    if (win && rc == 0) *win = (MPI_Win)fr_h_out(win_, FR_WIN);
+    if (win && win_ != FR_UNSET) *win = (MPI_Win)fr_h_out(win_, FR_WIN);
     return fr_err_out(rc);
 }
 
@@ -3308,18 +3319,18 @@ int PMPI_Win_complete(MPI_Win win)
 #pragma weak MPI_Win_create = PMPI_Win_create
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    int win_ = 0;
+    int win_ = FR_UNSET;
     int rc = gmpi_inner_Win_create((void *)base, size, disp_unit, fr_h_in(info), fr_h_in(comm), win ? (void *)&win_ : (void *)0);
-    if (win && rc == 0) *win = (MPI_Win)fr_h_out(win_, FR_WIN);
+    if (win && win_ != FR_UNSET) *win = (MPI_Win)fr_h_out(win_, FR_WIN);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    int win_ = 0;
+    int win_ = FR_UNSET;
     int rc = gmpi_inner_Win_create_dynamic(fr_h_in(info), fr_h_in(comm), win ? (void *)&win_ : (void *)0);
-    if (win && rc == 0) *win = (MPI_Win)fr_h_out(win_, FR_WIN);
+    if (win && win_ != FR_UNSET) *win = (MPI_Win)fr_h_out(win_, FR_WIN);
     return fr_err_out(rc);
 }
 
@@ -3377,18 +3388,18 @@ int PMPI_Win_free(MPI_Win *win)
 #pragma weak MPI_Win_get_group = PMPI_Win_get_group
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
-    int group_ = 0;
+    int group_ = FR_UNSET;
     int rc = gmpi_inner_Win_get_group(fr_h_in(win), group ? (void *)&group_ : (void *)0);
-    if (group && rc == 0) *group = (MPI_Group)fr_h_out(group_, FR_GROUP);
+    if (group && group_ != FR_UNSET) *group = (MPI_Group)fr_h_out(group_, FR_GROUP);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Win_get_info = PMPI_Win_get_info
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
-    int info_used_ = 0;
+    int info_used_ = FR_UNSET;
     int rc = gmpi_inner_Win_get_info(fr_h_in(win), info_used ? (void *)&info_used_ : (void *)0);
-    if (info_used && rc == 0) *info_used = (MPI_Info)fr_h_out(info_used_, FR_INFO);
+    if (info_used && info_used_ != FR_UNSET) *info_used = (MPI_Info)fr_h_out(info_used_, FR_INFO);
     return fr_err_out(rc);
 }
 
@@ -3495,18 +3506,18 @@ int PMPI_Close_port(const char *port_name)
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    int newcomm_ = 0;
+    int newcomm_ = FR_UNSET;
     int rc = gmpi_inner_Comm_accept((void *)port_name, fr_h_in(info), fr_rank_in(root), fr_h_in(comm), newcomm ? (void *)&newcomm_ : (void *)0);
-    if (newcomm && rc == 0) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
+    if (newcomm && newcomm_ != FR_UNSET) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Comm_connect = PMPI_Comm_connect
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    int newcomm_ = 0;
+    int newcomm_ = FR_UNSET;
     int rc = gmpi_inner_Comm_connect((void *)port_name, fr_h_in(info), fr_rank_in(root), fr_h_in(comm), newcomm ? (void *)&newcomm_ : (void *)0);
-    if (newcomm && rc == 0) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
+    if (newcomm && newcomm_ != FR_UNSET) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
@@ -3522,27 +3533,27 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
-    int parent_ = 0;
+    int parent_ = FR_UNSET;
     int rc = gmpi_inner_Comm_get_parent(parent ? (void *)&parent_ : (void *)0);
-    if (parent && rc == 0) *parent = (MPI_Comm)fr_h_out(parent_, FR_COMM);
+    if (parent && parent_ != FR_UNSET) *parent = (MPI_Comm)fr_h_out(parent_, FR_COMM);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Comm_join = PMPI_Comm_join
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
-    int intercomm_ = 0;
+    int intercomm_ = FR_UNSET;
     int rc = gmpi_inner_Comm_join(fd, intercomm ? (void *)&intercomm_ : (void *)0);
-    if (intercomm && rc == 0) *intercomm = (MPI_Comm)fr_h_out(intercomm_, FR_COMM);
+    if (intercomm && intercomm_ != FR_UNSET) *intercomm = (MPI_Comm)fr_h_out(intercomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    int intercomm_ = 0;
+    int intercomm_ = FR_UNSET;
     int rc = gmpi_inner_Comm_spawn((void *)command, (void *)argv, maxprocs, fr_h_in(info), fr_rank_in(root), fr_h_in(comm), intercomm ? (void *)&intercomm_ : (void *)0, (void *)array_of_errcodes);
-    if (intercomm && rc == 0) *intercomm = (MPI_Comm)fr_h_out(intercomm_, FR_COMM);
+    if (intercomm && intercomm_ != FR_UNSET) *intercomm = (MPI_Comm)fr_h_out(intercomm_, FR_COMM);
     for (long i = 0; array_of_errcodes && i < maxprocs; i++) array_of_errcodes[i] = fr_err_out(array_of_errcodes[i]);
     return fr_err_out(rc);
 }
@@ -3552,9 +3563,9 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
 {
     int array_of_info__small[FR_SMALL]; long array_of_info__n = count; int *array_of_info_ = fr_tmp(array_of_info__small, sizeof array_of_info__small, array_of_info__n, sizeof(int));
     for (long i = 0; array_of_info && i < array_of_info__n; i++) array_of_info_[i] = fr_h_in(array_of_info[i]);
-    int intercomm_ = 0;
+    int intercomm_ = FR_UNSET;
     int rc = gmpi_inner_Comm_spawn_multiple(count, (void *)array_of_commands, (void *)array_of_argv, (void *)array_of_maxprocs, array_of_info ? (void *)array_of_info_ : (void *)0, fr_rank_in(root), fr_h_in(comm), intercomm ? (void *)&intercomm_ : (void *)0, (void *)array_of_errcodes);
-    if (intercomm && rc == 0) *intercomm = (MPI_Comm)fr_h_out(intercomm_, FR_COMM);
+    if (intercomm && intercomm_ != FR_UNSET) *intercomm = (MPI_Comm)fr_h_out(intercomm_, FR_COMM);
     for (long i = 0; array_of_errcodes && i < fr_sum(count, array_of_maxprocs); i++) array_of_errcodes[i] = fr_err_out(array_of_errcodes[i]);
     fr_tmp_free(array_of_info_, array_of_info__small);
     return fr_err_out(rc);
@@ -3610,9 +3621,9 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 #pragma weak MPI_Cart_create = PMPI_Cart_create
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
-    int comm_cart_ = 0;
+    int comm_cart_ = FR_UNSET;
     int rc = gmpi_inner_Cart_create(fr_h_in(comm_old), ndims, (void *)dims, (void *)periods, reorder, comm_cart ? (void *)&comm_cart_ : (void *)0);
-    if (comm_cart && rc == 0) *comm_cart = (MPI_Comm)fr_h_out(comm_cart_, FR_COMM);
+    if (comm_cart && comm_cart_ != FR_UNSET) *comm_cart = (MPI_Comm)fr_h_out(comm_cart_, FR_COMM);
     return fr_err_out(rc);
 }
 
@@ -3649,9 +3660,9 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 #pragma weak MPI_Cart_sub = PMPI_Cart_sub
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
-    int newcomm_ = 0;
+    int newcomm_ = FR_UNSET;
     int rc = gmpi_inner_Cart_sub(fr_h_in(comm), (void *)remain_dims, newcomm ? (void *)&newcomm_ : (void *)0);
-    if (newcomm && rc == 0) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
+    if (newcomm && newcomm_ != FR_UNSET) *newcomm = (MPI_Comm)fr_h_out(newcomm_, FR_COMM);
     return fr_err_out(rc);
 }
 
@@ -3672,18 +3683,18 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 #pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
-    int comm_dist_graph_ = 0;
+    int comm_dist_graph_ = FR_UNSET;
     int rc = gmpi_inner_Dist_graph_create(fr_h_in(comm_old), n, (void *)sources, (void *)degrees, (void *)destinations, fr_weights_in(weights), fr_h_in(info), reorder, comm_dist_graph ? (void *)&comm_dist_graph_ : (void *)0);
-    if (comm_dist_graph && rc == 0) *comm_dist_graph = (MPI_Comm)fr_h_out(comm_dist_graph_, FR_COMM);
+    if (comm_dist_graph && comm_dist_graph_ != FR_UNSET) *comm_dist_graph = (MPI_Comm)fr_h_out(comm_dist_graph_, FR_COMM);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
-    int comm_dist_graph_ = 0;
+    int comm_dist_graph_ = FR_UNSET;
     int rc = gmpi_inner_Dist_graph_create_adjacent(fr_h_in(comm_old), indegree, (void *)sources, fr_weights_in(sourceweights), outdegree, (void *)destinations, fr_weights_in(destweights), fr_h_in(info), reorder, comm_dist_graph ? (void *)&comm_dist_graph_ : (void *)0);
-    if (comm_dist_graph && rc == 0) *comm_dist_graph = (MPI_Comm)fr_h_out(comm_dist_graph_, FR_COMM);
+    if (comm_dist_graph && comm_dist_graph_ != FR_UNSET) *comm_dist_graph = (MPI_Comm)fr_h_out(comm_dist_graph_, FR_COMM);
     return fr_err_out(rc);
 }
 
@@ -3704,9 +3715,9 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
 #pragma weak MPI_Graph_create = PMPI_Graph_create
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
-    int comm_graph_ = 0;
+    int comm_graph_ = FR_UNSET;
     int rc = gmpi_inner_Graph_create(fr_h_in(comm_old), nnodes, (void *)indx, (void *)edges, reorder, comm_graph ? (void *)&comm_graph_ : (void *)0);
-    if (comm_graph && rc == 0) *comm_graph = (MPI_Comm)fr_h_out(comm_graph_, FR_COMM);
+    if (comm_graph && comm_graph_ != FR_UNSET) *comm_graph = (MPI_Comm)fr_h_out(comm_graph_, FR_COMM);
     return fr_err_out(rc);
 }
 
@@ -3826,9 +3837,9 @@ int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 #pragma weak MPI_T_cvar_get_info = PMPI_T_cvar_get_info
 int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
-    int datatype_ = 0;
+    int datatype_ = FR_UNSET;
     int rc = gmpi_inner_T_cvar_get_info(cvar_index, (void *)name, (void *)name_len, (void *)verbosity, datatype ? (void *)&datatype_ : (void *)0, (void *)enumtype, (void *)desc, (void *)desc_len, (void *)bind, (void *)scope);
-    if (datatype && rc == 0) *datatype = (MPI_Datatype)fr_h_out(datatype_, FR_DATATYPE);
+    if (datatype && datatype_ != FR_UNSET) *datatype = (MPI_Datatype)fr_h_out(datatype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -3884,9 +3895,9 @@ int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, 
 #pragma weak MPI_T_event_callback_get_info = PMPI_T_event_callback_get_info
 int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used)
 {
-    int info_used_ = 0;
+    int info_used_ = FR_UNSET;
     int rc = gmpi_inner_T_event_callback_get_info((void *)event_registration, cb_safety, info_used ? (void *)&info_used_ : (void *)0);
-    if (info_used && rc == 0) *info_used = (MPI_Info)fr_h_out(info_used_, FR_INFO);
+    if (info_used && info_used_ != FR_UNSET) *info_used = (MPI_Info)fr_h_out(info_used_, FR_INFO);
     return fr_err_out(rc);
 }
 
@@ -3967,9 +3978,9 @@ int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *
 #pragma weak MPI_T_event_handle_get_info = PMPI_T_event_handle_get_info
 int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used)
 {
-    int info_used_ = 0;
+    int info_used_ = FR_UNSET;
     int rc = gmpi_inner_T_event_handle_get_info((void *)event_registration, info_used ? (void *)&info_used_ : (void *)0);
-    if (info_used && rc == 0) *info_used = (MPI_Info)fr_h_out(info_used_, FR_INFO);
+    if (info_used && info_used_ != FR_UNSET) *info_used = (MPI_Info)fr_h_out(info_used_, FR_INFO);
     return fr_err_out(rc);
 }
 
@@ -4026,9 +4037,9 @@ int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 #pragma weak MPI_T_pvar_get_info = PMPI_T_pvar_get_info
 int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
 {
-    int datatype_ = 0;
+    int datatype_ = FR_UNSET;
     int rc = gmpi_inner_T_pvar_get_info(pvar_index, (void *)name, (void *)name_len, (void *)verbosity, (void *)var_class, datatype ? (void *)&datatype_ : (void *)0, (void *)enumtype, (void *)desc, (void *)desc_len, (void *)bind, (void *)readonly, (void *)continuous, (void *)atomic);
-    if (datatype && rc == 0) *datatype = (MPI_Datatype)fr_h_out(datatype_, FR_DATATYPE);
+    if (datatype && datatype_ != FR_UNSET) *datatype = (MPI_Datatype)fr_h_out(datatype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -4112,9 +4123,9 @@ int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
 #pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
 int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info)
 {
-    int info_ = 0;
+    int info_ = FR_UNSET;
     int rc = gmpi_inner_T_source_get_info(source_index, (void *)name, (void *)name_len, (void *)desc, (void *)desc_len, (void *)ordering, (void *)ticks_per_second, (void *)max_ticks, info ? (void *)&info_ : (void *)0);
-    if (info && rc == 0) *info = (MPI_Info)fr_h_out(info_, FR_INFO);
+    if (info && info_ != FR_UNSET) *info = (MPI_Info)fr_h_out(info_, FR_INFO);
     return fr_err_out(rc);
 }
 
@@ -4135,9 +4146,9 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 #pragma weak MPIX_Grequest_start = PMPIX_Grequest_start
 int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_innerx_Grequest_start((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)poll_fn, (void *)wait_fn, (void *)extra_state, request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4151,9 +4162,9 @@ int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequ
 #pragma weak MPIX_Grequest_class_allocate = PMPIX_Grequest_class_allocate
 int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_innerx_Grequest_class_allocate(greq_class, (void *)extra_state, request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4167,9 +4178,9 @@ int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 #pragma weak MPI_Allgather_init_c = PMPI_Allgather_init_c
 int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Allgather_init_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4183,9 +4194,9 @@ int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 #pragma weak MPI_Allgatherv_init_c = PMPI_Allgatherv_init_c
 int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Allgatherv_init_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)displs, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4199,9 +4210,9 @@ int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 #pragma weak MPI_Allreduce_init_c = PMPI_Allreduce_init_c
 int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Allreduce_init_c(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4215,9 +4226,9 @@ int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #pragma weak MPI_Alltoall_init_c = PMPI_Alltoall_init_c
 int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Alltoall_init_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4231,9 +4242,9 @@ int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 #pragma weak MPI_Alltoallv_init_c = PMPI_Alltoallv_init_c
 int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Alltoallv_init_c(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4259,9 +4270,9 @@ int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], con
     for (long i = 0; sendtypes && i < sendtypes__n; i++) sendtypes_[i] = fr_h_in(sendtypes[i]);
     int recvtypes__small[FR_SMALL]; long recvtypes__n = fr_wsize(comm_); int *recvtypes_ = fr_tmp(recvtypes__small, sizeof recvtypes__small, recvtypes__n, sizeof(int));
     for (long i = 0; recvtypes && i < recvtypes__n; i++) recvtypes_[i] = fr_h_in(recvtypes[i]);
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Alltoallw_init_c(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, sendtypes ? (void *)sendtypes_ : (void *)0, fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, recvtypes ? (void *)recvtypes_ : (void *)0, fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     fr_tmp_free(sendtypes_, sendtypes__small);
     fr_tmp_free(recvtypes_, recvtypes__small);
     return fr_err_out(rc);
@@ -4277,9 +4288,9 @@ int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
 #pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Bcast_init_c(fr_buf_in(buffer), count, fr_h_in(datatype), fr_rank_in(root), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4293,9 +4304,9 @@ int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 #pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Exscan_init_c(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4309,9 +4320,9 @@ int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 #pragma weak MPI_Gather_init_c = PMPI_Gather_init_c
 int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Gather_init_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4325,54 +4336,54 @@ int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 #pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c
 int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Gatherv_init_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)displs, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Iallgather_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Iallgatherv_c = PMPI_Iallgatherv_c
 int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Iallgatherv_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)displs, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Iallreduce_c(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ialltoall_c = PMPI_Ialltoall_c
 int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ialltoall_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ialltoallv_c = PMPI_Ialltoallv_c
 int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ialltoallv_c(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4384,9 +4395,9 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const M
     for (long i = 0; sendtypes && i < sendtypes__n; i++) sendtypes_[i] = fr_h_in(sendtypes[i]);
     int recvtypes__small[FR_SMALL]; long recvtypes__n = fr_wsize(comm_); int *recvtypes_ = fr_tmp(recvtypes__small, sizeof recvtypes__small, recvtypes__n, sizeof(int));
     for (long i = 0; recvtypes && i < recvtypes__n; i++) recvtypes_[i] = fr_h_in(recvtypes[i]);
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ialltoallw_c(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, sendtypes ? (void *)sendtypes_ : (void *)0, fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, recvtypes ? (void *)recvtypes_ : (void *)0, fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     fr_tmp_free(sendtypes_, sendtypes__small);
     fr_tmp_free(recvtypes_, recvtypes__small);
     return fr_err_out(rc);
@@ -4395,72 +4406,72 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const M
 #pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ibcast_c(fr_buf_in(buffer), count, fr_h_in(datatype), fr_rank_in(root), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Iexscan_c = PMPI_Iexscan_c
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Iexscan_c(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Igather_c = PMPI_Igather_c
 int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Igather_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Igatherv_c = PMPI_Igatherv_c
 int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Igatherv_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)displs, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ineighbor_allgather_c = PMPI_Ineighbor_allgather_c
 int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ineighbor_allgather_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ineighbor_allgatherv_c = PMPI_Ineighbor_allgatherv_c
 int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ineighbor_allgatherv_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)displs, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ineighbor_alltoall_c = PMPI_Ineighbor_alltoall_c
 int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ineighbor_alltoall_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ineighbor_alltoallv_c = PMPI_Ineighbor_alltoallv_c
 int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ineighbor_alltoallv_c(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, fr_h_in(recvtype), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4472,9 +4483,9 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
     for (long i = 0; sendtypes && i < sendtypes__n; i++) sendtypes_[i] = fr_h_in(sendtypes[i]);
     int recvtypes__small[FR_SMALL]; long recvtypes__n = fr_degree(comm_, 1); int *recvtypes_ = fr_tmp(recvtypes__small, sizeof recvtypes__small, recvtypes__n, sizeof(int));
     for (long i = 0; recvtypes && i < recvtypes__n; i++) recvtypes_[i] = fr_h_in(recvtypes[i]);
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ineighbor_alltoallw_c(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, sendtypes ? (void *)sendtypes_ : (void *)0, fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, recvtypes ? (void *)recvtypes_ : (void *)0, fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     fr_tmp_free(sendtypes_, sendtypes__small);
     fr_tmp_free(recvtypes_, recvtypes__small);
     return fr_err_out(rc);
@@ -4483,54 +4494,54 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
 #pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ireduce_c(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_rank_in(root), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ireduce_scatter_c = PMPI_Ireduce_scatter_c
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ireduce_scatter_c(fr_buf_in(sendbuf), fr_buf_in(recvbuf), (void *)recvcounts, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Ireduce_scatter_block_c = PMPI_Ireduce_scatter_block_c
 int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ireduce_scatter_block_c(fr_buf_in(sendbuf), fr_buf_in(recvbuf), recvcount, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Iscan_c = PMPI_Iscan_c
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Iscan_c(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Iscatter_c = PMPI_Iscatter_c
 int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Iscatter_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Iscatterv_c = PMPI_Iscatterv_c
 int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Iscatterv_c(fr_buf_in(sendbuf), (void *)sendcounts, (void *)displs, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4544,9 +4555,9 @@ int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 #pragma weak MPI_Neighbor_allgather_init_c = PMPI_Neighbor_allgather_init_c
 int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Neighbor_allgather_init_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4560,9 +4571,9 @@ int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 #pragma weak MPI_Neighbor_allgatherv_init_c = PMPI_Neighbor_allgatherv_init_c
 int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Neighbor_allgatherv_init_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)displs, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4576,9 +4587,9 @@ int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 #pragma weak MPI_Neighbor_alltoall_init_c = PMPI_Neighbor_alltoall_init_c
 int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Neighbor_alltoall_init_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4592,9 +4603,9 @@ int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
 #pragma weak MPI_Neighbor_alltoallv_init_c = PMPI_Neighbor_alltoallv_init_c
 int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Neighbor_alltoallv_init_c(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, fr_h_in(sendtype), fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, fr_h_in(recvtype), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4620,9 +4631,9 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
     for (long i = 0; sendtypes && i < sendtypes__n; i++) sendtypes_[i] = fr_h_in(sendtypes[i]);
     int recvtypes__small[FR_SMALL]; long recvtypes__n = fr_degree(comm_, 1); int *recvtypes_ = fr_tmp(recvtypes__small, sizeof recvtypes__small, recvtypes__n, sizeof(int));
     for (long i = 0; recvtypes && i < recvtypes__n; i++) recvtypes_[i] = fr_h_in(recvtypes[i]);
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Neighbor_alltoallw_init_c(fr_buf_in(sendbuf), (void *)sendcounts, (void *)sdispls, sendtypes ? (void *)sendtypes_ : (void *)0, fr_buf_in(recvbuf), (void *)recvcounts, (void *)rdispls, recvtypes ? (void *)recvtypes_ : (void *)0, fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     fr_tmp_free(sendtypes_, sendtypes__small);
     fr_tmp_free(recvtypes_, recvtypes__small);
     return fr_err_out(rc);
@@ -4638,9 +4649,9 @@ int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 #pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Reduce_init_c(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_rank_in(root), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4668,18 +4679,18 @@ int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count re
 #pragma weak MPI_Reduce_scatter_block_init_c = PMPI_Reduce_scatter_block_init_c
 int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Reduce_scatter_block_init_c(fr_buf_in(sendbuf), fr_buf_in(recvbuf), recvcount, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Reduce_scatter_init_c = PMPI_Reduce_scatter_init_c
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Reduce_scatter_init_c(fr_buf_in(sendbuf), fr_buf_in(recvbuf), (void *)recvcounts, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4693,9 +4704,9 @@ int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
 #pragma weak MPI_Scan_init_c = PMPI_Scan_init_c
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Scan_init_c(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4709,9 +4720,9 @@ int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 #pragma weak MPI_Scatter_init_c = PMPI_Scatter_init_c
 int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Scatter_init_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4725,9 +4736,9 @@ int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 #pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
 int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Scatterv_init_c(fr_buf_in(sendbuf), (void *)sendcounts, (void *)displs, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm), fr_h_in(info), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4778,9 +4789,9 @@ int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MP
 #pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_contiguous_c(count, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -4791,9 +4802,9 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
     for (long i = 0; array_of_distribs && i < array_of_distribs__n; i++) array_of_distribs_[i] = fr_distrib_in(array_of_distribs[i]);
     int array_of_dargs__small[FR_SMALL]; long array_of_dargs__n = ndims; int *array_of_dargs_ = fr_tmp(array_of_dargs__small, sizeof array_of_dargs__small, array_of_dargs__n, sizeof(int));
     for (long i = 0; array_of_dargs && i < array_of_dargs__n; i++) array_of_dargs_[i] = fr_darg_in(array_of_dargs[i]);
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_darray_c(size, fr_rank_in(rank), ndims, (void *)array_of_gsizes, array_of_distribs ? (void *)array_of_distribs_ : (void *)0, array_of_dargs ? (void *)array_of_dargs_ : (void *)0, (void *)array_of_psizes, fr_order_in(order), fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     fr_tmp_free(array_of_distribs_, array_of_distribs__small);
     fr_tmp_free(array_of_dargs_, array_of_dargs__small);
     return fr_err_out(rc);
@@ -4802,45 +4813,45 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
 #pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
 int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_hindexed_c(count, (void *)array_of_blocklengths, (void *)array_of_displacements, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
 int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_hindexed_block_c(count, blocklength, (void *)array_of_displacements, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_hvector_c(count, blocklength, stride, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
 int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_indexed_block_c(count, blocklength, (void *)array_of_displacements, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_resized_c(fr_h_in(oldtype), lb, extent, newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -4849,9 +4860,9 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
 {
     int array_of_types__small[FR_SMALL]; long array_of_types__n = count; int *array_of_types_ = fr_tmp(array_of_types__small, sizeof array_of_types__small, array_of_types__n, sizeof(int));
     for (long i = 0; array_of_types && i < array_of_types__n; i++) array_of_types_[i] = fr_h_in(array_of_types[i]);
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_struct_c(count, (void *)array_of_blocklengths, (void *)array_of_displacements, array_of_types ? (void *)array_of_types_ : (void *)0, newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     fr_tmp_free(array_of_types_, array_of_types__small);
     return fr_err_out(rc);
 }
@@ -4859,9 +4870,9 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
 #pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
 int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_create_subarray_c(ndims, (void *)array_of_sizes, (void *)array_of_subsizes, (void *)array_of_starts, fr_order_in(order), fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -4900,9 +4911,9 @@ int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
 #pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_indexed_c(count, (void *)array_of_blocklengths, (void *)array_of_displacements, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -4916,9 +4927,9 @@ int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 #pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int newtype_ = 0;
+    int newtype_ = FR_UNSET;
     int rc = gmpi_inner_Type_vector_c(count, blocklength, stride, fr_h_in(oldtype), newtype ? (void *)&newtype_ : (void *)0);
-    if (newtype && rc == 0) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
+    if (newtype && newtype_ != FR_UNSET) *newtype = (MPI_Datatype)fr_h_out(newtype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -4939,9 +4950,9 @@ int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count in
 #pragma weak MPI_Op_create_c = PMPI_Op_create_c
 int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
-    int op_ = 0;
+    int op_ = FR_UNSET;
     int rc = gmpi_inner_Op_create_c((void *)user_fn, commute, op ? (void *)&op_ : (void *)0);
-    if (op && rc == 0) *op = (MPI_Op)fr_h_out(op_, FR_OP);
+    if (op && op_ != FR_UNSET) *op = (MPI_Op)fr_h_out(op_, FR_OP);
     return fr_err_out(rc);
 }
 
@@ -4955,9 +4966,9 @@ int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 #pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Bsend_init_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4978,9 +4989,9 @@ int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 #pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ibsend_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -4988,64 +4999,64 @@ int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
     int message_ = message ? fr_h_in(*message) : 0;
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Imrecv_c(fr_buf_in(buf), count, fr_h_in(datatype), message ? (void *)&message_ : (void *)0, request ? (void *)&request_ : (void *)0);
     if (message) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Irecv_c = PMPI_Irecv_c
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Irecv_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Irsend_c = PMPI_Irsend_c
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Irsend_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Isend_c = PMPI_Isend_c
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Isend_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
 int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Isendrecv_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
 int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Isendrecv_replace_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(sendtag), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Issend_c = PMPI_Issend_c
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Issend_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -5072,9 +5083,9 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 #pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Recv_init_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -5088,9 +5099,9 @@ int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 #pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Rsend_init_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -5104,9 +5115,9 @@ int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 #pragma weak MPI_Send_init_c = PMPI_Send_init_c
 int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Send_init_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -5138,9 +5149,9 @@ int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 #pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Ssend_init_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -5175,63 +5186,63 @@ int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype ori
 #pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
 int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Raccumulate_c(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(op), fr_h_in(win), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Rget_c = PMPI_Rget_c
 int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Rget_c(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
 int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Rget_accumulate_c(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_buf_in(result_addr), result_count, fr_h_in(result_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(op), fr_h_in(win), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Rput_c = PMPI_Rput_c
 int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_Rput_c(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c
 int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    int win_ = 0;
+    int win_ = FR_UNSET;
     int rc = gmpi_inner_Win_allocate_c(size, disp_unit, fr_h_in(info), fr_h_in(comm), (void *)baseptr, win ? (void *)&win_ : (void *)0);
-    if (win && rc == 0) *win = (MPI_Win)fr_h_out(win_, FR_WIN);
+    if (win && win_ != FR_UNSET) *win = (MPI_Win)fr_h_out(win_, FR_WIN);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Win_allocate_shared_c = PMPI_Win_allocate_shared_c
 int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    int win_ = 0;
+    int win_ = FR_UNSET;
     int rc = gmpi_inner_Win_allocate_shared_c(size, disp_unit, fr_h_in(info), fr_h_in(comm), (void *)baseptr, win ? (void *)&win_ : (void *)0);
-    if (win && rc == 0) *win = (MPI_Win)fr_h_out(win_, FR_WIN);
+    if (win && win_ != FR_UNSET) *win = (MPI_Win)fr_h_out(win_, FR_WIN);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Win_create_c = PMPI_Win_create_c
 int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    int win_ = 0;
+    int win_ = FR_UNSET;
     int rc = gmpi_inner_Win_create_c((void *)base, size, disp_unit, fr_h_in(info), fr_h_in(comm), win ? (void *)&win_ : (void *)0);
-    if (win && rc == 0) *win = (MPI_Win)fr_h_out(win_, FR_WIN);
+    if (win && win_ != FR_UNSET) *win = (MPI_Win)fr_h_out(win_, FR_WIN);
     return fr_err_out(rc);
 }
 
@@ -5291,9 +5302,9 @@ int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 #pragma weak MPI_File_get_group = PMPI_File_get_group
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
-    int group_ = 0;
+    int group_ = FR_UNSET;
     int rc = gmpi_inner_File_get_group(fr_file_in(fh), group ? (void *)&group_ : (void *)0);
-    if (group && rc == 0) *group = (MPI_Group)fr_h_out(group_, FR_GROUP);
+    if (group && group_ != FR_UNSET) *group = (MPI_Group)fr_h_out(group_, FR_GROUP);
     return fr_err_out(rc);
 }
 
@@ -5315,9 +5326,9 @@ int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 #pragma weak MPI_File_get_info = PMPI_File_get_info
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
-    int info_used_ = 0;
+    int info_used_ = FR_UNSET;
     int rc = gmpi_inner_File_get_info(fr_file_in(fh), info_used ? (void *)&info_used_ : (void *)0);
-    if (info_used && rc == 0) *info_used = (MPI_Info)fr_h_out(info_used_, FR_INFO);
+    if (info_used && info_used_ != FR_UNSET) *info_used = (MPI_Info)fr_h_out(info_used_, FR_INFO);
     return fr_err_out(rc);
 }
 
@@ -5331,11 +5342,11 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
 #pragma weak MPI_File_get_view = PMPI_File_get_view
 int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
-    int etype_ = 0;
-    int filetype_ = 0;
+    int etype_ = FR_UNSET;
+    int filetype_ = FR_UNSET;
     int rc = gmpi_inner_File_get_view(fr_file_in(fh), (void *)disp, etype ? (void *)&etype_ : (void *)0, filetype ? (void *)&filetype_ : (void *)0, (void *)datarep);
-    if (etype && rc == 0) *etype = (MPI_Datatype)fr_h_out(etype_, FR_DATATYPE);
-    if (filetype && rc == 0) *filetype = (MPI_Datatype)fr_h_out(filetype_, FR_DATATYPE);
+    if (etype && etype_ != FR_UNSET) *etype = (MPI_Datatype)fr_h_out(etype_, FR_DATATYPE);
+    if (filetype && filetype_ != FR_UNSET) *filetype = (MPI_Datatype)fr_h_out(filetype_, FR_DATATYPE);
     return fr_err_out(rc);
 }
 
@@ -5378,18 +5389,18 @@ int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int 
 #pragma weak MPI_File_iread_at = PMPI_File_iread_at
 int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iread_at(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iwrite_at = PMPI_File_iwrite_at
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iwrite_at(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -5432,18 +5443,18 @@ int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype da
 #pragma weak MPI_File_iread = PMPI_File_iread
 int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iread(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iwrite = PMPI_File_iwrite
 int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iwrite(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -5489,18 +5500,18 @@ int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype
 #pragma weak MPI_File_iread_shared = PMPI_File_iread_shared
 int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iread_shared(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iwrite_shared = PMPI_File_iwrite_shared
 int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iwrite_shared(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -5670,36 +5681,36 @@ int PMPI_File_sync(MPI_File fh)
 #pragma weak MPI_File_iread_at_all = PMPI_File_iread_at_all
 int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iread_at_all(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iwrite_at_all = PMPI_File_iwrite_at_all
 int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iwrite_at_all(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iread_all = PMPI_File_iread_all
 int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iread_all(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iwrite_all = PMPI_File_iwrite_all
 int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iwrite_all(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
@@ -5856,90 +5867,90 @@ int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_
 #pragma weak MPI_File_iread_c = PMPI_File_iread_c
 int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iread_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iread_all_c = PMPI_File_iread_all_c
 int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iread_all_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iread_at_c = PMPI_File_iread_at_c
 int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iread_at_c(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iread_at_all_c = PMPI_File_iread_at_all_c
 int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iread_at_all_c(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iread_shared_c = PMPI_File_iread_shared_c
 int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iread_shared_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iwrite_c = PMPI_File_iwrite_c
 int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iwrite_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iwrite_all_c = PMPI_File_iwrite_all_c
 int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iwrite_all_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iwrite_at_c = PMPI_File_iwrite_at_c
 int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iwrite_at_c(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iwrite_at_all_c = PMPI_File_iwrite_at_all_c
 int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iwrite_at_all_c(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_File_iwrite_shared_c = PMPI_File_iwrite_shared_c
 int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int request_ = 0;
+    int request_ = FR_UNSET;
     int rc = gmpi_inner_File_iwrite_shared_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), request ? (void *)&request_ : (void *)0);
-    if (request && rc == 0) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
+    if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
 

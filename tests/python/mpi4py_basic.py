@@ -1,7 +1,12 @@
 """mpi4py_basic.py: Debian's python3-mpi4py (built against Open MPI) on
 gmpi's Open MPI front. Run under mpirun at any size; rank 0 prints
 " No Errors" when every check passed. Checks the library is gmpi's, then
-point-to-point (objects and buffers), collectives and reductions."""
+point-to-point (objects and buffers, probes, persistent requests),
+collectives (blocking and nonblocking, vector variants) and reductions,
+communicators (Dup, intercommunicators and their Dup), info objects at
+Open MPI's key limit. (No Idup: mpi4py sets the error handler of the new
+communicator before the operation completes, and gmpi's handle exists
+only at completion; tests/c/comm_idup covers Idup on the fronts.)"""
 
 import sys
 
@@ -82,7 +87,81 @@ myop.Free()
 check(comm.scan(1) == rank + 1, "scan")
 check(comm.exscan(1) == (rank if rank > 0 else None), "exscan")
 
+# Buffer collectives: vector variants, reduce_scatter, nonblocking ones.
+try:
+    import array
+
+    counts = [r + 1 for r in range(size)]
+    displs = [sum(counts[:r]) for r in range(size)]
+    full = array.array("i", range(sum(counts)))
+    part = array.array("i", [-1] * (rank + 1))
+    comm.Scatterv([full, counts, displs, MPI.INT] if rank == 0 else None, [part, MPI.INT], root=0)
+    check(list(part) == list(range(displs[rank], displs[rank] + rank + 1)), f"Scatterv {list(part)}")
+    back = array.array("i", [-1] * sum(counts))
+    comm.Allgatherv([part, MPI.INT], [back, counts, displs, MPI.INT])
+    check(list(back) == list(full), f"Allgatherv {list(back)}")
+    rs = array.array("d", [0.0])
+    comm.Reduce_scatter_block([array.array("d", [rank + r for r in range(size)]), MPI.DOUBLE],
+                              [rs, MPI.DOUBLE], op=MPI.SUM)
+    check(rs[0] == sum(q + rank for q in range(size)), f"Reduce_scatter_block {rs[0]}")
+    nb = array.array("l", [rank] * 3)
+    nbout = array.array("l", [0] * 3)
+    req = comm.Iallreduce([nb, MPI.LONG], [nbout, MPI.LONG], op=MPI.SUM)
+    req2 = comm.Ibarrier()
+    MPI.Request.Waitall([req, req2])
+    check(list(nbout) == [size * (size - 1) // 2] * 3, f"Iallreduce {list(nbout)}")
+    bc = array.array("i", [7, 8, 9] if rank == size - 1 else [0, 0, 0])
+    comm.Ibcast([bc, MPI.INT], root=size - 1).Wait()
+    check(list(bc) == [7, 8, 9], f"Ibcast {list(bc)}")
+    # Probes and persistent requests.
+    comm.Send([array.array("i", [rank] * (rank + 2)), MPI.INT], dest=right, tag=11)
+    pst = MPI.Status()
+    comm.Probe(source=MPI.ANY_SOURCE, tag=11, status=pst)
+    n = pst.Get_count(MPI.INT)
+    check(pst.Get_source() == left and n == left + 2, f"Probe source={pst.Get_source()} count={n}")
+    pin = array.array("i", [0] * n)
+    comm.Recv([pin, MPI.INT], source=pst.Get_source(), tag=11)
+    check(list(pin) == [left] * (left + 2), f"Recv after Probe {list(pin)}")
+    check(not comm.Iprobe(source=MPI.ANY_SOURCE, tag=12), "Iprobe found a message nobody sent")
+    sv, rv = array.array("i", [0]), array.array("i", [-1])
+    preqs = [comm.Recv_init([rv, MPI.INT], source=left, tag=13),
+             comm.Send_init([sv, MPI.INT], dest=right, tag=13)]
+    for it in range(3):
+        sv[0] = rank * 10 + it
+        MPI.Prequest.Startall(preqs)
+        MPI.Request.Waitall(preqs)
+        check(rv[0] == left * 10 + it, f"persistent round {it}: {rv[0]}")
+    for p in preqs:
+        p.Free()
+except ImportError:
+    pass
+
 # Communicators, groups, attributes, errors.
+if size >= 2:
+    low = rank < size // 2
+    half = comm.Split(0 if low else 1, rank)
+    inter = half.Create_intercomm(0, comm, size // 2 if low else 0, tag=21)
+    check(inter.Is_inter() and inter.Get_remote_size() == (size - size // 2 if low else size // 2),
+          "Create_intercomm")
+    idup = inter.Dup()
+    check(idup.Is_inter() and MPI.Comm.Compare(inter, idup) == MPI.CONGRUENT, "intercommunicator Dup")
+    got = idup.allreduce(rank)
+    want = sum(range(size // 2, size)) if low else sum(range(size // 2))
+    check(got == want, f"allreduce over the duplicated intercommunicator {got}, want {want}")
+    idup.Free()
+    inter.Free()
+    half.Free()
+info = MPI.Info.Create()
+info.Set("k" * (MPI.MAX_INFO_KEY - 1), "v")
+check(info.Get("k" * (MPI.MAX_INFO_KEY - 1)) == "v", "longest info key")
+try:
+    info.Set("k" * (MPI.MAX_INFO_KEY + 1), "v")
+    check(False, f"an info key of {MPI.MAX_INFO_KEY + 1} characters was accepted")
+except MPI.Exception as e:
+    check(e.Get_error_class() == MPI.ERR_INFO_KEY, f"long info key: class {e.Get_error_class()}")
+check(info.Get_nkeys() == 1, f"info nkeys {info.Get_nkeys()}")
+info.Free()
+
 sub = comm.Split(rank % 2, -rank)
 check(sub.Get_size() == (size + 1 - rank % 2) // 2, "Split size")
 check(sub.allreduce(1) == sub.Get_size(), "Split allreduce")

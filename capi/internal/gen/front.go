@@ -96,8 +96,8 @@ func inoutHandle(f *Func, p Param) bool {
 // conv is one parameter's conversion: statements before the call, the
 // argument, statements after it.
 type conv struct {
-	pre, arg, post string
-	cleanup        string
+	check, pre, arg, post string
+	cleanup               string
 }
 
 var (
@@ -114,7 +114,7 @@ var (
 		"MPI_Comm_get_name.comm_name":     {"GMPI_MAX_OBJECT_NAME", "MPI_MAX_OBJECT_NAME"},
 		"MPI_Type_get_name.type_name":     {"GMPI_MAX_OBJECT_NAME", "MPI_MAX_OBJECT_NAME"},
 		"MPI_Win_get_name.win_name":       {"GMPI_MAX_OBJECT_NAME", "MPI_MAX_OBJECT_NAME"},
-		"MPI_Info_get_nthkey.key":         {"GMPI_MAX_INFO_KEY", "MPI_MAX_INFO_KEY"},
+		"MPI_Info_get_nthkey.key":         {"GMPI_MAX_INFO_KEY + 1", "MPI_MAX_INFO_KEY"}, // the inner key buffer holds MPI_MAX_INFO_KEY characters and the NUL
 		"MPI_Get_processor_name.name":     {"GMPI_MAX_PROCESSOR_NAME", "MPI_MAX_PROCESSOR_NAME"},
 	}
 	// int-valued enumerations: "Func.param" -> family of fr_<family>_in/out.
@@ -131,7 +131,12 @@ var (
 		"MPI_Buffer_detach.size": "bsize", "MPI_Comm_detach_buffer.size": "bsize",
 		"MPI_Session_detach_buffer.size": "bsize",
 	}
-	errIn       = map[string]bool{"errorcode": true, "errorclass": true}
+	errIn = map[string]bool{"errorcode": true, "errorclass": true}
+	// Handle outputs the inner layer writes when the request completes.
+	deferredOut = map[string]bool{"MPI_Comm_idup.newcomm": true, "MPI_Comm_idup_with_info.newcomm": true}
+	// Attribute reads whose predefined values differ between ABIs:
+	// function -> its keyval parameter.
+	attrGet     = map[string]string{"MPI_Comm_get_attr": "comm_keyval", "MPI_Attr_get": "keyval", "MPI_Win_get_attr": "win_keyval"}
 	copyFnTypes = map[string]bool{"MPI_Comm_copy_attr_function": true, "MPI_Type_copy_attr_function": true,
 		"MPI_Win_copy_attr_function": true, "MPI_Copy_function": true}
 )
@@ -163,12 +168,18 @@ func frontConv(f *Func, p Param) (c conv, ok bool) {
 		return conv{arg: "fr_h_in(" + n + ")"}, true
 	case isHandle && levels == 1 && !arr:
 		tmp := n + "_"
+		if deferredOut[f.Name+"."+n] {
+			c.arg = fmt.Sprintf("%s ? (void *)fr_deferred_handle(%s) : (void *)0", n, n)
+			c.post = fmt.Sprintf("if (%s && rc != 0) *%s = (%s)fr_h_out(*fr_deferred_handle_int(%s), %s);", n, n, t, n, kind)
+			return c, true
+		}
 		if inoutHandle(f, p) {
 			c.pre = fmt.Sprintf("int %s = %s ? fr_h_in(*%s) : 0;", tmp, n, n)
 			c.post = fmt.Sprintf("if (%s) *%s = (%s)fr_h_out(%s, %s);", n, n, t, tmp, kind)
 		} else {
-			c.pre = fmt.Sprintf("int %s = 0;", tmp)
-			c.post = fmt.Sprintf("if (%s && rc == 0) *%s = (%s)fr_h_out(%s, %s);", n, n, t, tmp, kind)
+			// The inner layer also writes the null handle when it fails.
+			c.pre = fmt.Sprintf("int %s = FR_UNSET;", tmp)
+			c.post = fmt.Sprintf("if (%s && %s != FR_UNSET) *%s = (%s)fr_h_out(%s, %s);", n, tmp, n, t, tmp, kind)
 		}
 		c.arg = fmt.Sprintf("%s ? (void *)&%s : (void *)0", n, tmp)
 		return c, true
@@ -223,10 +234,11 @@ func frontConv(f *Func, p Param) (c conv, ok bool) {
 		c.pre = fmt.Sprintf("struct gmpi_status %s_small[FR_SMALL]; long %s_n = %s; struct gmpi_status *%s = fr_tmp(%s_small, sizeof %s_small, %s_n, sizeof(struct gmpi_status)); fr_status_blank(%s, %s_n);",
 			tmp, tmp, fmt.Sprintf("(%s == FR_STATUSES_IGNORE ? 0 : %s)", n, lnPre(ln)), tmp, tmp, tmp, tmp, tmp, tmp)
 		c.arg = fmt.Sprintf("%s == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)%s", n, tmp)
-		c.post = fmt.Sprintf("if (%s != FR_STATUSES_IGNORE) for (long i = 0; i < %s; i++) fr_status_out(&%s[i], &%s[i]);", n, ln, tmp, n)
+		// Bounded by the temporary too: after an error *outcount may be unset.
+		c.post = fmt.Sprintf("if (%s != FR_STATUSES_IGNORE) for (long i = 0; i < %s && i < %s_n; i++) fr_status_out(&%s[i], &%s[i]);", n, ln, tmp, tmp, n)
 		c.cleanup = fmt.Sprintf("fr_tmp_free(%s, %s_small);", tmp, tmp)
 		return c, true
-	case copyFnTypes[t] && levels == 0:
+	case copyFnTypes[t] && levels <= 1: // spelled as a function pointer type in the table
 		return conv{arg: "fr_copyfn_in((void *)" + n + ")"}, true
 	case t == "void" && bufNames[n]:
 		return conv{arg: "fr_buf_in(" + n + ")"}, true
@@ -275,6 +287,17 @@ func frontConv(f *Func, p Param) (c conv, ok bool) {
 			c.arg = fmt.Sprintf("%s ? (void *)%s : (void *)0", n, tmp)
 			c.cleanup = fmt.Sprintf("fr_tmp_free(%s, %s_small);", tmp, tmp)
 			return c, true
+		case f.Name == "MPI_Group_translate_ranks" && n == "ranks1":
+			tmp := n + "_"
+			c.pre = fmt.Sprintf("int %s_small[FR_SMALL]; long %s_n = %s; int *%s = fr_tmp(%s_small, sizeof %s_small, %s_n, sizeof(int));\n"+
+				"    for (long i = 0; %s && i < %s_n; i++) %s[i] = fr_rank_in(%s[i]);", tmp, tmp, "n", tmp, tmp, tmp, tmp, n, tmp, tmp, n)
+			c.arg = fmt.Sprintf("%s ? (void *)%s : (void *)0", n, tmp)
+			c.cleanup = fmt.Sprintf("fr_tmp_free(%s, %s_small);", tmp, tmp)
+			return c, true
+		case f.Name == "MPI_Group_translate_ranks" && n == "ranks2":
+			c.post = fmt.Sprintf("for (long i = 0; rc == 0 && %s && i < n; i++) %s[i] = fr_rank_undef_out(%s[i]);", n, n, n)
+			c.arg = n
+			return c, true
 		case n == "array_of_errcodes":
 			ln, _ := arrayLen(f, p)
 			c.post = fmt.Sprintf("for (long i = 0; %s && i < %s; i++) %s[i] = fr_err_out(%s[i]);", n, ln, n, n)
@@ -282,6 +305,14 @@ func frontConv(f *Func, p Param) (c conv, ok bool) {
 			return c, true
 		}
 		return pass, true
+	case t == "char" && levels == 1 && !arr && isConst && strings.HasPrefix(f.Name, "MPI_Info_") && (n == "key" || n == "value"):
+		test, cls, what := "fr_info_key_long", 29, "invalid info key argument key: longer than MPI_MAX_INFO_KEY"
+		if n == "value" {
+			test, cls, what = "fr_info_val_long", 30, "invalid info value argument value: longer than MPI_MAX_INFO_VAL"
+		}
+		c.check = fmt.Sprintf("if (%s(%s)) return fr_err_out(gmpi_raise_class(\"%s\", %d, \"%s\"));", test, n, f.Name, cls, what)
+		c.arg = "(void *)" + n
+		return c, true
 	case t == "char" && levels == 1 && !arr && !isConst:
 		if mx, ok := strOut[f.Name+"."+n]; ok {
 			tmp := n + "_"
@@ -367,6 +398,11 @@ func genFront(fr front, funcs []*Func) ([]byte, []string) {
 				needComm = true
 			}
 		}
+		for _, c := range convs {
+			if c.check != "" {
+				fmt.Fprintf(&body, "    %s\n", c.check)
+			}
+		}
 		if needComm {
 			body.WriteString("    int comm_ = fr_h_in(comm);\n")
 		}
@@ -389,6 +425,9 @@ func genFront(fr front, funcs []*Func) ([]byte, []string) {
 			if c.post != "" {
 				posts = append(posts, c.post)
 			}
+		}
+		if k, ok := attrGet[f.Name]; ok {
+			posts = append(posts, fmt.Sprintf("if (rc == 0 && flag && *flag) fr_attr_val_out(fr_keyval_in(%s), attribute_val);", k))
 		}
 		for _, c := range convs {
 			if c.cleanup != "" {
