@@ -18,6 +18,11 @@
 // ahead of slow ones by up to a ring of slots (a loop of small broadcasts
 // costs the root little more than a copy).
 //
+// Nonblocking calls of barrier, bcast, reduce and allreduce run the same
+// steps as state machines that progress polls (nonblocking.go); large
+// blocks of gather, allgather, scatter and alltoall are read straight from
+// their owner's memory (cross-memory attach, cma.go).
+//
 // Lifecycle. The segment is created lazily by the first collective on the
 // communicator (collectively, with the entries this module replaced): rank
 // 0 creates /dev/shm/gmpi-<job>-coll-<context>-<world rank of rank 0> with
