@@ -6,8 +6,9 @@ import (
 
 // Single-copy blocks. Through the segment a block is copied twice (into
 // the sender's slots, out of them). When every rank can read every other
-// rank's memory with cross-memory attach (process_vm_readv; agreed when
-// the segment is set up, so all ranks take the same path), Gather,
+// rank's memory with cross-memory attach (process_vm_readv) and the host
+// is not oversubscribed (agreed when the segment is set up, so all ranks
+// take the same path), Gather,
 // Allgather, Scatter and Alltoall copy each block once when it is at
 // least cmaMin bytes and the segment would need several rounds for it
 // (useCMA): every rank publishes the address of its packed
