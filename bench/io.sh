@@ -27,6 +27,8 @@ declare -A cc run
 cc[gmpi]=$build/bin/mpicc run[gmpi]="$build/bin/mpirun -n"
 cc[mpich]=mpicc.mpich run[mpich]="mpiexec.mpich -n"
 cc[openmpi]=mpicc.openmpi run[openmpi]="mpiexec.openmpi --oversubscribe -n"
+# Open MPI refuses to run as root without these.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 IFS=, read -ra want <<<"$impls"
 have=()
 for impl in "${want[@]}"; do

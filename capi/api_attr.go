@@ -214,20 +214,20 @@ func keyvalName(fn string, kind mpirt.ObjectType) string {
 }
 
 // keyvalArg resolves a user key of kind.
-func keyvalArg(fn string, c *mpirt.Comm, h int32, kind mpirt.ObjectType) (*mpirt.Keyval, int32) {
+func keyvalArg(fn string, c errTo, h int32, kind mpirt.ObjectType) (*mpirt.Keyval, int32) {
 	k := world.Keyval(mpirt.Handle(h))
 	arg := keyvalName(fn, kind)
 	switch {
 	case k != nil && k.Kind == kind:
 		return k, 0
 	case k != nil:
-		return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument %s: 0x%08x is a %s keyval", arg, uint32(h), k.Kind)
+		return nil, c.failf(fn, mpirt.ErrKeyval, "invalid keyval argument %s: 0x%08x is a %s keyval", arg, uint32(h), k.Kind)
 	case mpirt.Handle(h) == mpirt.HandleKeyvalInvalid:
-		return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument %s: MPI_KEYVAL_INVALID", arg)
+		return nil, c.failf(fn, mpirt.ErrKeyval, "invalid keyval argument %s: MPI_KEYVAL_INVALID", arg)
 	case mpirt.Handle(h).Kind() == mpirt.KindBuiltin && mpirt.Handle(h).Type() == mpirt.ObjKeyval:
-		return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument %s: 0x%08x is a predefined keyval, which cannot be changed", arg, uint32(h))
+		return nil, c.failf(fn, mpirt.ErrKeyval, "invalid keyval argument %s: 0x%08x is a predefined keyval, which cannot be changed", arg, uint32(h))
 	}
-	return nil, failf(fn, c, mpirt.ErrKeyval, "invalid keyval argument %s: 0x%08x is not a keyval", arg, uint32(h))
+	return nil, c.failf(fn, mpirt.ErrKeyval, "invalid keyval argument %s: 0x%08x is not a keyval", arg, uint32(h))
 }
 
 func freeKeyval(fn string, keyval *int32, kind mpirt.ObjectType) int32 {
@@ -237,7 +237,7 @@ func freeKeyval(fn string, keyval *int32, kind mpirt.ObjectType) int32 {
 	if keyval == nil {
 		return badPointer(fn, keyvalName(fn, kind))
 	}
-	if _, rc := keyvalArg(fn, nil, *keyval, kind); rc != 0 {
+	if _, rc := keyvalArg(fn, errTo{}, *keyval, kind); rc != 0 {
 		return rc
 	}
 	world.FreeKeyval(mpirt.Handle(*keyval))
@@ -269,29 +269,47 @@ func MPI_Win_free_keyval(keyval *int32) int32 {
 	return freeKeyval("MPI_Win_free_keyval", keyval, mpirt.ObjWin)
 }
 
+// errTo is the object whose error handler reports an attribute call's
+// errors: a communicator, a window, or neither (MPI_COMM_WORLD's).
+type errTo struct {
+	c   *mpirt.Comm
+	win *mpirt.Win
+}
+
+func (e errTo) fail(fn string, err error) int32 {
+	if e.win != nil {
+		return winFail(fn, e.win, err)
+	}
+	return fail(fn, e.c, err)
+}
+
+func (e errTo) failf(fn string, class int, format string, args ...any) int32 {
+	return e.fail(fn, mpirt.Errorf(class, fn, format, args...))
+}
+
 // attrTarget resolves the object of an attribute call: a communicator, a
 // datatype (committed or not, predefined ones included) or a window. It
-// returns the object's attribute cache and handle, and the communicator
-// whose error handler reports errors (nil: MPI_COMM_WORLD's).
-func attrTarget(fn string, kind mpirt.ObjectType, h int32) (a *mpirt.Attrs, obj mpirt.Handle, c *mpirt.Comm, rc int32) {
+// returns the object's attribute cache and handle, and where errors go.
+func attrTarget(fn string, kind mpirt.ObjectType, h int32) (a *mpirt.Attrs, obj mpirt.Handle, e errTo, rc int32) {
 	switch kind {
 	case mpirt.ObjComm:
-		if c, rc = comm(fn, h); rc != 0 {
-			return nil, 0, nil, rc
+		c, rc := comm(fn, h)
+		if rc != 0 {
+			return nil, 0, e, rc
 		}
-		return &c.Attrs, c.Handle(), c, 0
+		return &c.Attrs, c.Handle(), errTo{c: c}, 0
 	case mpirt.ObjDatatype:
 		d, rc := oldType(fn, h, "datatype")
 		if rc != 0 {
-			return nil, 0, nil, rc
+			return nil, 0, e, rc
 		}
-		return world.TypeAttrs(d), d.Handle, nil, 0
+		return world.TypeAttrs(d), d.Handle, e, 0
 	}
 	win, rc := winArg(fn, h)
 	if rc != 0 {
-		return nil, 0, nil, rc
+		return nil, 0, e, rc
 	}
-	return &win.Attrs, win.Handle(), nil, 0
+	return &win.Attrs, win.Handle(), errTo{win: win}, 0
 }
 
 func setAttr(fn string, kind mpirt.ObjectType, objH, keyval int32, val unsafe.Pointer) int32 {
@@ -303,7 +321,7 @@ func setAttr(fn string, kind mpirt.ObjectType, objH, keyval int32, val unsafe.Po
 	if rc != 0 {
 		return rc
 	}
-	return fail(fn, c, a.Set(obj, k, uintptr(val)))
+	return c.fail(fn, a.Set(obj, k, uintptr(val)))
 }
 
 func MPI_Comm_set_attr(commH, keyval int32, val unsafe.Pointer) int32 {
@@ -328,10 +346,10 @@ func getAttr(fn string, kind mpirt.ObjectType, objH, keyval int32, val unsafe.Po
 		return rc
 	}
 	if val == nil {
-		return failf(fn, c, mpirt.ErrArg, "invalid argument attribute_val: NULL pointer")
+		return c.failf(fn, mpirt.ErrArg, "invalid argument attribute_val: NULL pointer")
 	}
 	if flag == nil {
-		return failf(fn, c, mpirt.ErrArg, "invalid argument flag: NULL pointer")
+		return c.failf(fn, mpirt.ErrArg, "invalid argument flag: NULL pointer")
 	}
 	out := (*uintptr)(val)
 	if kind == mpirt.ObjWin {
@@ -342,7 +360,7 @@ func getAttr(fn string, kind mpirt.ObjectType, objH, keyval int32, val unsafe.Po
 		}
 	}
 	if kind == mpirt.ObjComm {
-		if v, set, ok := predefinedAttr(c, keyval); ok {
+		if v, set, ok := predefinedAttr(c.c, keyval); ok {
 			*flag = b2i(set)
 			if set {
 				*out = v
@@ -387,7 +405,7 @@ func deleteAttr(fn string, kind mpirt.ObjectType, objH, keyval int32) int32 {
 	if rc != 0 {
 		return rc
 	}
-	return fail(fn, c, a.Delete(obj, k))
+	return c.fail(fn, a.Delete(obj, k))
 }
 
 func MPI_Comm_delete_attr(commH, keyval int32) int32 {

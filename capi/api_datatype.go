@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"unsafe"
 
 	mpirt "gmpi/runtime"
@@ -944,6 +945,9 @@ func packSize(fn string, incount int64, dtH, commH int32) (int64, int32) {
 	d, rc := datatype(fn, c, dtH, "datatype")
 	if rc != 0 {
 		return 0, rc
+	}
+	if sz := int64(d.Size()); sz > 0 && incount > math.MaxInt64/sz {
+		return 0, failf(fn, c, mpirt.ErrCount, "invalid count argument incount: %d elements of %s (%d bytes each) overflow MPI_Count", incount, d, sz)
 	}
 	return incount * int64(d.Size()), 0
 }

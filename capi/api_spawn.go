@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"time"
 	"unsafe"
 
@@ -188,15 +189,19 @@ func infoPairs(in *mpirt.Info) [][2]string {
 func spawn(fn string, c *mpirt.Comm, root int32, cmds []pmi.SpawnCmd, lerr error, intercomm, errcodes *int32, n int) int32 {
 	var port *tcp.Port
 	var key []byte
+	var counts []int
 	if c.Rank() == int(root) && lerr == nil {
 		cfg := world.Config()
-		if pmiClient == nil {
-			lerr = mpirt.Errorf(mpirt.ErrSpawn, "", "no process manager: a process started without mpirun cannot spawn")
+		if why := cannotSpawn(cfg.Params); why != "" {
+			lerr = mpirt.Errorf(mpirt.ErrSpawn, "", "%s", why)
 		} else if p, err := tcp.OpenPort(param.TCPIf.Get(cfg.Params), cfg.Log); err != nil {
 			lerr = mpirt.Errorf(mpirt.ErrSpawn, "", "opening the port for the children: %v", err)
-		} else if err := pmiClient.Spawn(cmds, [][2]string{{pmi.ParentPortKey, p.Name}}); err != nil {
+		} else if counts, err = pmiClient.Spawn(cmds, [][2]string{{pmi.ParentPortKey, p.Name}}); err != nil {
 			p.Close()
 			lerr = mpirt.Errorf(mpirt.ErrSpawn, "", "the process manager could not start the processes: %v", err)
+		} else if sum(counts) == 0 {
+			p.Close()
+			lerr = mpirt.Errorf(mpirt.ErrSpawn, "", "the info key soft allowed no process: the universe (MPI_UNIVERSE_SIZE) is full")
 		} else {
 			port, key = p, p.Secret()
 		}
@@ -237,9 +242,50 @@ func spawn(fn string, c *mpirt.Comm, root int32, cmds []pmi.SpawnCmd, lerr error
 		setNewComm(intercomm, nc)
 	}
 	if errcodes != nil && c.Rank() == int(root) {
-		for i := range n {
+		// Per command, its started processes first; those soft left out
+		// get MPI_ERR_SPAWN.
+		i := 0
+		for k, cmd := range cmds {
+			for m := 0; m < cmd.N && i < n; m, i = m+1, i+1 {
+				v := code
+				if code == 0 && counts != nil && m >= counts[k] {
+					v = int32(mpirt.ErrSpawn)
+				}
+				*(*int32)(unsafe.Add(unsafe.Pointer(errcodes), 4*i)) = v
+			}
+		}
+		for ; i < n; i++ {
 			*(*int32)(unsafe.Add(unsafe.Pointer(errcodes), 4*i)) = code
 		}
 	}
 	return code
+}
+
+func sum(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		t += x
+	}
+	return t
+}
+
+// cannotSpawn says why this process cannot spawn ("" when it can): only
+// gmpi's mpirun starts children that join their parents (it hands them
+// the parents' port); other launchers would start processes that never
+// connect, or refuse.
+func cannotSpawn(p *param.Values) string {
+	const fix = "; start the job with gmpi's mpirun (with --launcher srun or hydra it still starts the processes through that launcher, and can spawn)"
+	switch {
+	case pmiClient == nil:
+		return "no process manager: a process started without mpirun cannot spawn" + fix
+	case param.JobID.Get(p) != "":
+		if pmiClient.Version() == pmi.V2 {
+			return "this process speaks PMI-2 to its launcher, and spawning needs PMI-1" + fix
+		}
+		return ""
+	case os.Getenv("SLURM_JOB_ID") != "" || os.Getenv("SLURM_STEP_ID") != "":
+		return "launched by Slurm (srun), which cannot start processes for MPI_Comm_spawn of this library" + fix
+	default:
+		return "launched by a process manager that is not gmpi's mpirun (e.g. MPICH's mpiexec.hydra), which cannot start processes for MPI_Comm_spawn of this library" + fix
+	}
 }

@@ -451,6 +451,16 @@ func rmaType(fn string, win *mpirt.Win, count int64, h int32, arg string) (*mpir
 		return world.Datatype(mpirt.TypeByte), 0
 	}
 	if dt := world.Datatype(mpirt.Handle(h)); dt != nil {
+		// The bytes moved and the span touched must not overflow (the
+		// runtime multiplies count by the size and the extent).
+		sz, ext := int64(dt.Size()), int64(dt.Extent())
+		if ext < 0 {
+			ext = -ext
+		}
+		if sz > 0 && (count > mpirt.MaxMessageBytes/sz || ext > 0 && count-1 > userSpace/ext) {
+			return nil, winFailf(fn, win, mpirt.ErrCount, "invalid count argument %s_count: %d elements of %s (size %d, extent %d) exceed the address space or the %d-byte message limit",
+				arg, count, dt, sz, dt.Extent(), int64(mpirt.MaxMessageBytes))
+		}
 		return dt, 0
 	}
 	switch {
@@ -488,7 +498,8 @@ func rma(fn string, c rmaCall, f func(*mpirt.Win, *mpirt.RMAArgs) error) int32 {
 		return rc
 	}
 	a := mpirt.RMAArgs{Origin: c.origin, OCount: int(c.ocount), Result: c.result, RCount: int(c.rcount),
-		Compare: c.compare, Target: int(c.target), Disp: c.disp, TCount: int(c.tcount), Op: mpirt.Handle(c.op)}
+		Compare: c.compare, Target: int(c.target), Disp: c.disp, TCount: int(c.tcount), Op: mpirt.Handle(c.op),
+		Request: c.request != nil}
 	if c.hasOrigin {
 		if a.ODT, rc = rmaType(fn, win, c.ocount, c.odt, "origin"); rc != 0 {
 			return rc

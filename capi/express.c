@@ -1,4 +1,5 @@
 /* The express lane's entry points; see express.h. */
+#include <sched.h>
 #include <stddef.h>
 #include <string.h>
 #include "../include/mpi.h"
@@ -78,7 +79,13 @@ int gmpi_express_Recv(void *buf, int count, MPI_Datatype datatype, int source, i
          * peer may be what some pending operation needs (Go's progress). */
         if (i >= x->spin || others_pending(x, r))
             return GMPI_EXPRESS_DECLINED;
-        relax();
+        /* On an oversubscribed host the sender may be waiting for
+         * this core: let it run (as the Go path's wait does), rather
+         * than give up at once and pay for the Go path's wait. */
+        if (x->yield)
+            sched_yield();
+        else
+            relax();
         h = gmpi_shm_peek(r, &payload, &n);
     }
     /* What the matching engine would do with this frame: the receive is

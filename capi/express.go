@@ -59,8 +59,13 @@ func startExpress(level int32) {
 		x.rxs = &p[0]
 	}
 	// A receive polls about as long as the Go path does before it
-	// starts timing its spin; on an oversubscribed host barely at all.
+	// starts timing its spin; on an oversubscribed host 16 times,
+	// yielding the CPU between polls as the Go path does.
 	x.spin = C.int32_t(16 * world.SpinPolls())
+	x.yield = 0
+	if world.Yields() {
+		x.yield = 1
+	}
 	x.rank = C.int32_t(world.Rank())
 	x.eager_kind = C.uint8_t(mpirt.FrameEager)
 	// A goroutine of the engine that communicates (MPI_Comm_idup) would

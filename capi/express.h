@@ -11,8 +11,9 @@
  * protocol frames, MPI_THREAD_MULTIPLE; and for a receive, anything posted
  * or unexpected in the matching engine, a wildcard source, a frame that is
  * not a plain eager message matching the receive, or one that does not
- * fit, or nothing arriving within a short spin (the Go path then waits,
- * spinning and sleeping, and makes progress on everything else). A
+ * fit, or nothing arriving within a short spin (yielding the CPU between
+ * polls on an oversubscribed host; the Go path then waits, spinning and
+ * sleeping, and makes progress on everything else). A
  * receive takes a frame here only when the Go path would have matched it
  * to this receive, so the two paths can alternate freely. express.go
  * keeps this table in step with the runtime.
@@ -46,6 +47,7 @@ struct gmpi_express {
     int32_t outbox; /* the runtime's queued protocol frames (World.SetOutboxWord) */
     int32_t queued; /* posted receives + unexpected messages (World.SetQueuedWord) */
     int32_t spin;   /* polls a receive makes before it leaves the wait to Go */
+    int32_t yield;  /* oversubscribed host: give the CPU away between polls */
     int32_t nrx;
     struct gmpi_shm_rx **rxs; /* every ring we receive on */
     int32_t rank;

@@ -144,8 +144,18 @@ func startTCP(c *pmi.Client, cfg mpirt.Config, l net.Listener, remote []int, hos
 		l.Close()
 		return nil, err
 	}
+	// The device reaches every rank, not only the remote ones: the
+	// one-sided operations of a window spanning hosts travel over it
+	// also between ranks of one host (served by its receive path while
+	// the target computes); point-to-point traffic keeps its routes.
+	all := make([]int, 0, cfg.Size-1)
+	for r := 0; r < cfg.Size; r++ {
+		if r != cfg.Rank {
+			all = append(all, r)
+		}
+	}
 	d, err := tcp.New(tcp.Config{Rank: cfg.Rank, Size: cfg.Size, JobID: c.KVSName(), Secret: secret,
-		Listener: l, Peers: remote, Hosts: hosts, Waker: waker, Log: cfg.Log, PollSockets: poll, Params: cfg.Params,
+		Listener: l, Peers: all, Hosts: hosts, Waker: waker, Log: cfg.Log, PollSockets: poll, Params: cfg.Params,
 		Card:        func(r int) (string, error) { return c.Get(tcpCardKey(r)) },
 		Hops:        hops,
 		Unreachable: func(_ int, msg string) { abortJob(1, msg) }})

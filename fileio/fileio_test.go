@@ -318,3 +318,41 @@ func TestViewMap(t *testing.T) {
 		}
 	}
 }
+
+// TestHintDefaults: collective buffering is automatic by default (as in
+// ROMIO), GMPI_IO_HINTS changes the defaults, and the info given to open
+// overrides both.
+func TestHintDefaults(t *testing.T) {
+	dir := t.TempDir()
+	get := func(env string, info *mpirt.Info) map[string]string {
+		t.Setenv("GMPI_IO_HINTS", env)
+		got := map[string]string{}
+		job(t, 1, nil, func(w *mpirt.World) {
+			f, err := Open("t", w.CommWorld(), NewRegistry(), filepath.Join(dir, "h"), ModeCreate|ModeRdwr, info)
+			if err != nil {
+				t.Errorf("open: %v", err)
+				return
+			}
+			defer f.Close("t")
+			in := f.Info()
+			for _, k := range []string{"romio_cb_write", "romio_cb_read", "cb_buffer_size"} {
+				got[k], _ = in.Get(k)
+			}
+		})
+		return got
+	}
+	if g := get("", nil); g["romio_cb_write"] != "automatic" || g["romio_cb_read"] != "automatic" {
+		t.Errorf("defaults: %v, want automatic collective buffering", g)
+	}
+	g := get(" romio_cb_write = enable,cb_buffer_size=65536,nokey,romio_cb_read=disable", nil)
+	if g["romio_cb_write"] != "enable" || g["romio_cb_read"] != "disable" || g["cb_buffer_size"] != "65536" {
+		t.Errorf("GMPI_IO_HINTS: %v", g)
+	}
+	in := mpirt.NewInfo()
+	in.Set("romio_cb_write", "disable")
+	in.Set("cb_buffer_size", "4096")
+	g = get("romio_cb_write=enable,cb_buffer_size=8192", in)
+	if g["romio_cb_write"] != "disable" || g["cb_buffer_size"] != "4096" {
+		t.Errorf("open's info over GMPI_IO_HINTS: %v", g)
+	}
+}

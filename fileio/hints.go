@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 )
 
 // hints are the I/O hints in force (ROMIO's names and defaults). Unknown
@@ -28,22 +29,40 @@ type hints struct {
 	nprocs         int // cb_nodes is at most this
 }
 
+// defaultHints are ROMIO's defaults (two-phase collective buffering and
+// data sieving where the access pattern calls for them), then those of
+// GMPI_IO_HINTS.
 func defaultHints(f *File) hints {
-	return hints{
+	h := hints{
 		cbBufferSize: 16 << 20,
 		cbNodes:      hostCount(f.comm),
 		cbConfigList: "*:1",
-		// Two-phase collective buffering is off unless a hint enables
-		// it: in the library it trips the garbage collector ("found
-		// pointer to free object") with 2 or more processes, a bug not
-		// found yet (the Go tests, in one process, pass).
-		cbRead: "disable", cbWrite: "disable",
+		cbRead:       "automatic", cbWrite: "automatic",
 		dsRead: "automatic", dsWrite: "automatic",
 		indRdBuffer: 4 << 20, indWrBuffer: 512 << 10,
 		collBuffering: "true",
 		noIndepRW:     "false",
 		nprocs:        f.comm.Size(),
 	}
+	if w := f.comm.World(); w != nil {
+		h.apply(parseHints(param.IOHints.Get(w.Params())))
+	}
+	return h
+}
+
+// parseHints turns "key=value,key=value" into an info object (pairs
+// without "=" are ignored, like unknown keys).
+func parseHints(s string) *mpirt.Info {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	in := mpirt.NewInfo()
+	for _, kv := range strings.Split(s, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.TrimSpace(k) != "" {
+			in.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+		}
+	}
+	return in
 }
 
 // hostCount is the number of distinct hosts among c's processes (1 when

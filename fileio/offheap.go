@@ -6,11 +6,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Buffers handed to the runtime's collectives live outside the Go heap
-// (anonymous mappings): the transports may keep their addresses as plain
-// numbers while data moves, which the garbage collector must never see
-// as the only reference to a Go object. Each has room past its length,
-// since a collective may form the address just past a buffer.
+// Small buffers some collectives of hints.go use live outside the Go heap
+// (anonymous mappings), with room past their length. Go memory is fine
+// for the runtime's collectives now that they form no address for an
+// empty block (coll/basic.Block): the "found pointer to free object"
+// aborts of collective buffering came from such an address just past the
+// end of a Go buffer, which points at the next heap object.
 
 // offHeap returns n zeroed bytes outside the Go heap; release frees them.
 func offHeap(n int) []byte {

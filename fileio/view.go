@@ -63,9 +63,10 @@ func newView(disp int64, etype, ftype *mpirt.Datatype, rep *Datarep) (*view, err
 	if len(v.blocks) > 0 && disp+v.blocks[0].off < 0 {
 		return nil, mpirt.Errorf(mpirt.ErrArg, "", "invalid view: the filetype's first data byte lies before the start of the file")
 	}
-	if v.size > 0 && v.extent < v.blocks[len(v.blocks)-1].off+v.blocks[len(v.blocks)-1].n-v.blocks[0].off {
-		return nil, mpirt.Errorf(mpirt.ErrArg, "", "invalid filetype argument: tiles of extent %d would overlap", v.extent)
-	}
+	// A filetype whose extent is smaller than the span of its data (its
+	// tiles would overlap) is accepted, as ROMIO does: parallel HDF5's
+	// chunked collective I/O sets views of struct types built from
+	// resized hyperslab types, and accesses only the first tile.
 	var acc int64
 	for _, b := range v.blocks {
 		v.prefix = append(v.prefix, acc)
@@ -142,8 +143,10 @@ func (v *view) streamPos(off int64) int64 {
 	if v.contiguous || v.size == 0 {
 		return off
 	}
-	tile := off / v.extent
-	r := off % v.extent
+	tile, r := int64(0), off
+	if v.extent > 0 {
+		tile, r = off/v.extent, off%v.extent
+	}
 	var in int64
 	for i, b := range v.blocks {
 		switch {

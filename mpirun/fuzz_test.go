@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"gmpi/internal/fuzzseed"
 )
 
 // FuzzHostfile: the host file parser never panics, and what it accepts
@@ -12,7 +14,7 @@ func FuzzHostfile(f *testing.F) {
 		"a\nb:2\nc slots=4\n", "# comment\nhost max_slots=3 slots=2 # x\n", "h:0\n", "h slots=x\n",
 		"h bogus=1\n", ":3\n", "\n\n", "[::1]:2\n", "h:99999999999999999999\n", strings.Repeat("h\n", 100),
 	} {
-		f.Add(s)
+		fuzzseed.Add(f, []any{s})
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		hosts, err := parseHostfile("fuzz", strings.NewReader(s))

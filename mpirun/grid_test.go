@@ -121,6 +121,25 @@ func TestGridSSH(t *testing.T) {
 
 // TestGridKill: a rank started through ssh is killed; the whole job ends
 // on every host, naming the rank and its host, and no process survives.
+// TestGridSSHHostile: the ranks started through ssh flood mpirun's TCP
+// PMI port (garbage, half-open, one byte every 250 ms, 1000 silent
+// connections each) while they use PMI; every hostile connection is
+// dropped within GMPI_AUTH_TIMEOUT (1 s) plus slack, and the job ends
+// well.
+func TestGridSSHHostile(t *testing.T) {
+	t.Parallel()
+	g := writeGrid(t, fakeSSH(t), false)
+	r := mpirun(t, "", []string{"GMPI_AUTH_TIMEOUT=1"}, "--grid", g, pmiprogBin, "hostile")
+	if r.code != 0 {
+		t.Fatalf("code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"rank 0 done", "rank 1 done", "rank 2 done", "rank 1: 1003 hostile connections dropped", "rank 2: 1003 hostile connections dropped"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("missing %q in %q", want, r.stdout)
+		}
+	}
+}
+
 func TestGridKill(t *testing.T) {
 	t.Parallel()
 	g := writeGrid(t, fakeSSH(t), false)

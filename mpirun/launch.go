@@ -48,14 +48,21 @@ import (
 // not (co-allocation: the ranks that made it wait in MPI_Init's PMI
 // barrier, which releases them together).
 
-// pmiHandshakeTimeout bounds the authentication of a PMI connection.
-const pmiHandshakeTimeout = 10 * time.Second
+// authTimeout bounds the authentication of a connection to one of
+// mpirun's ports (GMPI_AUTH_TIMEOUT).
+func authTimeout(params *param.Values) time.Duration {
+	if t := param.AuthTimeout.Get(params); t > 0 {
+		return t
+	}
+	return 10 * time.Second
+}
 
 // pmiListener serves PMI over TCP to ranks that cannot inherit a socket.
 type pmiListener struct {
 	l    net.Listener
 	port string
-	bind string // GMPI_PMI_ADDR's host, "" when not set
+	bind string     // GMPI_PMI_ADDR's host, "" when not set
+	gate *auth.Gate // connections in their handshake
 }
 
 // listenPMI opens the TCP PMI port: on GMPI_PMI_ADDR (host or host:port)
@@ -79,7 +86,7 @@ func (j *job) listenPMI() error {
 		return fmt.Errorf("PMI port: %w", err)
 	}
 	_, port, _ := net.SplitHostPort(l.Addr().String())
-	j.pmiTCP = &pmiListener{l: l, port: port, bind: bind}
+	j.pmiTCP = &pmiListener{l: l, port: port, bind: bind, gate: auth.NewGate(0)}
 	j.vlogf("PMI over TCP on %s", l.Addr())
 	go func() {
 		for {
@@ -96,9 +103,8 @@ func (j *job) listenPMI() error {
 // servePMIConn authenticates one TCP PMI connection and serves it; a
 // peer that does not prove the job secret is dropped.
 func (j *job) servePMIConn(c net.Conn) {
-	if err := auth.Handshake(c, []byte(j.secret), false, "pmi", pmiHandshakeTimeout); err != nil {
+	if err := j.pmiTCP.gate.Admit(c, []byte(j.secret), "pmi", authTimeout(j.params)); err != nil {
 		j.vlogf("refused PMI connection from %s: %v", c.RemoteAddr(), err)
-		c.Close()
 		return
 	}
 	j.srv.Serve(-1, c)
@@ -286,6 +292,9 @@ func (j *job) startEmulation() error {
 	if os.Geteuid() != 0 {
 		return fmt.Errorf("--emulate needs root (it creates network namespaces)")
 	}
+	if j.opts.emuAttach != "" {
+		return j.attachEmulation()
+	}
 	t := emu.Topology{}
 	for _, s := range j.grid.Sites {
 		site := emu.Site{Name: s.Name, Private: s.Private, Gateway: s.Gateway}
@@ -316,7 +325,57 @@ func (j *job) startEmulation() error {
 		return fmt.Errorf("--emulate: %w", err)
 	}
 	j.emu = g
+	if j.opts.emuShare != "" {
+		if err := g.Share(j.opts.emuShare); err != nil {
+			return fmt.Errorf("--emulate-share: %w", err)
+		}
+		j.emuShared = j.opts.emuShare
+		j.emuOwnShare = true
+	}
 	return nil
+}
+
+// attachEmulation runs the job on an emulated grid that another mpirun
+// started and described (--emulate-attach): every host of the grid file
+// must be there, at the same site.
+func (j *job) attachEmulation() error {
+	g, err := emu.Attach(j.opts.emuAttach)
+	if err != nil {
+		return fmt.Errorf("--emulate-attach: %w", err)
+	}
+	for _, s := range j.grid.Sites {
+		for _, m := range s.Machines {
+			for _, h := range m.Hosts {
+				if site := g.Site(h.Name); site != s.Name {
+					return fmt.Errorf("--emulate-attach %s: host %s of site %s in %s is not in that grid (at %q)", j.opts.emuAttach, h.Name, s.Name, j.grid.Path, site)
+				}
+			}
+		}
+	}
+	j.emu, j.emuShared = g, j.opts.emuAttach
+	return nil
+}
+
+// emuShareFile is the description of the emulated grid that nested
+// mpiruns (spawn) attach to: the shared or attached one, else one written
+// now into a temporary file removed at the end.
+func (j *job) emuShareFile() (string, error) {
+	j.emuMu.Lock()
+	defer j.emuMu.Unlock()
+	if j.emuShared != "" {
+		return j.emuShared, nil
+	}
+	f, err := os.CreateTemp("", "gmpi-emu-*.grid")
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	if err := j.emu.Share(f.Name()); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	j.emuShared, j.emuOwnShare = f.Name(), true
+	return f.Name(), nil
 }
 
 // startEmulated starts rank p inside its emulated host.

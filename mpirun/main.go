@@ -146,10 +146,16 @@ type job struct {
 	srv     *server.Server
 	verbose bool
 
-	slots  []slot     // where each rank runs and how it starts (place.go)
-	grid   *grid.Grid // --grid, nil without
-	emu    *emu.Grid  // --emulate, nil without
-	pmiTCP *pmiListener
+	slots []slot     // where each rank runs and how it starts (place.go)
+	grid  *grid.Grid // --grid, nil without
+	emu   *emu.Grid  // --emulate, nil without
+	// emuShared describes emu for other mpiruns (--emulate-share,
+	// --emulate-attach, or a temporary file for spawns); emuOwnShare: we
+	// wrote it and remove it at the end.
+	emuMu       sync.Mutex
+	emuShared   string
+	emuOwnShare bool
+	pmiTCP      *pmiListener
 	// The Unix PMI socket of vendor-launched ranks (vmpi.go).
 	pmiUnix, pmiUnixDir string
 	pmiUnixClose        func()
@@ -242,6 +248,11 @@ func run(args []string) int {
 			return 1
 		}
 		defer j.emu.Close()
+		defer func() {
+			if j.emuOwnShare {
+				os.Remove(j.emuShared)
+			}
+		}()
 	}
 	defer j.removeShm()
 	return j.run()
@@ -386,7 +397,7 @@ func (j *job) run() int {
 
 		UniverseSize: j.universeSize(),
 	}
-	j.spawned.pids, j.spawned.ev = map[int]bool{}, make(chan spawnNote, 1024)
+	j.spawned.pids, j.spawned.ev = map[int]int{}, make(chan spawnNote, 1024)
 	if j.verbose {
 		cfg.Logf = func(format string, args ...any) { logf(format, args...) }
 	}

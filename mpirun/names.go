@@ -35,6 +35,7 @@ func serveNames(addr string) int {
 		return 1
 	}
 	s := names.NewServer(key)
+	s.Timeout = authTimeout(params)
 	if param.MpirunVerbose.Get(params) {
 		s.Log = logf
 	}

@@ -19,6 +19,10 @@ type app struct {
 	argv []string // program and its arguments
 	env  []string // -env settings, "VAR=VAL"
 	wdir string   // -wdir for this app ("" = global)
+	// at is --at KIND=NAME (KIND site, machine or host of the grid
+	// file): with --grid, this app's processes go round-robin over the
+	// grid's slots there instead of the file's own placement.
+	at string
 }
 
 // options is the parsed command line.
@@ -34,12 +38,16 @@ type options struct {
 	launcher  string     // --launcher: how -H/--hostfile hosts are started ("" default)
 	showTopo  bool       // --show-topology: print the placement, run nothing
 	emulate   bool       // --emulate: run on emulated grid hosts
-	verbose   bool
-	help      bool
-	version   bool
-	info      bool // --info: describe gmpi and run nothing
-	infoAll   bool // --all: with --info, also the variables mpirun sets for its ranks
-	parsable  bool // --parsable: with --info, colon-separated records
+	// emuShare is --emulate-share PATH (describe the emulated grid there
+	// for other jobs); emuAttach is --emulate-attach PATH (run on the
+	// emulated grid another mpirun described there).
+	emuShare, emuAttach string
+	verbose             bool
+	help                bool
+	version             bool
+	info                bool // --info: describe gmpi and run nothing
+	infoAll             bool // --all: with --info, also the variables mpirun sets for its ranks
+	parsable            bool // --parsable: with --info, colon-separated records
 	// nameServer is --nameserver HOST:PORT (GMPI_NAMESERVER of the
 	// ranks); serveNames is --serve-names HOST:PORT (run a name server).
 	nameServer, serveNames string
@@ -80,11 +88,22 @@ options:
                          "local": fork here, ssh to other hosts)
   --grid FILE            place and start the processes as the grid file says
                          (sites, machines, hosts, launchers; see examples/)
+  --at site=S|machine=M|host=H
+                         with --grid, per program: its -n processes go
+                         round-robin over the grid file's slots at that
+                         site, machine or host (oversubscribing as needed)
+                         instead of the file's own placement
   --show-topology        print the placement and the topology colors every
                          rank will see, and run nothing
   --emulate              with --grid: run on emulated hosts (network
                          namespaces and a router adding the grid's wide-area
                          latency and bandwidth; needs root)
+  --emulate-share PATH   with --emulate: write a description of the emulated
+                         grid to PATH (removed at the end) so that other jobs
+                         can run on it while this one runs
+  --emulate-attach PATH  with --grid: run on the emulated grid that another
+                         mpirun described in PATH (--emulate-share) instead
+                         of building one; its hosts must be the grid file's
   --nameserver HOST:PORT publish and look up MPI service names at the name
                          server there (MPI_Publish_name, MPI_Lookup_name)
                          besides this host's names; its key is the file
@@ -234,6 +253,15 @@ func parseArgs(args []string) (*options, error) {
 			} else {
 				cur.wdir = v
 			}
+		case "at":
+			v, err := value(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			if k, n, ok := strings.Cut(v, "="); !ok || n == "" || (k != "site" && k != "machine" && k != "host") {
+				return nil, fmt.Errorf("--at %q: want site=NAME, machine=NAME or host=NAME", v)
+			}
+			cur.at = v
 		case "tag-output", "l", "prepend-rank":
 			o.tagOutput = true
 		case "bind-to", "bind":
@@ -319,6 +347,16 @@ func parseArgs(args []string) (*options, error) {
 			o.showTopo = true
 		case "emulate":
 			o.emulate = true
+		case "emulate-share", "emulate-attach":
+			v, err := value(name, inline, has)
+			if err != nil {
+				return nil, err
+			}
+			if name == "emulate-share" {
+				o.emuShare = v
+			} else {
+				o.emuAttach, o.emulate = v, true
+			}
 		case "v", "verbose":
 			o.verbose = true
 		case "info":
@@ -360,7 +398,10 @@ func parseArgs(args []string) (*options, error) {
 		return nil, errors.New("--launcher applies to -H/--hostfile hosts; with --grid, set each machine's launcher in the grid file")
 	}
 	if o.emulate && o.grid == "" {
-		return nil, errors.New("--emulate needs --grid FILE")
+		return nil, errors.New("--emulate needs --grid FILE (so does --emulate-attach)")
+	}
+	if o.emuShare != "" && (!o.emulate || o.emuAttach != "") {
+		return nil, errors.New("--emulate-share needs --emulate (and no --emulate-attach)")
 	}
 	if len(o.apps) == 0 && !o.showTopo {
 		return nil, errors.New("no program given (see --help)")

@@ -114,6 +114,15 @@ func (j *job) placeGrid() error {
 		return fmt.Errorf("--grid and -H/--hostfile exclude each other")
 	}
 	ranks := g.Ranks()
+	placed := false
+	for _, a := range j.opts.apps {
+		placed = placed || a.at != ""
+	}
+	if placed {
+		if ranks, err = placeAt(g, j.opts.apps); err != nil {
+			return err
+		}
+	}
 	given := 0
 	for i := range j.opts.apps {
 		a := &j.opts.apps[i]
@@ -157,6 +166,48 @@ func (j *job) placeGrid() error {
 	j.vendorGroups(g)
 	j.localRanks()
 	return nil
+}
+
+// placeAt places the apps' processes by their --at: round-robin over
+// the grid's slots at that place; apps without --at over all the grid's
+// slots.
+func placeAt(g *grid.Grid, apps []app) ([]grid.Rank, error) {
+	all := g.Ranks()
+	var out []grid.Rank
+	for i, a := range apps {
+		if a.n == 0 {
+			return nil, fmt.Errorf("with --at, give each program's -n (program %d has none)", i+1)
+		}
+		cands := all
+		if a.at != "" {
+			kind, name, _ := strings.Cut(a.at, "=")
+			match := func(h *grid.Host) bool {
+				switch kind {
+				case "site":
+					return h.Machine.Site.Name == name
+				case "machine":
+					return h.Machine.Name == name
+				}
+				return h.Name == name
+			}
+			cands = nil
+			for _, r := range all {
+				if match(r.Host) {
+					cands = append(cands, r)
+				}
+			}
+			if len(cands) == 0 {
+				return nil, fmt.Errorf("--at %s: grid file %s has no %s %q", a.at, g.Path, kind, name)
+			}
+		}
+		if len(cands) == 0 {
+			return nil, fmt.Errorf("grid file %s places no process", g.Path)
+		}
+		for k := range a.n {
+			out = append(out, grid.Rank{Rank: len(out), Host: cands[k%len(cands)].Host})
+		}
+	}
+	return out, nil
 }
 
 // localRanks numbers the ranks of each host.

@@ -33,6 +33,13 @@ type FailureReporter interface {
 	SetFailureHandler(func(peer int, err error))
 }
 
+// Watcher is a device that can open a connection before any traffic, so
+// that the loss of that peer is noticed by a process that never talked to
+// it (links to other jobs: every process watches one of the other job's).
+type Watcher interface {
+	Watch(peer int)
+}
+
 // EagerLimiter is a device with its own eager/rendezvous threshold
 // (bytes); 0 means the world's.
 type EagerLimiter interface {
@@ -58,6 +65,11 @@ func (w *World) setupDeviceExtras() {
 		}
 		if f, ok := d.(FailureReporter); ok {
 			f.SetFailureHandler(w.PeerFailed)
+		}
+		if a, ok := d.(AsyncReceiver); ok && w.rmaDev == nil {
+			w.rmaDev = a
+			w.rmaSend = d
+			a.SetAsyncHandler(w.rmaFrame)
 		}
 	}
 }
@@ -120,6 +132,9 @@ func (w *World) PeerFailed(peer int, cause error) {
 		cause = errors.New(me.Msg)
 	}
 	err := Errorf(ErrOther, "", "lost rank %d on host %q: %v", peer, host, cause)
+	if name := w.foreignName(peer); name != "" {
+		err = Errorf(ErrOther, "", "lost %s: %v", name, cause)
+	}
 	f.errs[peer] = err
 	f.any.Store(true)
 	f.mu.Unlock()

@@ -46,6 +46,11 @@ const (
 	// FramePushDone tells the receiver that the sender wrote its part;
 	// RecvID names the receiver's request.
 	FramePushDone
+	// FrameRMA carries a one-sided operation, its answer or a
+	// synchronization message of an RMA window whose processes are on
+	// several hosts (rma_net.go). Context names the window; it never
+	// enters matching.
+	FrameRMA
 )
 
 // Frame flags.
@@ -113,6 +118,22 @@ type Device interface {
 	// Close releases everything the device holds. After Close, no Handler
 	// call is made.
 	Close() error
+}
+
+// AsyncReceiver is an optional Device ability: the device hands chosen
+// frames to a handler from its own receive path (whichever thread or
+// goroutine reads them), so they are served while no thread of the
+// process is inside MPI. The runtime uses it for the one-sided
+// operations of windows spanning hosts (passive target progress).
+type AsyncReceiver interface {
+	// SetAsyncHandler installs h, called for every complete incoming
+	// frame before it is queued for Poll; when h returns true the frame
+	// is consumed (payload is valid only during the call). h may run
+	// concurrently with itself (frames of different peers) and with
+	// every other runtime call; it never calls Send or Poll.
+	SetAsyncHandler(h func(peer int, hdr *Header, payload []byte) bool)
+	// Reaches reports whether Send works towards world rank peer.
+	Reaches(peer int) bool
 }
 
 // RemoteReader is an optional Device ability: copy bytes straight out of a

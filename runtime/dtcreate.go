@@ -118,6 +118,36 @@ func mulOK(a, b int) (int, bool) {
 	return a * b, true
 }
 
+// dtFar bounds every byte position of a datatype (displacements,
+// bounds, strides times counts): with each term within ±2^60, the sums
+// compose forms cannot overflow int64, and no buffer is that large.
+const dtFar = 1 << 60
+
+// mulFar returns a*b (any signs) and whether it lies within ±dtFar.
+func mulFar(a, b int) (int, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	ua, ub := a, b
+	if ua < 0 {
+		ua = -ua
+	}
+	if ub < 0 {
+		ub = -ub
+	}
+	if ua < 0 || ub < 0 || ua > dtFar/ub {
+		return 0, false
+	}
+	return a * b, true
+}
+
+func far(v int) bool { return v < -dtFar || v > dtFar }
+
+// errFar is the error of a datatype whose byte positions leave ±dtFar.
+func errFar(what string, v ...any) error {
+	return argErr(ErrArg, "invalid argument: the datatype's "+what+" would lie beyond ±2^60 bytes", v...)
+}
+
 // compose builds the type whose type map is the parts' in order. isStruct
 // pads the extent to the children's alignment (the "epsilon" of the
 // standard) unless an explicit upper bound is present.
@@ -143,8 +173,16 @@ func compose(parts []part, isStruct bool) (*Datatype, error) {
 		d.nelems += copies * t.nelems
 		d.extSize += copies * t.extSize
 		d.alignment = max(d.alignment, t.alignment)
-		lo := p.disp + min(0, (p.reps-1)*p.stride) + min(0, (p.n-1)*t.extent)
-		hi := p.disp + max(0, (p.reps-1)*p.stride) + max(0, (p.n-1)*t.extent)
+		rs, ok1 := mulFar(p.reps-1, p.stride)
+		ns, ok2 := mulFar(p.n-1, t.extent)
+		if !ok1 || !ok2 || far(p.disp) {
+			return nil, errFar("displacements or strides")
+		}
+		lo := p.disp + min(0, rs) + min(0, ns)
+		hi := p.disp + max(0, rs) + max(0, ns)
+		if far(lo) || far(hi) {
+			return nil, errFar("bounds")
+		}
 		if k := t.lbKind; k != boundNone {
 			if v := lo + t.lb; !haveLB[k] || v < lbs[k] {
 				lbs[k], haveLB[k] = v, true
@@ -277,7 +315,10 @@ func TypeVector(count, blocklen, stride int, old *Datatype, bytes, large bool) (
 	}
 	bstride := stride
 	if !bytes {
-		bstride = stride * old.extent
+		var ok bool
+		if bstride, ok = mulFar(stride, old.extent); !ok {
+			return nil, errFar("stride")
+		}
 	}
 	d, err := compose([]part{{t: old, n: blocklen, reps: count, stride: bstride}}, false)
 	if err != nil {
@@ -308,7 +349,10 @@ func TypeIndexed(blocklens, disps []int, old *Datatype, bytes, large bool) (*Dat
 		}
 		disp := disps[i]
 		if !bytes {
-			disp *= old.extent
+			var ok bool
+			if disp, ok = mulFar(disp, old.extent); !ok {
+				return nil, errFar("displacements")
+			}
 		}
 		parts[i] = part{t: old, n: bl, reps: 1, disp: disp}
 	}
@@ -341,7 +385,10 @@ func TypeIndexedBlock(blocklen int, disps []int, old *Datatype, bytes, large boo
 	parts := make([]part, len(disps))
 	for i, disp := range disps {
 		if !bytes {
-			disp *= old.extent
+			var ok bool
+			if disp, ok = mulFar(disp, old.extent); !ok {
+				return nil, errFar("displacements")
+			}
 		}
 		parts[i] = part{t: old, n: blocklen, reps: 1, disp: disp}
 	}
@@ -392,6 +439,9 @@ func TypeStruct(blocklens, disps []int, types []*Datatype, large bool) (*Datatyp
 func TypeResized(old *Datatype, lb, extent int, large bool) (*Datatype, error) {
 	if err := checkOld("oldtype", old); err != nil {
 		return nil, err
+	}
+	if far(lb) || far(extent) {
+		return nil, errFar("lower bound or extent (%d, %d)", lb, extent)
 	}
 	d, err := compose([]part{{t: old, n: 1, reps: 1}}, false)
 	if err != nil {

@@ -6,9 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"gmpi/runtime/param"
 )
 
 // Processes of other jobs (MPI_Comm_accept/connect, MPI_Comm_join).
@@ -77,7 +82,12 @@ type dynState struct {
 type peerSet struct {
 	base, n int
 	dev     *mappedDevice
-	refs    int // under dynState.mu
+	refs    int    // under dynState.mu
+	job     string // the other job's name (its GMPI_JOBID), for messages
+	hosts   []string
+	// failed is set at the first loss of one of its processes: the
+	// whole set is failed then (a job that lost a process is gone).
+	failed atomic.Bool
 }
 
 // mappedDevice renumbers a device's peers into world ranks.
@@ -101,7 +111,7 @@ func (m *mappedDevice) Close() error    { return m.d.Close() }
 
 // attachPeers makes d's peers off..off+n-1 world ranks of this process;
 // the set starts with one reference (the caller's).
-func (w *World) attachPeers(d Device, off, n int) (*peerSet, error) {
+func (w *World) attachPeers(d Device, off, n int, job string, hosts []string) (*peerSet, error) {
 	ds := &w.dyn
 	ds.mu.Lock()
 	start := -1
@@ -122,7 +132,7 @@ func (w *World) attachPeers(d Device, off, n int) (*peerSet, error) {
 		return nil, Errorf(ErrOther, "", "cannot reach %d more processes of other jobs (at most %d at once)", n, dynCap)
 	}
 	md := &mappedDevice{d: d, base: w.cfg.Size + start, off: off}
-	s := &peerSet{base: md.base, n: n, dev: md, refs: 1}
+	s := &peerSet{base: md.base, n: n, dev: md, refs: 1, job: job, hosts: hosts}
 	for k := start; k < start+n; k++ {
 		ds.owner[k] = s
 	}
@@ -132,7 +142,7 @@ func (w *World) attachPeers(d Device, off, n int) (*peerSet, error) {
 		u.SetDataSink(w.dataSink)
 	}
 	if f, ok := d.(FailureReporter); ok {
-		f.SetFailureHandler(func(p int, err error) { w.PeerFailed(md.toWorld(p), err) })
+		f.SetFailureHandler(func(p int, err error) { w.setFailed(s, md.toWorld(p), err) })
 	}
 	w.clearFailures(s.base, n)
 	limit := w.eagerLimitOf(d)
@@ -152,6 +162,62 @@ func (w *World) attachPeers(d Device, off, n int) (*peerSet, error) {
 	ds.n.Add(1)
 	ds.mu.Unlock()
 	return s, nil
+}
+
+// setFailed fails every process of s: one of them (world rank lost) is
+// gone, and with it its job (its mpirun ends the rest). Every operation
+// on them, pending or later, fails naming the job, also at processes that
+// never talked to the lost one.
+func (w *World) setFailed(s *peerSet, lost int, cause error) {
+	if !s.failed.CompareAndSwap(false, true) {
+		w.PeerFailed(lost, cause)
+		return
+	}
+	var me *Error
+	if errors.As(cause, &me) {
+		cause = errors.New(me.Msg)
+	}
+	host := "?"
+	if k := lost - s.base; k >= 0 && k < len(s.hosts) {
+		host = s.hosts[k]
+	}
+	err := fmt.Errorf("its process %d (on host %q) was lost: %v", lost-s.base, host, cause)
+	w.PeerFailed(lost, cause)
+	for p := s.base; p < s.base+s.n; p++ {
+		if p != lost {
+			w.PeerFailed(p, err)
+		}
+	}
+}
+
+// foreignName names world rank peer of another job for messages ("" when
+// it is not one): the job's name and the process's rank in its group.
+func (w *World) foreignName(peer int) string {
+	k := peer - w.cfg.Size
+	if k < 0 || k >= dynCap {
+		return ""
+	}
+	ds := &w.dyn
+	ds.mu.Lock()
+	s := ds.owner[k]
+	ds.mu.Unlock()
+	if s == nil {
+		return ""
+	}
+	host := "?"
+	if i := peer - s.base; i < len(s.hosts) {
+		host = s.hosts[i]
+	}
+	return fmt.Sprintf("process %d (host %q) of the connected job %s (%d process(es))", peer-s.base, host, s.job, s.n)
+}
+
+// jobName names this job to the jobs it connects to: its mpirun's job id
+// (GMPI_JOBID), else the host and process id.
+func (w *World) jobName() string {
+	if id := param.JobID.Get(w.cfg.Params); id != "" {
+		return id
+	}
+	return fmt.Sprintf("%s:%d (a process started without mpirun)", w.cfg.Hostname, os.Getpid())
 }
 
 // unref drops one reference to s; the last closes its device.
@@ -295,6 +361,7 @@ type jobLink struct {
 	cards       []string // remote group's cards
 	hosts       []string // remote group's hosts
 	secret, tag []byte
+	job         string // the remote job's name
 }
 
 func (l *Comm) connectJobs(root, role int, conn func() (RootConn, error), key []byte, lerr error) (*Comm, error) {
@@ -331,7 +398,7 @@ func (l *Comm) connectJobs(root, role int, conn func() (RootConn, error), key []
 			rc, lerr = conn()
 		}
 		if lerr == nil {
-			out, lerr = rootHello(rc, role, key, all)
+			out, lerr = rootHello(rc, role, key, all, w.jobName())
 		}
 	}
 	b, err := l.leaderBcast(root, out, lerr)
@@ -365,12 +432,15 @@ func (l *Comm) connectJobs(root, role int, conn func() (RootConn, error), key []
 		ep.Close()
 		return nil, Errorf(ErrOther, "", "building the links to the other job: %v", err)
 	}
-	set, err := w.attachPeers(d, theirOff, nr)
+	set, err := w.attachPeers(d, theirOff, nr, lk.job, lk.hosts)
 	if err != nil {
 		d.Close()
 		return nil, err
 	}
 	defer w.unref(set)
+	if wd, ok := d.(Watcher); ok {
+		wd.Watch(theirOff + l.rank%nr)
+	}
 	var xchg func([]byte) ([]byte, error)
 	if rc != nil {
 		xchg = func(b []byte) ([]byte, error) {
@@ -404,13 +474,14 @@ func (l *Comm) connectJobs(root, role int, conn func() (RootConn, error), key []
 
 // rootHello swaps the groups' cards with the other root and derives the
 // link secret; it returns the broadcast for the local group.
-func rootHello(rc RootConn, role int, key []byte, cards [][]byte) ([]byte, error) {
+func rootHello(rc RootConn, role int, key []byte, cards [][]byte, job string) ([]byte, error) {
 	var nonce [32]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
 		return nil, Errorf(ErrOther, "", "random nonce: %v", err)
 	}
 	hello := append([]byte{byte(role)}, nonce[:]...)
 	hello = appendBlobs(hello, cards)
+	hello = appendBlobs(hello, [][]byte{[]byte(job)})
 	if err := rc.Send(hello); err != nil {
 		return nil, Errorf(ErrPort, "", "sending to the other job's root: %v", err)
 	}
@@ -422,8 +493,12 @@ func rootHello(rc RootConn, role int, key []byte, cards [][]byte) ([]byte, error
 		return nil, Errorf(ErrPort, "", "malformed hello from the other job's root (%d bytes)", len(in))
 	}
 	theirRole, theirNonce := int(in[0]), in[1:33]
-	theirCards, ok := splitBlobs(in[33:])
-	if !ok || len(theirCards) == 0 {
+	theirCards, rest, ok := takeBlobs(in[33:])
+	var theirJob [][]byte
+	if ok {
+		theirJob, ok = splitBlobs(rest)
+	}
+	if !ok || len(theirCards) == 0 || len(theirJob) != 1 {
 		return nil, Errorf(ErrPort, "", "malformed hello from the other job's root")
 	}
 	var first bool
@@ -468,7 +543,8 @@ func rootHello(rc RootConn, role int, key []byte, cards [][]byte) ([]byte, error
 	}
 	out = appendBlobs(out, [][]byte{mac("gmpi-link-secret"), mac("gmpi-link-id")[:8]})
 	out = appendBlobs(out, crds)
-	return appendBlobs(out, hosts), nil
+	out = appendBlobs(out, hosts)
+	return appendBlobs(out, theirJob), nil
 }
 
 func decodeLink(b []byte) (*jobLink, error) {
@@ -478,17 +554,17 @@ func decodeLink(b []byte) (*jobLink, error) {
 	}
 	lk := &jobLink{first: b[0] == 1}
 	rest := b[1:]
-	var parts [3][][]byte
+	var parts [4][][]byte
 	for i := range parts {
 		var ok bool
 		if parts[i], rest, ok = takeBlobs(rest); !ok {
 			return nil, bad
 		}
 	}
-	if len(parts[0]) != 2 || len(parts[0][1]) != 8 || len(parts[1]) != len(parts[2]) || len(parts[1]) == 0 {
+	if len(parts[0]) != 2 || len(parts[0][1]) != 8 || len(parts[1]) != len(parts[2]) || len(parts[1]) == 0 || len(parts[3]) != 1 {
 		return nil, bad
 	}
-	lk.secret, lk.tag = parts[0][0], parts[0][1]
+	lk.secret, lk.tag, lk.job = parts[0][0], parts[0][1], string(parts[3][0])
 	for i := range parts[1] {
 		lk.cards = append(lk.cards, string(parts[1][i]))
 		lk.hosts = append(lk.hosts, string(parts[2][i]))

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+
+	"gmpi/internal/fuzzseed"
 )
 
 var (
@@ -330,9 +332,11 @@ func asError(err error, e **Error) bool {
 // what it accepted must give the same bytes back (for types without long
 // double, whose conversion is exact).
 func FuzzConvertPacked(f *testing.F) {
-	f.Add(uint8(0), uint8(1), uint16(7), []byte{1, 2, 3, 4, 5, 6, 7, 8, 9})
-	f.Add(uint8(13), uint8(2), uint16(3), make([]byte, 48))
-	f.Add(uint8(28), uint8(5), uint16(2), bytes.Repeat([]byte{0xff}, 40))
+	fuzzseed.Add(f, []any{uint8(0), uint8(1), uint16(7), []byte{1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		[]any{uint8(13), uint8(2), uint16(3), make([]byte, 48)},
+		[]any{uint8(28), uint8(5), uint16(2), bytes.Repeat([]byte{0xff}, 40)},
+		[]any{uint8(40), uint8(9), uint16(4), bytes.Repeat([]byte{0x7f, 0}, 40)},
+		[]any{uint8(3), uint8(17), uint16(63), []byte{1}})
 	types := PredefinedDatatypes()
 	dd, _ := PredefinedDatatype(TypeDouble)
 	di, _ := PredefinedDatatype(TypeShortInt)

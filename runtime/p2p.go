@@ -261,6 +261,8 @@ func (w *World) handle(peer int, h *Header, payload []byte) {
 		w.handleCancelReq(peer, h)
 	case FrameCancelAck:
 		w.handleCancelAck(peer, h)
+	case FrameRMA:
+		w.rmaFrame(peer, h, payload)
 	default:
 		w.logf("gmpi: dropping frame of unknown kind %d from %d", h.Kind, peer)
 	}

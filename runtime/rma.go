@@ -28,8 +28,9 @@ package mpirt
 // atomic each (plus a futex wait under contention); post/start/complete/
 // wait are one atomic per group member plus the waits.
 //
-// Windows whose processes are on several hosts are not supported yet
-// (creation fails with MPI_ERR_UNSUPPORTED_OPERATION).
+// Windows whose processes are on several hosts have no segment: their
+// operations travel as messages served by the target's receive path
+// (rma_net.go).
 
 import (
 	"encoding/binary"
@@ -146,6 +147,7 @@ type Win struct {
 	unit   int64
 
 	seg     []byte
+	net     *rmaNet // the window spans hosts (rma_net.go): no segment
 	layout  winLayout
 	targets []winTarget
 	freed   bool
@@ -291,21 +293,12 @@ func (c *Comm) NewWin(flavor int, base unsafe.Pointer, size, unit int64, info *I
 		return nil, Errorf(ErrUnsupportedOperation, "", "one-sided communication between processes of different data representations is not supported (comm spans %s and %s)",
 			c.w.rep.Encode(), c.firstOtherRep().Encode())
 	}
-	hosts, err := c.hostsOf()
+	spans, err := c.windowSpansHosts()
 	if err != nil {
 		return nil, err
 	}
-	oneHost := true
-	for _, h := range hosts {
-		if h != hosts[0] {
-			oneHost = false
-		}
-	}
-	if !oneHost {
-		if flavor == FlavorShared {
-			return nil, Errorf(ErrRMAShared, "", "the processes of comm are on more than one host (%s and others), so they cannot share memory", hosts[0])
-		}
-		return nil, Errorf(ErrUnsupportedOperation, "", "windows over processes on more than one host are not supported yet")
+	if spans && flavor == FlavorShared {
+		return nil, Errorf(ErrRMAShared, "", "the processes of comm are on more than one host, so they cannot share memory")
 	}
 	noncontig := false
 	if info != nil {
@@ -320,7 +313,11 @@ func (c *Comm) NewWin(flavor int, base unsafe.Pointer, size, unit int64, info *I
 	win := &Win{w: c.w, comm: wc, flavor: flavor, size: size, unit: unit}
 	win.Errh.Set(c.w, HandleErrorsAreFatal)
 	win.SetInfo(info)
-	if err := win.setup(base, noncontig); err != nil {
+	setup := func() error { return win.setup(base, noncontig) }
+	if spans {
+		setup = func() error { return win.setupNet(base) }
+	}
+	if err := setup(); err != nil {
 		wc.Free()
 		return nil, err
 	}
@@ -470,6 +467,9 @@ func (win *Win) Free() error {
 		return err
 	}
 	win.w.winTable().Remove(win.handle)
+	if win.net != nil {
+		win.net.free()
+	}
 	unmapSegment(win.seg)
 	win.seg = nil
 	win.freed = true

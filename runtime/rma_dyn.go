@@ -27,6 +27,13 @@ func (win *Win) Attach(base unsafe.Pointer, size int64) error {
 	}
 	win.mu.Lock()
 	defer win.mu.Unlock()
+	if win.net != nil {
+		if err := win.net.attach(base, size); err != nil {
+			return err
+		}
+		win.regions[uintptr(base)] = 0
+		return nil
+	}
 	me := win.comm.Rank()
 	lo, hi := uint64(uintptr(base)), uint64(uintptr(base))+uint64(size)
 	free := -1
@@ -63,6 +70,10 @@ func (win *Win) Detach(base unsafe.Pointer) error {
 	i, ok := win.regions[uintptr(base)]
 	if !ok {
 		return Errorf(ErrRMAAttach, "", "memory at %p is not attached to the window", base)
+	}
+	if win.net != nil {
+		delete(win.regions, uintptr(base))
+		return win.net.detach(base)
 	}
 	pb, ps := win.region(win.comm.Rank(), i)
 	atomic.StoreUint64(pb, 0)

@@ -25,6 +25,9 @@ type RMAArgs struct {
 	TCount  int
 	TDT     *Datatype
 	Op      Handle
+	// Request: a request form (MPI_Rget, ...), whose request completes
+	// when the call returns, so a fetch completes in the call.
+	Request bool
 }
 
 // rmaSeg is one block of a transfer: n bytes at offset off from the
@@ -87,26 +90,47 @@ func (win *Win) target(a *RMAArgs) (addr int64, skip bool, err error) {
 	if err := win.checkRank(a.Target); err != nil {
 		return 0, false, Errorf(ErrRank, "", "invalid target_rank argument: %d (the window has %d processes)", a.Target, win.layout.n)
 	}
-	if !win.canAccess(a.Target) {
+	if ok, err := win.canAccess(a.Target); err != nil {
+		return 0, false, err
+	} else if !ok {
 		return 0, false, Errorf(ErrRMASync, "", "no access epoch to rank %d is open (MPI_Win_fence, MPI_Win_start or MPI_Win_lock first)", a.Target)
 	}
 	if a.Disp < 0 && win.flavor != FlavorDynamic {
 		return 0, false, Errorf(ErrDisp, "", "invalid target_disp argument: %d is negative", a.Disp)
 	}
 	t := &win.targets[a.Target]
+	// Displacement times unit, plus the type's bounds, plus the span must
+	// stay inside int64: beyond 2^62 bytes nothing can be in a window.
+	const far = 1 << 62
+	if d := a.Disp; t.dispUnit > 0 && (d > far/t.dispUnit || d < -far/t.dispUnit) {
+		return 0, false, Errorf(ErrRMARange, "", "invalid target_disp argument: %d units of %d bytes are outside rank %d's window", d, t.dispUnit, a.Target)
+	}
 	lo := a.Disp * t.dispUnit
 	sp := rmaSpan(a.TDT, a.TCount)
+	if sp < 0 || sp > far {
+		return 0, false, Errorf(ErrRMARange, "", "target: %d elements of %v span %d bytes, more than rank %d's window", a.TCount, a.TDT, sp, a.Target)
+	}
 	if sp == 0 {
 		return lo, false, nil
 	}
 	lo += int64(a.TDT.TrueLB())
+	if win.flavor == FlavorDynamic && win.net != nil {
+		ok, err := win.net.attachedRemote(a.Target, uint64(lo), sp)
+		if err != nil {
+			return 0, false, err
+		}
+		if !ok {
+			return 0, false, Errorf(ErrRMARange, "", "target bytes [%#x, %#x) of rank %d are not in a region attached to the window", lo, lo+sp, a.Target)
+		}
+		return a.Disp, false, nil
+	}
 	if win.flavor == FlavorDynamic {
 		if !win.attached(a.Target, uintptr(lo), sp) {
 			return 0, false, Errorf(ErrRMARange, "", "target bytes [%#x, %#x) of rank %d are not in a region attached to the window", lo, lo+sp, a.Target)
 		}
 		return a.Disp, false, nil
 	}
-	if lo < 0 || lo+sp > t.size {
+	if lo < 0 || lo > t.size || sp > t.size-lo {
 		return 0, false, Errorf(ErrRMARange, "", "target bytes [%d, %d) are outside rank %d's window of %d bytes", lo, lo+sp, a.Target, t.size)
 	}
 	if t.mapped != nil {
@@ -194,6 +218,10 @@ func (win *Win) Put(a *RMAArgs) error {
 	}
 	data := sendView(a.Origin, a.OCount, a.ODT)
 	var one [1]rmaSeg
+	if win.net != nil {
+		_, err := win.net.issue(a.Target, rmaOpPut, addr, 0, 0, targetSegs(a.TDT, a.TCount, unsafe.Pointer(unsafe.SliceData(data)), true, one[:]), nil, true, 1)
+		return err
+	}
 	return win.xfer(a.Target, addr, targetSegs(a.TDT, a.TCount, unsafe.Pointer(unsafe.SliceData(data)), true, one[:]), true)
 }
 
@@ -208,7 +236,19 @@ func (win *Win) Get(a *RMAArgs) error {
 	}
 	buf, done := recvView(a.Origin, a.OCount, a.ODT)
 	var one [1]rmaSeg
-	if err := win.xfer(a.Target, addr, targetSegs(a.TDT, a.TCount, unsafe.Pointer(unsafe.SliceData(buf)), true, one[:]), false); err != nil {
+	segs := targetSegs(a.TDT, a.TCount, unsafe.Pointer(unsafe.SliceData(buf)), true, one[:])
+	if win.net != nil {
+		waits, err := win.net.issue(a.Target, rmaOpGet, addr, 0, 0, segs, segs, false, 1)
+		if err != nil {
+			return err
+		}
+		var finish func()
+		if done != nil {
+			finish = func() { done(&Request{Status: Status{Count: int64(len(buf))}}) }
+		}
+		return win.net.fetched(a.Target, a.Request, waits, finish)
+	}
+	if err := win.xfer(a.Target, addr, segs, false); err != nil {
 		return err
 	}
 	if done != nil {
@@ -277,6 +317,9 @@ func (win *Win) GetAccumulate(a *RMAArgs) error {
 		return err
 	}
 	tdt, tc := a.TDT, a.TCount
+	if win.net != nil {
+		return win.accumulateNet(a, addr, noop, fetch)
+	}
 	if win.targets[a.Target].mapped != nil && tdt.IsContiguous() && (noop || a.ODT.IsContiguous()) && (!fetch || a.RDT.IsContiguous()) {
 		return win.accumulateMapped(a, addr, noop, fetch)
 	}
@@ -344,6 +387,13 @@ func (win *Win) CompareAndSwap(a *RMAArgs) error {
 		return err
 	}
 	n := dt.Size()
+	if win.net != nil {
+		in := make([]byte, 2*n)
+		copy(in, unsafe.Slice((*byte)(a.Origin), n))
+		copy(in[n:], unsafe.Slice((*byte)(a.Compare), n))
+		// One segment of 2n bytes of data would be cut; send it whole.
+		return win.net.issueCAS(a.Target, addr, dt, in, unsafe.Slice((*byte)(a.Result), n))
+	}
 	old := make([]byte, n)
 	seg := []rmaSeg{{loc: unsafe.Pointer(unsafe.SliceData(old)), n: n}}
 	win.accLock(a.Target)

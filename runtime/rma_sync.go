@@ -59,16 +59,19 @@ func (win *Win) pscwWaiters(r int) *uint32 {
 const lockWriter = 1 << 31
 
 // acquire takes rank t's window lock (shared or exclusive).
-func (win *Win) acquire(t, typ int) {
+func (win *Win) acquire(t, typ int) error {
+	if win.net != nil {
+		return win.net.acquire(t, typ)
+	}
 	p, waiters := win.lockWords(t)
 	for {
 		v := atomic.LoadUint32(p)
 		if typ == LockExclusive {
 			if v == 0 && atomic.CompareAndSwapUint32(p, 0, lockWriter) {
-				return
+				return nil
 			}
 		} else if v&lockWriter == 0 && atomic.CompareAndSwapUint32(p, v, v+1) {
-			return
+			return nil
 		}
 		waitWord(p, waiters, func(x uint32) bool {
 			if typ == LockExclusive {
@@ -79,8 +82,12 @@ func (win *Win) acquire(t, typ int) {
 	}
 }
 
-// release drops rank t's window lock.
-func (win *Win) release(t, typ int) {
+// release drops rank t's window lock (on a window spanning hosts, once
+// the operations issued to t are complete there).
+func (win *Win) release(t, typ int) error {
+	if win.net != nil {
+		return win.net.release(t, typ)
+	}
 	p, waiters := win.lockWords(t)
 	if typ == LockExclusive {
 		atomic.StoreUint32(p, 0)
@@ -88,6 +95,7 @@ func (win *Win) release(t, typ int) {
 		atomic.AddUint32(p, ^uint32(0))
 	}
 	wake(p, waiters)
+	return nil
 }
 
 // accLock and accUnlock bracket a read-modify-write at rank t.
@@ -129,6 +137,11 @@ func (win *Win) Fence(assert int) error {
 	// every process's next epoch. With MPI_MODE_NOPRECEDE nothing was
 	// issued, but the barrier still separates the local stores before
 	// the fence from the peers' accesses after it.
+	if win.net != nil {
+		if err := win.net.flushAll(); err != nil {
+			return err
+		}
+	}
 	if err := win.comm.Coll.Barrier(win.comm); err != nil {
 		return err
 	}
@@ -176,6 +189,15 @@ func (win *Win) Post(g *Group, assert int) error {
 		win.waited = make([]uint32, n)
 	}
 	win.fence = false
+	if win.net != nil {
+		for _, o := range ranks {
+			if err := win.net.send(o, Header{Tag: rmaOpPost}, nil); err != nil {
+				return err
+			}
+		}
+		win.postGroup = ranks
+		return nil
+	}
 	for _, o := range ranks {
 		p := win.word(win.layout.post + 4*(me*n+o))
 		atomic.AddUint32(p, 1)
@@ -204,6 +226,12 @@ func (win *Win) Start(g *Group, assert int) error {
 	win.fence = false
 	for _, t := range ranks {
 		want := win.started[t] + 1
+		if win.net != nil {
+			pc := &win.net.posts[t]
+			win.w.waitUntil(func() bool { return int32(pc.Load()-want) >= 0 })
+			win.started[t] = want
+			continue
+		}
 		waitWord(win.word(win.layout.post+4*(t*n+me)), win.pscwWaiters(me), func(v uint32) bool { return int32(v-want) >= 0 })
 		win.started[t] = want
 	}
@@ -219,6 +247,22 @@ func (win *Win) Complete() error {
 		return Errorf(ErrRMASync, "", "MPI_Win_complete without MPI_Win_start")
 	}
 	n, me := win.layout.n, win.comm.Rank()
+	if win.net != nil {
+		// The notice follows the operations on each pair's ordered
+		// path: the target's MPI_Win_wait sees them applied.
+		var first error
+		for _, t := range win.startGroup {
+			if err := win.net.completeFetches(t); err != nil && first == nil {
+				first = err
+			}
+			win.net.dirty[t].Store(false)
+			if err := win.net.send(t, Header{Tag: rmaOpComplete}, nil); err != nil && first == nil {
+				first = err
+			}
+		}
+		win.startGroup = nil
+		return first
+	}
 	for _, t := range win.startGroup {
 		p := win.word(win.layout.complete + 4*(t*n+me))
 		atomic.AddUint32(p, 1)
@@ -232,6 +276,9 @@ func (win *Win) Complete() error {
 func (win *Win) completedLocked(o int) bool {
 	n, me := win.layout.n, win.comm.Rank()
 	want := win.waited[o] + 1
+	if win.net != nil {
+		return int32(win.net.completes[o].Load()-want) >= 0
+	}
 	return int32(atomic.LoadUint32(win.word(win.layout.complete+4*(me*n+o)))-want) >= 0
 }
 
@@ -248,6 +295,10 @@ func (win *Win) Wait(block bool) (bool, error) {
 		if !win.completedLocked(o) {
 			if !block {
 				return false, nil
+			}
+			if win.net != nil {
+				win.w.waitUntil(func() bool { return win.completedLocked(o) })
+				continue
 			}
 			want := win.waited[o] + 1
 			waitWord(win.word(win.layout.complete+4*(me*n+o)), win.pscwWaiters(me), func(v uint32) bool { return int32(v-want) >= 0 })
@@ -293,7 +344,9 @@ func (win *Win) Lock(typ, rank, assert int) error {
 	if assert&ModeNocheck != 0 {
 		typ = 0 // no lock taken
 	} else if win.eagerLock(rank) {
-		win.acquire(rank, typ)
+		if err := win.acquire(rank, typ); err != nil {
+			return err
+		}
 		typ |= lockHeld
 	}
 	win.locks[rank] = typ
@@ -314,18 +367,23 @@ func (win *Win) eagerLock(rank int) bool {
 }
 
 // holdLocked takes the pending lock on target t, if any (win.mu held).
-func (win *Win) holdLocked(t int) {
+func (win *Win) holdLocked(t int) error {
 	if typ, ok := win.locks[t]; ok {
 		if typ != 0 && typ&lockHeld == 0 {
-			win.acquire(t, typ)
+			if err := win.acquire(t, typ); err != nil {
+				return err
+			}
 			win.locks[t] = typ | lockHeld
 		}
-		return
+		return nil
 	}
 	if win.lockAll && win.lockAllChecked && !win.lockAllHeld[t] {
-		win.acquire(t, LockShared)
+		if err := win.acquire(t, LockShared); err != nil {
+			return err
+		}
 		win.lockAllHeld[t] = true
 	}
+	return nil
 }
 
 // Unlock is MPI_Win_unlock.
@@ -342,10 +400,13 @@ func (win *Win) Unlock(rank int) error {
 	if !ok {
 		return Errorf(ErrRMASync, "", "MPI_Win_unlock on rank %d, which is not locked", rank)
 	}
-	if typ&lockHeld != 0 {
-		win.release(rank, typ&^lockHeld)
-	}
 	delete(win.locks, rank)
+	if typ&lockHeld != 0 {
+		return win.release(rank, typ&^lockHeld)
+	}
+	if win.net != nil {
+		return win.net.flush(rank)
+	}
 	return nil
 }
 
@@ -368,7 +429,9 @@ func (win *Win) LockAll(assert int) error {
 	if win.lockAllChecked {
 		for t := 0; t < win.layout.n; t++ {
 			if win.eagerLock(t) {
-				win.acquire(t, LockShared)
+				if err := win.acquire(t, LockShared); err != nil {
+					return err
+				}
 				win.lockAllHeld[t] = true
 			}
 		}
@@ -383,14 +446,21 @@ func (win *Win) UnlockAll() error {
 	if !win.lockAll {
 		return Errorf(ErrRMASync, "", "MPI_Win_unlock_all without MPI_Win_lock_all")
 	}
+	var first error
 	for t, held := range win.lockAllHeld {
+		var err error
 		if held {
-			win.release(t, LockShared)
+			err = win.release(t, LockShared)
 			win.lockAllHeld[t] = false
+		} else if win.net != nil {
+			err = win.net.flush(t)
+		}
+		if err != nil && first == nil {
+			first = err
 		}
 	}
 	win.lockAll = false
-	return nil
+	return first
 }
 
 // Flush is MPI_Win_flush and MPI_Win_flush_local (rank >= 0) and their
@@ -410,6 +480,12 @@ func (win *Win) Flush(rank int, all bool) error {
 	_, ok := win.locks[rank]
 	if win.lockAll || (all && len(win.locks) > 0) || (!all && ok) {
 		memoryBarrier()
+		if win.net != nil {
+			if all {
+				return win.net.flushAll()
+			}
+			return win.net.flush(rank)
+		}
 		return nil
 	}
 	return Errorf(ErrRMASync, "", "flush outside a passive target epoch (MPI_Win_lock or MPI_Win_lock_all)")
@@ -429,20 +505,19 @@ func memoryBarrier() { barrierWord.Add(1) }
 
 // canAccess reports whether an access epoch to target t is open, taking
 // a pending passive target lock on t first.
-func (win *Win) canAccess(t int) bool {
+func (win *Win) canAccess(t int) (bool, error) {
 	win.mu.Lock()
 	defer win.mu.Unlock()
 	if win.fence {
-		return true
+		return true, nil
 	}
 	if _, ok := win.locks[t]; ok || win.lockAll {
-		win.holdLocked(t)
-		return true
+		return true, win.holdLocked(t)
 	}
 	for _, r := range win.startGroup {
 		if r == t {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }

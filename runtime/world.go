@@ -67,6 +67,13 @@ type World struct {
 	routes  []Device // routes[worldRank] carries frames to that peer
 	devices []Device // distinct devices, polled by progress
 
+	// rmaDev is the device that serves frames of windows spanning hosts
+	// from its own receive path (AsyncReceiver; rmaSend is the same
+	// device); rmaWins maps a window's context id to the *Win.
+	rmaDev  AsyncReceiver
+	rmaSend Device
+	rmaWins sync.Map
+
 	match matcher // posted and unexpected queues, under match.mu
 
 	sched schedules  // running collective schedules (sched.go)
@@ -424,6 +431,10 @@ func (w *World) SetQueuedWord(p *int32) {
 // SpinPolls is how many empty polls a waiter makes before it starts
 // timing its spin (1 on an oversubscribed host).
 func (w *World) SpinPolls() int { return w.spinPolls }
+
+// Yields reports whether waiters give the CPU away between polls (an
+// oversubscribed host, or GMPI_OVERSUBSCRIBED=1).
+func (w *World) Yields() bool { return w.yield }
 
 // EagerLimit is the largest message that a send to world rank peer
 // carries in one eager frame.

@@ -73,7 +73,7 @@ func NeighborAllgather(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpir
 func NeighborAllgatherv(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpirt.Datatype, rbuf unsafe.Pointer, rcounts, displs []int, rdt *mpirt.Datatype) (*mpirt.Request, error) {
 	return neighborExchange(c, sameBlock(sbuf, scount, sdt),
 		func(i int) mpirt.NeighborBlock {
-			return mpirt.NeighborBlock{Buf: BlockAt(rbuf, displs[i], rdt), Count: rcounts[i], Type: rdt}
+			return mpirt.NeighborBlock{Buf: Block(rbuf, displs[i], rcounts[i], rdt), Count: rcounts[i], Type: rdt}
 		})
 }
 
@@ -91,9 +91,9 @@ func NeighborAlltoall(c *mpirt.Comm, sbuf unsafe.Pointer, scount int, sdt *mpirt
 // displacements (in elements).
 func NeighborAlltoallv(c *mpirt.Comm, sbuf unsafe.Pointer, scounts, sdispls []int, sdt *mpirt.Datatype, rbuf unsafe.Pointer, rcounts, rdispls []int, rdt *mpirt.Datatype) (*mpirt.Request, error) {
 	return neighborExchange(c,
-		func(j int) []byte { return mpirt.SendData(BlockAt(sbuf, sdispls[j], sdt), scounts[j], sdt) },
+		func(j int) []byte { return mpirt.SendData(Block(sbuf, sdispls[j], scounts[j], sdt), scounts[j], sdt) },
 		func(i int) mpirt.NeighborBlock {
-			return mpirt.NeighborBlock{Buf: BlockAt(rbuf, rdispls[i], rdt), Count: rcounts[i], Type: rdt}
+			return mpirt.NeighborBlock{Buf: Block(rbuf, rdispls[i], rcounts[i], rdt), Count: rcounts[i], Type: rdt}
 		})
 }
 
@@ -101,8 +101,10 @@ func NeighborAlltoallv(c *mpirt.Comm, sbuf unsafe.Pointer, scounts, sdispls []in
 // and displacements in bytes.
 func NeighborAlltoallw(c *mpirt.Comm, sbuf unsafe.Pointer, scounts, sdispls []int, sdts []*mpirt.Datatype, rbuf unsafe.Pointer, rcounts, rdispls []int, rdts []*mpirt.Datatype) (*mpirt.Request, error) {
 	return neighborExchange(c,
-		func(j int) []byte { return mpirt.SendData(unsafe.Add(sbuf, sdispls[j]), scounts[j], sdts[j]) },
+		func(j int) []byte {
+			return mpirt.SendData(ByteBlock(sbuf, sdispls[j], scounts[j]), scounts[j], sdts[j])
+		},
 		func(i int) mpirt.NeighborBlock {
-			return mpirt.NeighborBlock{Buf: unsafe.Add(rbuf, rdispls[i]), Count: rcounts[i], Type: rdts[i]}
+			return mpirt.NeighborBlock{Buf: ByteBlock(rbuf, rdispls[i], rcounts[i]), Count: rcounts[i], Type: rdts[i]}
 		})
 }

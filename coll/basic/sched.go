@@ -41,6 +41,27 @@ func BlockAt(p unsafe.Pointer, i int, dt *mpirt.Datatype) unsafe.Pointer {
 	return unsafe.Add(p, i*dt.Extent())
 }
 
+// Block is the block of count elements of dt at element displacement i
+// of p, nil when count is 0. A v-operation's empty last block often sits
+// just past the end of the buffer; when the buffer is Go memory (fileio
+// passes its exchange buffers), a pointer there points at the next heap
+// object, which the garbage collector then marks, free or not ("found
+// pointer to free object"). An empty block needs no address.
+func Block(p unsafe.Pointer, i, count int, dt *mpirt.Datatype) unsafe.Pointer {
+	if count == 0 {
+		return nil
+	}
+	return BlockAt(p, i, dt)
+}
+
+// ByteBlock is Block with a displacement in bytes (the w-operations).
+func ByteBlock(p unsafe.Pointer, off, count int) unsafe.Pointer {
+	if count == 0 || p == nil {
+		return nil
+	}
+	return unsafe.Add(p, off)
+}
+
 // SchedBarrier: dissemination, ceil(log2 p) rounds of one empty message.
 func SchedBarrier(c *mpirt.Comm, _ *mpirt.CollArgs) (*mpirt.Schedule, error) {
 	s := c.NewSchedule()
@@ -104,7 +125,7 @@ func (v vec) block(p unsafe.Pointer, i int, dt *mpirt.Datatype) (unsafe.Pointer,
 	if v.counts == nil {
 		return BlockAt(p, i*v.count, dt), v.count
 	}
-	return BlockAt(p, v.displs[i], dt), v.counts[i]
+	return Block(p, v.displs[i], v.counts[i], dt), v.counts[i]
 }
 
 // SchedGather: linear, one round; the root posts p-1 receives.
@@ -213,18 +234,18 @@ func alltoallArgs(a *mpirt.CollArgs, op mpirt.CollOp) alltoallBlocks {
 	case mpirt.CollAlltoallv:
 		return alltoallBlocks{
 			send: func(j int) (unsafe.Pointer, int, *mpirt.Datatype) {
-				return BlockAt(a.Sbuf, a.Sdispls[j], a.Sdt), a.Scounts[j], a.Sdt
+				return Block(a.Sbuf, a.Sdispls[j], a.Scounts[j], a.Sdt), a.Scounts[j], a.Sdt
 			},
 			recv: func(j int) (unsafe.Pointer, int, *mpirt.Datatype) {
-				return BlockAt(a.Rbuf, a.Rdispls[j], a.Rdt), a.Rcounts[j], a.Rdt
+				return Block(a.Rbuf, a.Rdispls[j], a.Rcounts[j], a.Rdt), a.Rcounts[j], a.Rdt
 			}}
 	}
 	return alltoallBlocks{
 		send: func(j int) (unsafe.Pointer, int, *mpirt.Datatype) {
-			return unsafe.Add(a.Sbuf, a.Sdispls[j]), a.Scounts[j], a.Sdts[j]
+			return ByteBlock(a.Sbuf, a.Sdispls[j], a.Scounts[j]), a.Scounts[j], a.Sdts[j]
 		},
 		recv: func(j int) (unsafe.Pointer, int, *mpirt.Datatype) {
-			return unsafe.Add(a.Rbuf, a.Rdispls[j]), a.Rcounts[j], a.Rdts[j]
+			return ByteBlock(a.Rbuf, a.Rdispls[j], a.Rcounts[j]), a.Rcounts[j], a.Rdts[j]
 		}}
 }
 

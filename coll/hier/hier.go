@@ -1134,7 +1134,7 @@ func (m *module) allgather(p *plan, a *mpirt.CollArgs) {
 	sizes := make([]int, n)
 	at := func(r int) (unsafe.Pointer, int) {
 		if a.Rcounts != nil {
-			return basic.BlockAt(a.Rbuf, a.Rdispls[r], a.Rdt), a.Rcounts[r]
+			return basic.Block(a.Rbuf, a.Rdispls[r], a.Rcounts[r], a.Rdt), a.Rcounts[r]
 		}
 		return basic.BlockAt(a.Rbuf, r*a.Rcount, a.Rdt), a.Rcount
 	}

@@ -79,7 +79,7 @@ func (v vec) block(p unsafe.Pointer, i int, dt *mpirt.Datatype) (unsafe.Pointer,
 	if v.counts == nil {
 		return basic.BlockAt(p, i*v.count, dt), v.count
 	}
-	return basic.BlockAt(p, v.displs[i], dt), v.counts[i]
+	return basic.Block(p, v.displs[i], v.counts[i], dt), v.counts[i]
 }
 
 // SchedGather: every process of the other group sends its block to the
@@ -167,14 +167,14 @@ func SchedAlltoall(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 // SchedAlltoallv is SchedAlltoall with per-rank counts and displacements.
 func SchedAlltoallv(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 	return alltoall(c, a, func(j int) (unsafe.Pointer, int, *mpirt.Datatype, unsafe.Pointer, int, *mpirt.Datatype) {
-		return basic.BlockAt(a.Sbuf, a.Sdispls[j], a.Sdt), a.Scounts[j], a.Sdt, basic.BlockAt(a.Rbuf, a.Rdispls[j], a.Rdt), a.Rcounts[j], a.Rdt
+		return basic.Block(a.Sbuf, a.Sdispls[j], a.Scounts[j], a.Sdt), a.Scounts[j], a.Sdt, basic.Block(a.Rbuf, a.Rdispls[j], a.Rcounts[j], a.Rdt), a.Rcounts[j], a.Rdt
 	}), nil
 }
 
 // SchedAlltoallw is SchedAlltoallv with per-rank types and byte displacements.
 func SchedAlltoallw(c *mpirt.Comm, a *mpirt.CollArgs) (*mpirt.Schedule, error) {
 	return alltoall(c, a, func(j int) (unsafe.Pointer, int, *mpirt.Datatype, unsafe.Pointer, int, *mpirt.Datatype) {
-		return unsafe.Add(a.Sbuf, a.Sdispls[j]), a.Scounts[j], a.Sdts[j], unsafe.Add(a.Rbuf, a.Rdispls[j]), a.Rcounts[j], a.Rdts[j]
+		return basic.ByteBlock(a.Sbuf, a.Sdispls[j], a.Scounts[j]), a.Scounts[j], a.Sdts[j], basic.ByteBlock(a.Rbuf, a.Rdispls[j], a.Rcounts[j]), a.Rcounts[j], a.Rdts[j]
 	}), nil
 }
 

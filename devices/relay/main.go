@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"gmpi/runtime/param"
 	"gmpi/runtime/ports"
 )
 
@@ -51,6 +52,9 @@ func Main(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	prefix := "gmpi relay on " + *name + ": "
 	s := &Server{Listener: l, Secret: secret, Timeout: *timeout, Name: "relay on host " + *name}
+	if p, err := param.Env(); err == nil {
+		s.AuthTimeout = param.AuthTimeout.Get(p)
+	}
 	if *verbose {
 		s.Log = func(format string, args ...any) { fmt.Fprintf(os.Stderr, prefix+format+"\n", args...) }
 	}

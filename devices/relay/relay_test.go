@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	attack "gmpi/internal/hostile"
 	"gmpi/runtime/auth"
 )
 
@@ -275,5 +276,41 @@ func TestRoutes(t *testing.T) {
 		if _, err := ParseRoutes(bad); err == nil {
 			t.Errorf("ParseRoutes(%q) accepted", bad)
 		}
+	}
+}
+
+// TestHostileFlood: garbage, a half-open, a slow and 1000 silent
+// connections to a relay are dropped within its handshake deadline
+// (1 s here), at most MaxPending wait at once, and a rank's path opened
+// during the flood works.
+func TestHostileFlood(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Listener: l, Secret: secret, Timeout: 3 * time.Second, AuthTimeout: time.Second, Name: "relay on host gw", Job: 42, MaxPending: 16}
+	done := make(chan struct{})
+	go func() { s.Serve(); close(done) }()
+	defer func() { s.Close(); <-done }()
+	target := startTarget(t)
+	a, err := attack.Start(l.Addr().String(), 1000, 250*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if w := s.gate.Waiting(); w > 16 {
+		t.Errorf("%d connections in their handshake (bound 16)", w)
+	}
+	conn, err := Dial([]string{l.Addr().String()}, target, secret, 42, 1, 2, 5*time.Second)
+	if err != nil {
+		t.Fatalf("a path during the flood: %v", err)
+	}
+	echoCheck(t, conn, 100000)
+	conn.Close()
+	if err := a.Check(10 * time.Second); err != nil {
+		t.Error(err)
+	}
+	if w := s.gate.Waiting(); w != 0 {
+		t.Errorf("%d connections still waiting", w)
 	}
 }

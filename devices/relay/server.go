@@ -26,15 +26,19 @@ type Server struct {
 	// Log receives diagnostics (refused clients, failed paths); may be nil.
 	Log func(format string, args ...any)
 	// MaxPending bounds the connections in their handshake at once
-	// (0: 64); more are closed at once, so a flood costs bounded memory.
+	// (0: 64); when a new one comes, the one that waited longest is
+	// closed (auth.Gate), so a flood costs bounded memory and a real
+	// client still gets in.
 	MaxPending int
+	// AuthTimeout bounds a client's handshake (0: Timeout, at most 10 s).
+	AuthTimeout time.Duration
 
-	pending atomic.Int32
-	wg      sync.WaitGroup
-	mu      sync.Mutex
-	open    map[net.Conn]bool
-	closed  bool
-	paths   atomic.Int64 // paths opened so far
+	gate   *auth.Gate
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	open   map[net.Conn]bool
+	closed bool
+	paths  atomic.Int64 // paths opened so far
 }
 
 // Serve accepts connections until the listener is closed.
@@ -45,6 +49,7 @@ func (s *Server) Serve() error {
 	if s.MaxPending <= 0 {
 		s.MaxPending = 64
 	}
+	s.gate = auth.NewGate(s.MaxPending)
 	for {
 		c, err := s.Listener.Accept()
 		if err != nil {
@@ -55,14 +60,7 @@ func (s *Server) Serve() error {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		if int(s.pending.Add(1)) > s.MaxPending {
-			s.pending.Add(-1)
-			s.logf("dropped a connection from %v: %d connections are in their handshake", c.RemoteAddr(), s.MaxPending)
-			c.Close()
-			continue
-		}
 		if !s.track(c, true) {
-			s.pending.Add(-1)
 			c.Close()
 			return nil
 		}
@@ -114,20 +112,21 @@ func (s *Server) serve(c *net.TCPConn) {
 	defer s.wg.Done()
 	defer s.track(c, false)
 	defer c.Close()
-	handshook := false
-	defer func() {
-		if !handshook {
-			s.pending.Add(-1)
-		}
-	}()
 	from := c.RemoteAddr()
 	Tune(c, s.Timeout)
-	if err := auth.Handshake(c, s.Secret, false, Context, min(s.Timeout, 10*time.Second)); err != nil {
+	hs := s.AuthTimeout
+	if hs <= 0 {
+		hs = min(s.Timeout, 10*time.Second)
+	}
+	s.gate.Enter(c)
+	if err := auth.Handshake(c, s.Secret, false, Context, hs); err != nil {
+		s.gate.Leave(c)
 		s.logf("refused %v: %v", from, err)
 		return
 	}
 	c.SetDeadline(time.Now().Add(s.Timeout))
 	req, err := ReadRequest(c)
+	s.gate.Leave(c)
 	if err == nil && s.Job != 0 && req.Job != s.Job {
 		err = errors.New("request of another job")
 	}
@@ -135,8 +134,6 @@ func (s *Server) serve(c *net.TCPConn) {
 		s.logf("refused %v: %v", from, err)
 		return
 	}
-	handshook = true
-	s.pending.Add(-1)
 	out, err := s.onward(req)
 	if err != nil {
 		err = fmt.Errorf("%s, for rank %d to rank %d: %v", s.Name, req.From, req.To, err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"gmpi/runtime/auth"
+	"gmpi/runtime/param"
 )
 
 // Ports (MPI_Open_port): a listening socket and a secret. The port name
@@ -37,6 +38,17 @@ const (
 	portBacklog = 64
 )
 
+// portAuthTimeout bounds the handshake of a connection to a port
+// (GMPI_AUTH_TIMEOUT).
+func portAuthTimeout() time.Duration {
+	if p, err := param.Env(); err == nil {
+		if t := param.AuthTimeout.Get(p); t > 0 {
+			return t
+		}
+	}
+	return 10 * time.Second
+}
+
 // ErrBadPort is wrapped by the errors of a malformed port name.
 var ErrBadPort = errors.New("not a gmpi port name")
 
@@ -49,6 +61,9 @@ type Port struct {
 	done   chan struct{}
 	once   sync.Once
 	log    func(format string, args ...any)
+	// gate bounds the connections in their handshake.
+	gate   *auth.Gate
+	authTO time.Duration
 }
 
 // OpenPort opens a port on the addresses spec selects (GMPI_TCP_IF, as
@@ -87,7 +102,8 @@ func OpenPort(spec string, log func(string, ...any)) (*Port, error) {
 		name += "," + a
 	}
 	p := &Port{Name: name + tail, secret: secret, l: l, queue: make(chan net.Conn, portBacklog),
-		done: make(chan struct{}), log: log}
+		done: make(chan struct{}), log: log, gate: auth.NewGate(0),
+		authTO: portAuthTimeout()}
 	go p.serve()
 	return p, nil
 }
@@ -120,9 +136,8 @@ func (p *Port) serve() {
 
 // admit authenticates a connection and queues it for accept.
 func (p *Port) admit(c net.Conn) {
-	if err := auth.Handshake(c, p.secret, false, portContext, 10*time.Second); err != nil {
+	if err := p.gate.Admit(c, p.secret, portContext, p.authTO); err != nil {
 		p.logf("port: refused a connection from %s: %v", c.RemoteAddr(), err)
-		c.Close()
 		return
 	}
 	select {
@@ -268,12 +283,21 @@ func (m *MsgConn) Recv() ([]byte, error) {
 	if n > maxMsg {
 		return nil, fmt.Errorf("message of %d bytes is too long", n)
 	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(m.c, b); err != nil {
-		return nil, err
+	// The buffer grows with what arrives: a peer that announces maxMsg
+	// and sends nothing costs a chunk, not the announced length.
+	b := make([]byte, 0, min(n, msgChunk))
+	for uint32(len(b)) < n {
+		k := min(n-uint32(len(b)), msgChunk)
+		b = append(b, make([]byte, k)...)
+		if _, err := io.ReadFull(m.c, b[len(b)-int(k):]); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
 }
+
+// msgChunk is how much Recv reads at a time.
+const msgChunk = 1 << 20
 
 // Close closes the connection.
 func (m *MsgConn) Close() error { return m.c.Close() }

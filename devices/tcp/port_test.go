@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	attack "gmpi/internal/hostile"
 	"gmpi/runtime/auth"
 )
 
@@ -67,5 +68,53 @@ func TestParsePortName(t *testing.T) {
 		if _, _, err := ParsePortName(bad); !errors.Is(err, ErrBadPort) {
 			t.Errorf("%q: %v", bad, err)
 		}
+	}
+}
+
+// TestPortHostile: garbage, a half-open, a slow and 1000 silent
+// connections to an MPI port are dropped within its handshake deadline
+// (GMPI_AUTH_TIMEOUT, 1 s here), at most auth.DefaultGate wait at once,
+// and MPI_Comm_connect during the flood still reaches MPI_Comm_accept.
+func TestPortHostile(t *testing.T) {
+	t.Setenv("GMPI_AUTH_TIMEOUT", "1")
+	p, err := OpenPort("127.0.0.1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	addrs, _, _ := ParsePortName(p.Name)
+	a, err := attack.Start(addrs[0], 1000, 250*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if w := p.gate.Waiting(); w > auth.DefaultGate {
+		t.Errorf("%d connections in their handshake", w)
+	}
+	got := make(chan error, 1)
+	go func() {
+		m, err := p.Accept()
+		if err == nil {
+			err = m.Send([]byte("welcome"))
+			m.Close()
+		}
+		got <- err
+	}()
+	m, err := DialPort(p.Name, time.Now().Add(10*time.Second))
+	if err != nil {
+		t.Fatalf("connecting during the flood: %v", err)
+	}
+	defer m.Close()
+	if b, err := m.Recv(); err != nil || string(b) != "welcome" {
+		t.Errorf("during the flood: %q %v", b, err)
+	}
+	if err := <-got; err != nil {
+		t.Error(err)
+	}
+	if err := a.Check(10 * time.Second); err != nil {
+		t.Error(err)
+	}
+	if w := p.gate.Waiting(); w != 0 {
+		t.Errorf("%d connections still waiting", w)
 	}
 }

@@ -134,7 +134,9 @@ type Device struct {
 	handler mpirt.Handler
 	// sink and failed are set by NewWorld, possibly after the first
 	// connection was accepted.
-	sink   atomic.Pointer[mpirt.DataSink]
+	sink atomic.Pointer[mpirt.DataSink]
+	// async consumes frames as they are read (mpirt.AsyncReceiver).
+	async  atomic.Pointer[func(peer int, hdr *mpirt.Header, payload []byte) bool]
 	failed atomic.Pointer[func(peer int, err error)]
 
 	// inbox holds frames read by the connection goroutines until Poll
@@ -149,6 +151,12 @@ type Device struct {
 
 	hsMu    sync.Mutex
 	pending map[net.Conn]bool // connections still in their handshake
+	// authTO is GMPI_AUTH_TIMEOUT: an incoming connection proves the
+	// secret and introduces itself within min(authTO, Timeout).
+	authTO time.Duration
+	// gate bounds the connections that have not proved the secret and
+	// introduced themselves yet (the oldest is dropped when full).
+	gate *auth.Gate
 
 	// conns lists the installed connections (copy on write, under connMu,
 	// only appended: an epoll event names a connection by its index).
@@ -187,6 +195,7 @@ var (
 	_ mpirt.DataSinkUser    = (*Device)(nil)
 	_ mpirt.FailureReporter = (*Device)(nil)
 	_ mpirt.EagerLimiter    = (*Device)(nil)
+	_ mpirt.AsyncReceiver   = (*Device)(nil)
 )
 
 // inFrame is a frame (or, with err set, the loss of a peer) waiting for
@@ -326,7 +335,11 @@ func New(cfg Config) (*Device, error) {
 	if cfg.EagerLimit <= 0 {
 		cfg.EagerLimit = param.TCPEagerLimit.Get(params)
 	}
-	d := &Device{cfg: cfg, job: jobHash(cfg.JobID), peers: make([]*peer, cfg.Size), pending: map[net.Conn]bool{}}
+	d := &Device{cfg: cfg, job: jobHash(cfg.JobID), peers: make([]*peer, cfg.Size), pending: map[net.Conn]bool{},
+		gate: auth.NewGate(0), authTO: param.AuthTimeout.Get(params)}
+	if d.authTO <= 0 {
+		d.authTO = 10 * time.Second
+	}
 	d.conns.Store(new([]peerConn))
 	for _, r := range cfg.Peers {
 		if r < 0 || r >= cfg.Size || r == cfg.Rank {
@@ -439,6 +452,17 @@ func (d *Device) Send(rank int, hdr mpirt.Header, payload []byte) error {
 		return d.lostError(p, err)
 	}
 	return nil
+}
+
+// Watch opens the connection to rank in the background when there is
+// none yet, so that its loss is noticed without traffic (runtime.Watcher).
+func (d *Device) Watch(rank int) {
+	if uint(rank) >= uint(len(d.peers)) || d.peers[rank] == nil || d.closing.Load() {
+		return
+	}
+	if p := d.peers[rank]; p.conn.Load() == nil {
+		go d.connect(p)
+	}
 }
 
 func (d *Device) write(c *conn, h *mpirt.Header, payload []byte) error {
@@ -659,13 +683,21 @@ func (d *Device) admit(nc *net.TCPConn) {
 	}()
 	from := nc.RemoteAddr()
 	tune(nc, d.cfg.Timeout)
-	if err := auth.Handshake(nc, d.cfg.Secret, false, "tcp", d.cfg.Timeout); err != nil {
+	// A stranger is dropped within authTimeout of connecting (the
+	// handshake and the hello together), whatever it sends or not.
+	d.gate.Enter(nc)
+	deadline := time.Now().Add(d.authTimeout())
+	err := auth.Handshake(nc, d.cfg.Secret, false, "tcp", time.Until(deadline))
+	if err != nil {
+		d.gate.Leave(nc)
 		d.logf("tcp: refused connection from %v: %v", from, err)
 		return
 	}
 	var hello [helloSize]byte
-	nc.SetDeadline(time.Now().Add(d.cfg.Timeout))
-	if _, err := io.ReadFull(nc, hello[:]); err != nil {
+	nc.SetDeadline(deadline)
+	_, err = io.ReadFull(nc, hello[:])
+	d.gate.Leave(nc)
+	if err != nil {
 		d.logf("tcp: refused connection from %v: reading hello: %v", from, err)
 		return
 	}
@@ -693,6 +725,10 @@ func (d *Device) admit(nc *net.TCPConn) {
 	keep = true
 	d.installLocked(p, nc)
 }
+
+// authTimeout bounds how long an incoming connection may take to
+// authenticate and introduce itself: Timeout, at most maxAuthTimeout.
+func (d *Device) authTimeout() time.Duration { return min(d.cfg.Timeout, d.authTO) }
 
 // bufPool recycles eager payload buffers.
 var bufPool = sync.Pool{New: func() any { return new([]byte) }}
@@ -817,7 +853,7 @@ func (d *Device) drain(p *peer, c *conn) error {
 			x.got += n
 		}
 		x.hdr = false
-		d.push(x.f)
+		d.deliver(x.f)
 		x.f = inFrame{}
 		if x.r == x.w {
 			// Nothing buffered: hand the frame over now rather than
@@ -984,6 +1020,29 @@ func (d *Device) Sleep(w mpirt.Waker, epoch uint32, timeout time.Duration) bool 
 	d.drainAll(false)
 	d.lastPoll.Store(nanotime())
 	return true
+}
+
+// SetAsyncHandler is mpirt.AsyncReceiver.
+func (d *Device) SetAsyncHandler(h func(peer int, hdr *mpirt.Header, payload []byte) bool) {
+	d.async.Store(&h)
+}
+
+// Reaches is mpirt.AsyncReceiver.
+func (d *Device) Reaches(peer int) bool {
+	return uint(peer) < uint(len(d.peers)) && d.peers[peer] != nil
+}
+
+// deliver hands a frame just read to the async handler, or queues it
+// for Poll when the handler does not take it.
+func (d *Device) deliver(f inFrame) {
+	if h := d.async.Load(); h != nil && f.hdr.Kind == mpirt.FrameRMA && (*h)(f.peer, &f.hdr, f.payload) {
+		if f.pooled && cap(f.payload) <= 1<<20 {
+			b := f.payload[:0]
+			bufPool.Put(&b)
+		}
+		return
+	}
+	d.push(f)
 }
 
 // push queues f for Poll and rings the doorbell.

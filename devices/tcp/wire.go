@@ -108,6 +108,8 @@ func parseHeader(b []byte, h *mpirt.Header, maxPayload int) (n int, err error) {
 		if n != 0 {
 			return 0, fmt.Errorf("frame of kind %d carries a payload", h.Kind)
 		}
+	case mpirt.FrameRMA:
+		// Any payload (one-sided operations, rma_net.go).
 	default:
 		return 0, fmt.Errorf("frame of unknown kind %d", h.Kind)
 	}

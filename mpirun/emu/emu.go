@@ -147,6 +147,8 @@ type Grid struct {
 	router *helperProc
 	spawn  *spawner
 
+	attached bool // opened with Attach: the grid is someone else's
+
 	mu     sync.Mutex
 	closed bool
 	timers []*time.Timer // GMPI_EMU_SITE_DOWN
@@ -650,6 +652,9 @@ func (g *Grid) SetSiteDown(site string, down bool) error {
 	if g.closed {
 		return errors.New("emu: SetSiteDown on a closed grid")
 	}
+	if g.attached {
+		return errors.New("emu: SetSiteDown: only the program that started the grid can cut a site off")
+	}
 	si := -1
 	for i, s := range g.sites {
 		if s.name == site {
@@ -683,7 +688,8 @@ func (g *Grid) SetSiteDown(site string, down bool) error {
 // Close tears everything down: every process still running in an
 // emulated host's network namespace, the helper processes, the names of
 // the namespaces; the kernel then frees the namespaces with their links
-// and bridges. Safe to call more than once.
+// and bridges. Safe to call more than once. A grid opened with Attach
+// releases nothing (it is its starter's).
 func (g *Grid) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -691,6 +697,9 @@ func (g *Grid) Close() error {
 		return nil
 	}
 	g.closed = true
+	if g.attached {
+		return nil // the grid is its starter's
+	}
 	for _, t := range g.timers {
 		t.Stop()
 	}

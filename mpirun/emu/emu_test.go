@@ -672,3 +672,47 @@ func TestSiteDownEnv(t *testing.T) {
 		t.Errorf("after the delay: echo inside site B lost")
 	}
 }
+
+// TestShareAttach: a grid described with Share is usable through Attach
+// (commands run in the same hosts), an attached grid's Close leaves it
+// up, and once its starter closes it Attach refuses.
+func TestShareAttach(t *testing.T) {
+	needRoot(t)
+	g, err := Start(Topology{Sites: []Site{{Name: "A", Hosts: []string{"a1"}}, {Name: "B", Hosts: []string{"b1"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	path := t.TempDir() + "/grid"
+	if err := g.Share(path); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Attach(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Hosts(); !slices.Equal(got, []string{"a1", "b1"}) || a.Site("b1") != "B" || a.Addr("b1") != g.Addr("b1") {
+		t.Fatalf("attached grid: hosts %v, site of b1 %q, addr %v", got, a.Site("b1"), a.Addr("b1"))
+	}
+	out, err := a.Command("b1", "hostname").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "b1" {
+		t.Fatalf("hostname in attached b1: %q %v", out, err)
+	}
+	if err := a.SetSiteDown("A", true); err == nil {
+		t.Error("SetSiteDown on an attached grid succeeded")
+	}
+	a.Close()
+	if out, err := g.Command("a1", "hostname").Output(); err != nil || strings.TrimSpace(string(out)) != "a1" {
+		t.Fatalf("the grid is gone after the attached Close: %q %v", out, err)
+	}
+	if err := os.WriteFile(path+".bad", []byte("something else\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Attach(path + ".bad"); err == nil {
+		t.Error("Attach of a foreign file succeeded")
+	}
+	g.Close()
+	if _, err := Attach(path); err == nil || !strings.Contains(err.Error(), "gone") {
+		t.Errorf("Attach after Close: %v", err)
+	}
+}

@@ -2,15 +2,19 @@ package grid
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
+
+	"gmpi/internal/fuzzseed"
 )
 
 // FuzzParse: a grid file parser never panics and never loops; every
 // rank of an accepted grid names one of its hosts.
 func FuzzParse(f *testing.F) {
-	for _, p := range []string{"../../examples/grid-2x2.toml", "../../examples/grid-4x2.toml"} {
+	examples, _ := filepath.Glob("../../examples/*.toml")
+	for _, p := range examples {
 		if b, err := os.ReadFile(p); err == nil {
-			f.Add(string(b))
+			fuzzseed.Add(f, []any{string(b)})
 		}
 	}
 	for _, s := range []string{
@@ -19,7 +23,7 @@ func FuzzParse(f *testing.F) {
 		"[[site]]\nname = \"a\"\n[[site.machine]]\nname = \"m\"\nprocs = 99999999999\nhosts = [\"h\"]\n",
 		"[[site]]\nname = 3\n", "[[wan.link]]\nsites = [\"a\"]\n", "x = [[[[[[[[[[1]]]]]]]]]]\n",
 	} {
-		f.Add(s)
+		fuzzseed.Add(f, []any{s})
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		g, err := Parse("fuzz.toml", s)

@@ -3,6 +3,7 @@ package auth
 import (
 	"errors"
 	"net"
+	"sync"
 	"testing"
 	"time"
 )
@@ -94,5 +95,80 @@ func TestReflectionRefused(t *testing.T) {
 	}()
 	if err := Handshake(c1, []byte("s"), true, "tcp", time.Second); !errors.Is(err, ErrDenied) {
 		t.Fatalf("reflected hello: %v", err)
+	}
+}
+
+// TestGate: a full gate closes its oldest connection, never holds more
+// than its maximum, and a real peer authenticates during a flood of
+// silent connections.
+func TestGate(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	g := NewGate(8)
+	maxSeen := 0
+	var mu sync.Mutex
+	results := make(chan error, 1000)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				err := g.Admit(c, []byte("s"), "gate", 3*time.Second)
+				mu.Lock()
+				maxSeen = max(maxSeen, g.Waiting())
+				mu.Unlock()
+				if err == nil {
+					c.Close()
+				}
+				results <- err
+			}()
+		}
+	}()
+	var silent []net.Conn
+	defer func() {
+		for _, c := range silent {
+			c.Close()
+		}
+	}()
+	for i := 0; i < 100; i++ {
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		silent = append(silent, c)
+	}
+	// The honest peer comes last, behind 100 silent ones.
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := Handshake(c, []byte("s"), true, "gate", 3*time.Second); err != nil {
+		t.Fatalf("a real peer during a flood: %v", err)
+	}
+	// Every silent one is closed: by the full gate or at the handshake's
+	// deadline (3 s).
+	for _, s := range silent {
+		s.SetReadDeadline(time.Now().Add(6 * time.Second))
+		buf := make([]byte, 64)
+		for {
+			if _, err := s.Read(buf); err != nil {
+				var ne net.Error
+				if errors.As(err, &ne) && ne.Timeout() {
+					t.Fatal("a silent connection was neither evicted nor timed out")
+				}
+				break
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if g.Evicted() < 92 || maxSeen > 8 || g.Waiting() != 0 {
+		t.Fatalf("evicted %d, waiting at most %d now %d (gate of 8)", g.Evicted(), maxSeen, g.Waiting())
 	}
 }

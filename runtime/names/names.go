@@ -126,7 +126,7 @@ func LookupLocal(service string) (string, error) {
 		return "", ErrNotFound // someone else's socket under our name
 	}
 	c.SetDeadline(time.Now().Add(5 * time.Second))
-	line, err := bufio.NewReaderSize(c, 4*maxLen).ReadString('\n')
+	line, err := readLine(bufio.NewReaderSize(c, 4*maxLen))
 	if err != nil {
 		return "", ErrNotFound
 	}
@@ -157,10 +157,15 @@ type Server struct {
 	mu    sync.Mutex
 	names map[string]string
 	Log   func(format string, args ...any)
+	// Timeout bounds a connection's handshake and then its request (10 s).
+	Timeout time.Duration
+	gate    *auth.Gate // connections in their handshake
 }
 
 // NewServer makes a server for clients that prove key.
-func NewServer(key []byte) *Server { return &Server{key: key, names: map[string]string{}} }
+func NewServer(key []byte) *Server {
+	return &Server{key: key, names: map[string]string{}, gate: auth.NewGate(0), Timeout: 10 * time.Second}
+}
 
 // maxConns bounds the connections served at once.
 const maxConns = 256
@@ -198,12 +203,12 @@ func (s *Server) logf(format string, args ...any) {
 
 func (s *Server) serveConn(c net.Conn) {
 	defer c.Close()
-	if err := auth.Handshake(c, s.key, false, "names", 10*time.Second); err != nil {
+	if err := s.gate.Admit(c, s.key, "names", s.Timeout); err != nil {
 		s.logf("refused %s: %v", c.RemoteAddr(), err)
 		return
 	}
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	line, err := bufio.NewReaderSize(c, 4*maxLen).ReadString('\n')
+	c.SetDeadline(time.Now().Add(s.Timeout))
+	line, err := readLine(bufio.NewReaderSize(c, 4*maxLen))
 	if err != nil {
 		return
 	}
@@ -275,29 +280,44 @@ func (cl *Client) do(req string) (string, error) {
 	if _, err := c.Write([]byte(req + "\n")); err != nil {
 		return "", fmt.Errorf("name server %s: %v", cl.Addr, err)
 	}
-	line, err := bufio.NewReaderSize(c, 4*maxLen).ReadString('\n')
+	line, err := readLine(bufio.NewReaderSize(c, 4*maxLen))
 	if err != nil {
 		return "", fmt.Errorf("name server %s: %v", cl.Addr, err)
 	}
+	return parseAnswer(cl.Addr, line)
+}
+
+// readLine reads one line of the protocol: at most 4*maxLen bytes
+// (hex of a name and a port and the words), so that a peer sending an
+// endless line costs a bounded buffer.
+func readLine(r *bufio.Reader) (string, error) {
+	line, err := r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		return "", errors.New("line too long")
+	}
+	return string(line), err
+}
+
+// parseAnswer reads the server's answer line.
+func parseAnswer(addr, line string) (string, error) {
 	f := strings.Fields(line)
 	switch {
-	case len(f) >= 1 && f[0] == "ok":
-		if len(f) == 2 {
-			b, err := hex.DecodeString(f[1])
-			if err != nil {
-				return "", fmt.Errorf("name server %s: malformed answer", cl.Addr)
-			}
-			return string(b), nil
-		}
+	case len(f) == 1 && f[0] == "ok":
 		return "", nil
-	case len(f) == 2 && f[1] == "name":
+	case len(f) == 2 && f[0] == "ok":
+		b, err := hex.DecodeString(f[1])
+		if err != nil || len(b) > maxLen {
+			return "", fmt.Errorf("name server %s: malformed answer", addr)
+		}
+		return string(b), nil
+	case len(f) == 2 && f[0] == "err" && f[1] == "name":
 		return "", ErrNotFound
-	case len(f) == 2 && f[1] == "service":
+	case len(f) == 2 && f[0] == "err" && f[1] == "service":
 		return "", ErrNotMine
-	case len(f) == 2 && f[1] == "published":
+	case len(f) == 2 && f[0] == "err" && f[1] == "published":
 		return "", ErrPublished
 	}
-	return "", fmt.Errorf("name server %s: malformed answer %.40q", cl.Addr, line)
+	return "", fmt.Errorf("name server %s: malformed answer %.40q", addr, line)
 }
 
 func hx(s string) string { return hex.EncodeToString([]byte(s)) }

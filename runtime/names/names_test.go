@@ -5,8 +5,13 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
+
+	"gmpi/internal/fuzzseed"
+	attack "gmpi/internal/hostile"
+	"gmpi/runtime/auth"
 )
 
 func TestLocal(t *testing.T) {
@@ -87,10 +92,64 @@ func TestServer(t *testing.T) {
 }
 
 func FuzzAnswer(f *testing.F) {
-	f.Add("publish 6162 6364")
-	f.Add("lookup 6162")
-	f.Add("unpublish zz")
+	fuzzseed.Add(f, []any{"publish 6162 6364"}, []any{"lookup 6162"}, []any{"unpublish 6162"}, []any{"unpublish zz"},
+		[]any{"publish 6162"}, []any{"lookup"}, []any{""}, []any{"publish 61 " + strings.Repeat("00", 2000)}, []any{"bogus 61"})
 	f.Fuzz(func(t *testing.T, line string) {
 		NewServer([]byte("k")).answer(line)
 	})
+}
+
+// FuzzClientAnswer: the answer line a name server sends a client (every
+// kind the server writes, and garbage) gives a port, a known error or a
+// "malformed answer" error, never a panic or a port longer than maxLen.
+func FuzzClientAnswer(f *testing.F) {
+	fuzzseed.Add(f, []any{"ok\n"}, []any{"ok " + hx("gmpi1;127.0.0.1;5000;00") + "\n"}, []any{"err name\n"},
+		[]any{"err service\n"}, []any{"err published\n"}, []any{"err request\n"}, []any{"ok zz\n"},
+		[]any{"ok " + strings.Repeat("61", maxLen+1) + "\n"}, []any{"x name\n"}, []any{""})
+	f.Fuzz(func(t *testing.T, line string) {
+		port, err := parseAnswer("fuzz", line)
+		if len(port) > maxLen {
+			t.Fatalf("port of %d bytes", len(port))
+		}
+		if err != nil && port != "" {
+			t.Fatalf("error %v with port %q", err, port)
+		}
+	})
+}
+
+// TestServerHostile: garbage, a half-open, a slow and 1000 silent
+// connections to the name server are dropped within its handshake
+// deadline, at most auth.DefaultGate wait at once, and clients are
+// served during the flood.
+func TestServerHostile(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	s := NewServer(key)
+	s.Timeout = time.Second
+	go s.Serve(l)
+	a, err := attack.Start(l.Addr().String(), 1000, 250*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if w := s.gate.Waiting(); w > auth.DefaultGate {
+		t.Errorf("%d connections in their handshake", w)
+	}
+	cl := &Client{Addr: l.Addr().String(), Key: key}
+	if err := cl.Publish("svc", "port"); err != nil {
+		t.Fatalf("publish during the flood: %v", err)
+	}
+	if p, err := cl.Lookup("svc"); err != nil || p != "port" {
+		t.Errorf("lookup during the flood: %q %v", p, err)
+	}
+	if err := a.Check(10 * time.Second); err != nil {
+		t.Error(err)
+	}
+	if w := s.gate.Waiting(); w != 0 {
+		t.Errorf("%d connections still waiting", w)
+	}
 }

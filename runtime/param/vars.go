@@ -50,6 +50,9 @@ var (
 	NameServerKey = String("GMPI_NAMESERVER_KEY", "", ScopeLibrary,
 		"file holding the name server's key (hex); empty: ~/.gmpi/nameserver.key")
 
+	IOHints = String("GMPI_IO_HINTS", "", ScopeLibrary,
+		"MPI-IO hints for every file a process opens, as key=value pairs separated by commas (e.g. romio_cb_write=enable,cb_nodes=2); the info passed to MPI_File_open or MPI_File_set_info overrides them")
+
 	// library (capi)
 	Device = String("GMPI_DEVICE", "auto", ScopeLibrary,
 		"tcp: every peer over the tcp device, even on the same host (testing); auto: shm for peers on this host, tcp for the others",
@@ -81,6 +84,8 @@ var (
 		"eager threshold of tcp peers, bytes")
 	TCPTimeout = Duration("GMPI_TCP_TIMEOUT", 30*time.Second, "s", ScopeTCP,
 		"seconds a tcp peer may stay silent before the job ends naming its host; also bounds dialling and the handshake (0: the default)")
+	AuthTimeout = Duration("GMPI_AUTH_TIMEOUT", 10*time.Second, "s", ScopeTCP,
+		"seconds a connection to a port of gmpi (mpirun's PMI port, a rank's, a relay's, an MPI_Open_port port, the name server) has to prove the job secret before it is dropped; at most 128 connections wait per port, the oldest is dropped first (0: the default)")
 	TCPPortRange = String("GMPI_TCP_PORT_RANGE", "", ScopeTCP,
 		"low:high: every port gmpi listens on (rank links, mpirun's PMI port, relays, MPI ports) comes from this range (empty: any port); a grid file's port_range sets it per site or host")
 	TCPAdvertise = String("GMPI_TCP_ADVERTISE", "", ScopeTCP,

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"gmpi/internal/fuzzseed"
 	"gmpi/runtime/pmi"
 	"gmpi/runtime/pmi/server"
 )
@@ -530,7 +531,7 @@ func TestPMI2OverPort(t *testing.T) {
 
 func FuzzParseCommand2(f *testing.F) {
 	for _, s := range []string{"cmd=kvs-get-response;rc=0;found=TRUE;value=x;", ";;", "cmd=;", "=;", "cmd=a;b;c=d=e;"} {
-		f.Add(s)
+		fuzzseed.Add(f, []any{s})
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		fields, err := pmi.ParseCommand2(body)
@@ -541,8 +542,9 @@ func FuzzParseCommand2(f *testing.F) {
 }
 
 func FuzzReadCommand2(f *testing.F) {
-	for _, s := range []string{"     5cmd=x", "5     cmd=x", "abcdef", "-00001x", "000000", "   100short"} {
-		f.Add([]byte(s))
+	for _, s := range []string{"     5cmd=x", "5     cmd=x", "abcdef", "-00001x", "000000", "   100short", "    40cmd=fullinit;pmijobid=1;pmirank=0;threaded=FALSE;",
+		"    38cmd=kvs-put;key=k;value=v%3b;", "999999" + strings.Repeat("x", 10)} {
+		fuzzseed.Add(f, []any{[]byte(s)})
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		body, err := pmi.ReadCommand2(strings.NewReader(string(in)))

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"gmpi/internal/fuzzseed"
 	"gmpi/runtime/pmi"
 )
 
@@ -35,7 +36,7 @@ var wireSeeds = []string{
 // re-encoding its values round-trips through DecodeValue.
 func FuzzWireLine(f *testing.F) {
 	for _, s := range wireSeeds {
-		f.Add(s)
+		fuzzseed.Add(f, []any{s})
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		r := bufio.NewReaderSize(strings.NewReader(in), 16)
@@ -71,7 +72,7 @@ func FuzzWireLine(f *testing.F) {
 // space, '=' or control byte) and DecodeValue inverts it.
 func FuzzValue(f *testing.F) {
 	for _, s := range []string{"", "%-", "a b", "x=y", "%41", "\x00\xff", "%", "%4", "100%"} {
-		f.Add(s)
+		fuzzseed.Add(f, []any{s})
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		e := pmi.EncodeValue(s)

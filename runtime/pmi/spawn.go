@@ -25,7 +25,10 @@ import (
 //	endcmd
 //
 // After the last block the server answers "cmd=spawn_result rc=0" (or
-// rc=-1 errmsg=...). Values are encoded with EncodeValue.
+// rc=-1 errmsg=...). Values are encoded with EncodeValue. Our mpirun adds
+// SpawnCountsKey=N1,N2,...: how many processes of each command it
+// started (fewer than nprocs when the info key soft allows it); a server
+// without it started them all.
 
 // SpawnCmd is one command of a spawn request.
 type SpawnCmd struct {
@@ -39,12 +42,16 @@ type SpawnCmd struct {
 // the children (MPICH's name).
 const ParentPortKey = "PARENT_ROOT_PORT_NAME"
 
+// SpawnCountsKey is the spawn_result key of the started counts (ours).
+const SpawnCountsKey = "gmpi_nprocs"
+
 // Spawn asks the process manager to start cmds as one new job whose KVS
-// holds preput. PMI-1 only.
-func (c *Client) Spawn(cmds []SpawnCmd, preput [][2]string) error {
+// holds preput, and returns how many processes of each command it
+// started. PMI-1 only.
+func (c *Client) Spawn(cmds []SpawnCmd, preput [][2]string) ([]int, error) {
 	p, ok := c.p.(v1)
 	if !ok {
-		return errors.New("spawning needs PMI-1 (this launcher speaks PMI-2)")
+		return nil, errors.New("spawning needs PMI-1 (this launcher speaks PMI-2)")
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -72,13 +79,31 @@ func (c *Client) Spawn(cmds []SpawnCmd, preput [][2]string) error {
 		}
 		b.WriteString("endcmd\n")
 		if err := p.write("spawn", b.String()); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if _, err := p.readReply("spawn_result"); err != nil {
-		return fmt.Errorf("pmi: spawn: %w", err)
+	f, err := p.readReply("spawn_result")
+	if err != nil {
+		return nil, fmt.Errorf("pmi: spawn: %w", err)
 	}
-	return nil
+	counts := make([]int, len(cmds))
+	for i, cmd := range cmds {
+		counts[i] = cmd.N
+	}
+	if v, ok := f[SpawnCountsKey]; ok {
+		parts := strings.Split(v, ",")
+		if len(parts) != len(cmds) {
+			return nil, fmt.Errorf("pmi: spawn: %s=%q does not give %d counts", SpawnCountsKey, v, len(cmds))
+		}
+		for i, s := range parts {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 || n > cmds[i].N {
+				return nil, fmt.Errorf("pmi: spawn: bad %s=%q", SpawnCountsKey, v)
+			}
+			counts[i] = n
+		}
+	}
+	return counts, nil
 }
 
 // SpawnBlock is one parsed block of a spawn request (the server's side).

@@ -3,14 +3,17 @@
  * position, and every function with a count with a negative count, the
  * other arguments valid; each call must fail with the class the standard
  * names (MPI_ERR_COMM, MPI_ERR_TYPE, MPI_ERR_GROUP, MPI_ERR_OP, MPI_ERR_ARG
- * for error handlers, MPI_ERR_INFO, MPI_ERR_FILE, MPI_ERR_COUNT), with an
+ * for error handlers, MPI_ERR_INFO, MPI_ERR_FILE, MPI_ERR_WIN,
+ * MPI_ERR_COUNT), with an
  * error string naming the function, and never crash. The calls are
  * generated from capi/spec/mpi.txt into badargs_calls.h (go generate in
  * capi/). Run on one process: nothing communicates when the checks hold. */
 #include "mtest_err.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Pointer arguments: a zeroed scratch slot per parameter position. */
 #define SLOT 4096
@@ -25,7 +28,9 @@ static MPI_Group bad_group[2], world_group;
 static MPI_Op bad_op[2];
 static MPI_Errhandler bad_errh[2];
 static MPI_Info bad_info[2];
-static MPI_File bad_file[1] = {MPI_FILE_NULL};
+static MPI_File bad_file[2], good_file;
+static MPI_Win bad_win[2], good_win;
+static char win_mem[64];
 /* BADARGS_NULL_ONLY=1 leaves out the freed handles (to compare with MPICH,
  * which cannot tell a freed handle and crashes on some). */
 static int nbad = 2;
@@ -69,6 +74,32 @@ int main(int argc, char **argv)
     bad_op[0] = MPI_OP_NULL;
     bad_errh[0] = MPI_ERRHANDLER_NULL;
     bad_info[0] = MPI_INFO_NULL;
+    bad_file[0] = MPI_FILE_NULL;
+    bad_win[0] = MPI_WIN_NULL;
+    /* A valid window and file for the one-sided and I/O functions, and a
+     * freed one of each, made before the other freed handles: a window and a
+     * file hold communicators, which would take the freed slots. */
+    {
+        char path[64];
+        MPI_File f;
+        MPI_Win w;
+        int amode = MPI_MODE_CREATE | MPI_MODE_RDWR;
+        snprintf(path, sizeof path, "/tmp/badargs-%d.dat", (int)getpid());
+        if (MPI_Win_create(win_mem, sizeof win_mem, 1, MPI_INFO_NULL, MPI_COMM_SELF, &good_win) != MPI_SUCCESS ||
+            MPI_Win_create(win_mem, sizeof win_mem, 1, MPI_INFO_NULL, MPI_COMM_SELF, &w) != MPI_SUCCESS ||
+            MPI_File_open(MPI_COMM_SELF, path, amode, MPI_INFO_NULL, &good_file) != MPI_SUCCESS ||
+            MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDWR, MPI_INFO_NULL, &f) != MPI_SUCCESS) {
+            fprintf(stderr, "cannot create the window and file to test with\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        unlink(path); /* nothing left behind, even if the test dies */
+        MPI_Win_set_errhandler(good_win, MPI_ERRORS_RETURN);
+        MPI_File_set_errhandler(good_file, MPI_ERRORS_RETURN);
+        bad_win[1] = w;
+        MPI_Win_free(&w);
+        bad_file[1] = f;
+        MPI_File_close(&f);
+    }
     /* Freed handles: the value each had before MPI_*_free nulled it. */
     {
         MPI_Comm c;
@@ -98,6 +129,8 @@ int main(int argc, char **argv)
         MPI_Info_free(&in);
     }
     errs += badargs_calls();
+    MPI_Win_free(&good_win);
+    MPI_File_close(&good_file);
     MPI_Comm_free(&cart_comm);
     MPI_Comm_free(&graph_comm);
     MPI_Comm_free(&dgraph_comm);

@@ -42,6 +42,18 @@ static int badargs_calls(void)
         S_RESET();
         EXPECT_ERR(errs, MPI_Type_set_attr(bad_type[v], 0, S(2)), MPI_ERR_TYPE, "MPI_Type_set_attr", NULL);
     }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_delete_attr(bad_win[v], 0), MPI_ERR_WIN, "MPI_Win_delete_attr", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_get_attr(bad_win[v], 0, S(2), S(3)), MPI_ERR_WIN, "MPI_Win_get_attr", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_set_attr(bad_win[v], 0, S(2)), MPI_ERR_WIN, "MPI_Win_set_attr", NULL);
+    }
     S_RESET();
     EXPECT_ERR(errs, MPI_Allgather(S(0), -1, MPI_INT, S(3), 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Allgather", NULL);
     for (int v = 0; v < nbad; v++) {
@@ -1346,6 +1358,38 @@ static int badargs_calls(void)
         S_RESET();
         EXPECT_ERR(errs, MPI_Comm_set_errhandler(MPI_COMM_WORLD, bad_errh[v]), MPI_ERR_ARG, "MPI_Comm_set_errhandler", NULL);
     }
+    for (int v = 1; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_call_errhandler(bad_file[v], 0), MPI_ERR_FILE, "MPI_File_call_errhandler", NULL);
+    }
+    for (int v = 1; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_get_errhandler(bad_file[v], S(1)), MPI_ERR_FILE, "MPI_File_get_errhandler", NULL);
+    }
+    for (int v = 1; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_set_errhandler(bad_file[v], MPI_ERRORS_RETURN), MPI_ERR_FILE, "MPI_File_set_errhandler", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_set_errhandler(good_file, bad_errh[v]), MPI_ERR_ARG, "MPI_File_set_errhandler", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_call_errhandler(bad_win[v], 0), MPI_ERR_WIN, "MPI_Win_call_errhandler", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_get_errhandler(bad_win[v], S(1)), MPI_ERR_WIN, "MPI_Win_get_errhandler", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_set_errhandler(bad_win[v], MPI_ERRORS_RETURN), MPI_ERR_WIN, "MPI_Win_set_errhandler", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_set_errhandler(good_win, bad_errh[v]), MPI_ERR_ARG, "MPI_Win_set_errhandler", NULL);
+    }
     for (int v = 0; v < nbad; v++) {
         S_RESET();
         EXPECT_ERR(errs, MPI_Errhandler_get(bad_comm[v], S(1)), MPI_ERR_COMM, "MPI_Errhandler_get", NULL);
@@ -1742,9 +1786,321 @@ static int badargs_calls(void)
     EXPECT_ERR(errs, MPI_Waitany(-1, S(1), S(2), S(3)), MPI_ERR_COUNT, "MPI_Waitany", NULL);
     S_RESET();
     EXPECT_ERR(errs, MPI_Waitsome(-1, S(1), S(2), S(3), S(4)), MPI_ERR_COUNT, "MPI_Waitsome", NULL);
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Accumulate(S(0), -1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win), MPI_ERR_COUNT, "MPI_Accumulate", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Accumulate(S(0), 1, bad_type[v], 0, 0, 1, MPI_INT, MPI_SUM, good_win), MPI_ERR_TYPE, "MPI_Accumulate", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Accumulate(S(0), 1, MPI_INT, 0, 0, -1, MPI_INT, MPI_SUM, good_win), MPI_ERR_COUNT, "MPI_Accumulate", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Accumulate(S(0), 1, MPI_INT, 0, 0, 1, bad_type[v], MPI_SUM, good_win), MPI_ERR_TYPE, "MPI_Accumulate", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Accumulate(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_op[v], good_win), MPI_ERR_OP, "MPI_Accumulate", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Accumulate(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, bad_win[v]), MPI_ERR_WIN, "MPI_Accumulate", NULL);
+    }
     for (int v = 1; v < nbad; v++) {
         S_RESET();
         EXPECT_ERR(errs, MPI_Alloc_mem(0, bad_info[v], S(2)), MPI_ERR_INFO, "MPI_Alloc_mem", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Compare_and_swap(S(0), S(1), S(2), bad_type[v], 0, 0, good_win), MPI_ERR_TYPE, "MPI_Compare_and_swap", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Compare_and_swap(S(0), S(1), S(2), MPI_INT, 0, 0, bad_win[v]), MPI_ERR_WIN, "MPI_Compare_and_swap", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Fetch_and_op(S(0), S(1), bad_type[v], 0, 0, MPI_SUM, good_win), MPI_ERR_TYPE, "MPI_Fetch_and_op", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Fetch_and_op(S(0), S(1), MPI_INT, 0, 0, bad_op[v], good_win), MPI_ERR_OP, "MPI_Fetch_and_op", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Fetch_and_op(S(0), S(1), MPI_INT, 0, 0, MPI_SUM, bad_win[v]), MPI_ERR_WIN, "MPI_Fetch_and_op", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Get(S(0), -1, MPI_INT, 0, 0, 1, MPI_INT, good_win), MPI_ERR_COUNT, "MPI_Get", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get(S(0), 1, bad_type[v], 0, 0, 1, MPI_INT, good_win), MPI_ERR_TYPE, "MPI_Get", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Get(S(0), 1, MPI_INT, 0, 0, -1, MPI_INT, good_win), MPI_ERR_COUNT, "MPI_Get", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get(S(0), 1, MPI_INT, 0, 0, 1, bad_type[v], good_win), MPI_ERR_TYPE, "MPI_Get", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_win[v]), MPI_ERR_WIN, "MPI_Get", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Get_accumulate(S(0), -1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win), MPI_ERR_COUNT, "MPI_Get_accumulate", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get_accumulate(S(0), 1, bad_type[v], S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win), MPI_ERR_TYPE, "MPI_Get_accumulate", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Get_accumulate(S(0), 1, MPI_INT, S(3), -1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win), MPI_ERR_COUNT, "MPI_Get_accumulate", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get_accumulate(S(0), 1, MPI_INT, S(3), 1, bad_type[v], 0, 0, 1, MPI_INT, MPI_SUM, good_win), MPI_ERR_TYPE, "MPI_Get_accumulate", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Get_accumulate(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, -1, MPI_INT, MPI_SUM, good_win), MPI_ERR_COUNT, "MPI_Get_accumulate", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get_accumulate(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, bad_type[v], MPI_SUM, good_win), MPI_ERR_TYPE, "MPI_Get_accumulate", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get_accumulate(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_op[v], good_win), MPI_ERR_OP, "MPI_Get_accumulate", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get_accumulate(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, bad_win[v]), MPI_ERR_WIN, "MPI_Get_accumulate", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Put(S(0), -1, MPI_INT, 0, 0, 1, MPI_INT, good_win), MPI_ERR_COUNT, "MPI_Put", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Put(S(0), 1, bad_type[v], 0, 0, 1, MPI_INT, good_win), MPI_ERR_TYPE, "MPI_Put", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Put(S(0), 1, MPI_INT, 0, 0, -1, MPI_INT, good_win), MPI_ERR_COUNT, "MPI_Put", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Put(S(0), 1, MPI_INT, 0, 0, 1, bad_type[v], good_win), MPI_ERR_TYPE, "MPI_Put", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Put(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_win[v]), MPI_ERR_WIN, "MPI_Put", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Raccumulate(S(0), -1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win, S(9)), MPI_ERR_COUNT, "MPI_Raccumulate", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Raccumulate(S(0), 1, bad_type[v], 0, 0, 1, MPI_INT, MPI_SUM, good_win, S(9)), MPI_ERR_TYPE, "MPI_Raccumulate", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Raccumulate(S(0), 1, MPI_INT, 0, 0, -1, MPI_INT, MPI_SUM, good_win, S(9)), MPI_ERR_COUNT, "MPI_Raccumulate", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Raccumulate(S(0), 1, MPI_INT, 0, 0, 1, bad_type[v], MPI_SUM, good_win, S(9)), MPI_ERR_TYPE, "MPI_Raccumulate", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Raccumulate(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_op[v], good_win, S(9)), MPI_ERR_OP, "MPI_Raccumulate", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Raccumulate(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, bad_win[v], S(9)), MPI_ERR_WIN, "MPI_Raccumulate", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Rget(S(0), -1, MPI_INT, 0, 0, 1, MPI_INT, good_win, S(8)), MPI_ERR_COUNT, "MPI_Rget", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget(S(0), 1, bad_type[v], 0, 0, 1, MPI_INT, good_win, S(8)), MPI_ERR_TYPE, "MPI_Rget", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Rget(S(0), 1, MPI_INT, 0, 0, -1, MPI_INT, good_win, S(8)), MPI_ERR_COUNT, "MPI_Rget", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget(S(0), 1, MPI_INT, 0, 0, 1, bad_type[v], good_win, S(8)), MPI_ERR_TYPE, "MPI_Rget", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_win[v], S(8)), MPI_ERR_WIN, "MPI_Rget", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Rget_accumulate(S(0), -1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win, S(12)), MPI_ERR_COUNT, "MPI_Rget_accumulate", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget_accumulate(S(0), 1, bad_type[v], S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win, S(12)), MPI_ERR_TYPE, "MPI_Rget_accumulate", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Rget_accumulate(S(0), 1, MPI_INT, S(3), -1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win, S(12)), MPI_ERR_COUNT, "MPI_Rget_accumulate", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget_accumulate(S(0), 1, MPI_INT, S(3), 1, bad_type[v], 0, 0, 1, MPI_INT, MPI_SUM, good_win, S(12)), MPI_ERR_TYPE, "MPI_Rget_accumulate", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Rget_accumulate(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, -1, MPI_INT, MPI_SUM, good_win, S(12)), MPI_ERR_COUNT, "MPI_Rget_accumulate", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget_accumulate(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, bad_type[v], MPI_SUM, good_win, S(12)), MPI_ERR_TYPE, "MPI_Rget_accumulate", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget_accumulate(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_op[v], good_win, S(12)), MPI_ERR_OP, "MPI_Rget_accumulate", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget_accumulate(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, bad_win[v], S(12)), MPI_ERR_WIN, "MPI_Rget_accumulate", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Rput(S(0), -1, MPI_INT, 0, 0, 1, MPI_INT, good_win, S(8)), MPI_ERR_COUNT, "MPI_Rput", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rput(S(0), 1, bad_type[v], 0, 0, 1, MPI_INT, good_win, S(8)), MPI_ERR_TYPE, "MPI_Rput", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Rput(S(0), 1, MPI_INT, 0, 0, -1, MPI_INT, good_win, S(8)), MPI_ERR_COUNT, "MPI_Rput", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rput(S(0), 1, MPI_INT, 0, 0, 1, bad_type[v], good_win, S(8)), MPI_ERR_TYPE, "MPI_Rput", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rput(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_win[v], S(8)), MPI_ERR_WIN, "MPI_Rput", NULL);
+    }
+    for (int v = 1; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_allocate(0, 1, bad_info[v], MPI_COMM_WORLD, S(4), S(5)), MPI_ERR_INFO, "MPI_Win_allocate", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_allocate(0, 1, MPI_INFO_NULL, bad_comm[v], S(4), S(5)), MPI_ERR_COMM, "MPI_Win_allocate", NULL);
+    }
+    for (int v = 1; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_allocate_shared(0, 1, bad_info[v], MPI_COMM_WORLD, S(4), S(5)), MPI_ERR_INFO, "MPI_Win_allocate_shared", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_allocate_shared(0, 1, MPI_INFO_NULL, bad_comm[v], S(4), S(5)), MPI_ERR_COMM, "MPI_Win_allocate_shared", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_attach(bad_win[v], S(1), 0), MPI_ERR_WIN, "MPI_Win_attach", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_complete(bad_win[v]), MPI_ERR_WIN, "MPI_Win_complete", NULL);
+    }
+    for (int v = 1; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_create(S(0), 0, 1, bad_info[v], MPI_COMM_WORLD, S(5)), MPI_ERR_INFO, "MPI_Win_create", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_create(S(0), 0, 1, MPI_INFO_NULL, bad_comm[v], S(5)), MPI_ERR_COMM, "MPI_Win_create", NULL);
+    }
+    for (int v = 1; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_create_dynamic(bad_info[v], MPI_COMM_WORLD, S(2)), MPI_ERR_INFO, "MPI_Win_create_dynamic", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_create_dynamic(MPI_INFO_NULL, bad_comm[v], S(2)), MPI_ERR_COMM, "MPI_Win_create_dynamic", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_detach(bad_win[v], S(1)), MPI_ERR_WIN, "MPI_Win_detach", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_fence(0, bad_win[v]), MPI_ERR_WIN, "MPI_Win_fence", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_flush(0, bad_win[v]), MPI_ERR_WIN, "MPI_Win_flush", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_flush_all(bad_win[v]), MPI_ERR_WIN, "MPI_Win_flush_all", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_flush_local(0, bad_win[v]), MPI_ERR_WIN, "MPI_Win_flush_local", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_flush_local_all(bad_win[v]), MPI_ERR_WIN, "MPI_Win_flush_local_all", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_get_group(bad_win[v], S(1)), MPI_ERR_WIN, "MPI_Win_get_group", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_get_info(bad_win[v], S(1)), MPI_ERR_WIN, "MPI_Win_get_info", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_get_name(bad_win[v], S(1), S(2)), MPI_ERR_WIN, "MPI_Win_get_name", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_lock(0, 0, 0, bad_win[v]), MPI_ERR_WIN, "MPI_Win_lock", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_lock_all(0, bad_win[v]), MPI_ERR_WIN, "MPI_Win_lock_all", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_post(bad_group[v], 0, good_win), MPI_ERR_GROUP, "MPI_Win_post", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_post(world_group, 0, bad_win[v]), MPI_ERR_WIN, "MPI_Win_post", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_set_info(bad_win[v], MPI_INFO_NULL), MPI_ERR_WIN, "MPI_Win_set_info", NULL);
+    }
+    for (int v = 1; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_set_info(good_win, bad_info[v]), MPI_ERR_INFO, "MPI_Win_set_info", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_set_name(bad_win[v], S(1)), MPI_ERR_WIN, "MPI_Win_set_name", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_shared_query(bad_win[v], 0, S(2), S(3), S(4)), MPI_ERR_WIN, "MPI_Win_shared_query", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_start(bad_group[v], 0, good_win), MPI_ERR_GROUP, "MPI_Win_start", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_start(world_group, 0, bad_win[v]), MPI_ERR_WIN, "MPI_Win_start", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_sync(bad_win[v]), MPI_ERR_WIN, "MPI_Win_sync", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_test(bad_win[v], S(1)), MPI_ERR_WIN, "MPI_Win_test", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_unlock(0, bad_win[v]), MPI_ERR_WIN, "MPI_Win_unlock", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_unlock_all(bad_win[v]), MPI_ERR_WIN, "MPI_Win_unlock_all", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_wait(bad_win[v]), MPI_ERR_WIN, "MPI_Win_wait", NULL);
     }
     for (int v = 1; v < nbad; v++) {
         S_RESET();
@@ -3144,6 +3500,190 @@ static int badargs_calls(void)
         S_RESET();
         EXPECT_ERR(errs, MPI_Ssend_init_c(S(0), 1, MPI_INT, 0, 0, bad_comm[v], S(6)), MPI_ERR_COMM, "MPI_Ssend_init_c", NULL);
     }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Accumulate_c(S(0), -1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win), MPI_ERR_COUNT, "MPI_Accumulate_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Accumulate_c(S(0), 1, bad_type[v], 0, 0, 1, MPI_INT, MPI_SUM, good_win), MPI_ERR_TYPE, "MPI_Accumulate_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Accumulate_c(S(0), 1, MPI_INT, 0, 0, -1, MPI_INT, MPI_SUM, good_win), MPI_ERR_COUNT, "MPI_Accumulate_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Accumulate_c(S(0), 1, MPI_INT, 0, 0, 1, bad_type[v], MPI_SUM, good_win), MPI_ERR_TYPE, "MPI_Accumulate_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Accumulate_c(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_op[v], good_win), MPI_ERR_OP, "MPI_Accumulate_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Accumulate_c(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, bad_win[v]), MPI_ERR_WIN, "MPI_Accumulate_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Get_c(S(0), -1, MPI_INT, 0, 0, 1, MPI_INT, good_win), MPI_ERR_COUNT, "MPI_Get_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get_c(S(0), 1, bad_type[v], 0, 0, 1, MPI_INT, good_win), MPI_ERR_TYPE, "MPI_Get_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Get_c(S(0), 1, MPI_INT, 0, 0, -1, MPI_INT, good_win), MPI_ERR_COUNT, "MPI_Get_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get_c(S(0), 1, MPI_INT, 0, 0, 1, bad_type[v], good_win), MPI_ERR_TYPE, "MPI_Get_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get_c(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_win[v]), MPI_ERR_WIN, "MPI_Get_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Get_accumulate_c(S(0), -1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win), MPI_ERR_COUNT, "MPI_Get_accumulate_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get_accumulate_c(S(0), 1, bad_type[v], S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win), MPI_ERR_TYPE, "MPI_Get_accumulate_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Get_accumulate_c(S(0), 1, MPI_INT, S(3), -1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win), MPI_ERR_COUNT, "MPI_Get_accumulate_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get_accumulate_c(S(0), 1, MPI_INT, S(3), 1, bad_type[v], 0, 0, 1, MPI_INT, MPI_SUM, good_win), MPI_ERR_TYPE, "MPI_Get_accumulate_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Get_accumulate_c(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, -1, MPI_INT, MPI_SUM, good_win), MPI_ERR_COUNT, "MPI_Get_accumulate_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get_accumulate_c(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, bad_type[v], MPI_SUM, good_win), MPI_ERR_TYPE, "MPI_Get_accumulate_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get_accumulate_c(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_op[v], good_win), MPI_ERR_OP, "MPI_Get_accumulate_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Get_accumulate_c(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, bad_win[v]), MPI_ERR_WIN, "MPI_Get_accumulate_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Put_c(S(0), -1, MPI_INT, 0, 0, 1, MPI_INT, good_win), MPI_ERR_COUNT, "MPI_Put_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Put_c(S(0), 1, bad_type[v], 0, 0, 1, MPI_INT, good_win), MPI_ERR_TYPE, "MPI_Put_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Put_c(S(0), 1, MPI_INT, 0, 0, -1, MPI_INT, good_win), MPI_ERR_COUNT, "MPI_Put_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Put_c(S(0), 1, MPI_INT, 0, 0, 1, bad_type[v], good_win), MPI_ERR_TYPE, "MPI_Put_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Put_c(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_win[v]), MPI_ERR_WIN, "MPI_Put_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Raccumulate_c(S(0), -1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win, S(9)), MPI_ERR_COUNT, "MPI_Raccumulate_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Raccumulate_c(S(0), 1, bad_type[v], 0, 0, 1, MPI_INT, MPI_SUM, good_win, S(9)), MPI_ERR_TYPE, "MPI_Raccumulate_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Raccumulate_c(S(0), 1, MPI_INT, 0, 0, -1, MPI_INT, MPI_SUM, good_win, S(9)), MPI_ERR_COUNT, "MPI_Raccumulate_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Raccumulate_c(S(0), 1, MPI_INT, 0, 0, 1, bad_type[v], MPI_SUM, good_win, S(9)), MPI_ERR_TYPE, "MPI_Raccumulate_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Raccumulate_c(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_op[v], good_win, S(9)), MPI_ERR_OP, "MPI_Raccumulate_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Raccumulate_c(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, bad_win[v], S(9)), MPI_ERR_WIN, "MPI_Raccumulate_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Rget_c(S(0), -1, MPI_INT, 0, 0, 1, MPI_INT, good_win, S(8)), MPI_ERR_COUNT, "MPI_Rget_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget_c(S(0), 1, bad_type[v], 0, 0, 1, MPI_INT, good_win, S(8)), MPI_ERR_TYPE, "MPI_Rget_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Rget_c(S(0), 1, MPI_INT, 0, 0, -1, MPI_INT, good_win, S(8)), MPI_ERR_COUNT, "MPI_Rget_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget_c(S(0), 1, MPI_INT, 0, 0, 1, bad_type[v], good_win, S(8)), MPI_ERR_TYPE, "MPI_Rget_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget_c(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_win[v], S(8)), MPI_ERR_WIN, "MPI_Rget_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Rget_accumulate_c(S(0), -1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win, S(12)), MPI_ERR_COUNT, "MPI_Rget_accumulate_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget_accumulate_c(S(0), 1, bad_type[v], S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win, S(12)), MPI_ERR_TYPE, "MPI_Rget_accumulate_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Rget_accumulate_c(S(0), 1, MPI_INT, S(3), -1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, good_win, S(12)), MPI_ERR_COUNT, "MPI_Rget_accumulate_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget_accumulate_c(S(0), 1, MPI_INT, S(3), 1, bad_type[v], 0, 0, 1, MPI_INT, MPI_SUM, good_win, S(12)), MPI_ERR_TYPE, "MPI_Rget_accumulate_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Rget_accumulate_c(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, -1, MPI_INT, MPI_SUM, good_win, S(12)), MPI_ERR_COUNT, "MPI_Rget_accumulate_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget_accumulate_c(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, bad_type[v], MPI_SUM, good_win, S(12)), MPI_ERR_TYPE, "MPI_Rget_accumulate_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget_accumulate_c(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_op[v], good_win, S(12)), MPI_ERR_OP, "MPI_Rget_accumulate_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rget_accumulate_c(S(0), 1, MPI_INT, S(3), 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, bad_win[v], S(12)), MPI_ERR_WIN, "MPI_Rget_accumulate_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Rput_c(S(0), -1, MPI_INT, 0, 0, 1, MPI_INT, good_win, S(8)), MPI_ERR_COUNT, "MPI_Rput_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rput_c(S(0), 1, bad_type[v], 0, 0, 1, MPI_INT, good_win, S(8)), MPI_ERR_TYPE, "MPI_Rput_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_Rput_c(S(0), 1, MPI_INT, 0, 0, -1, MPI_INT, good_win, S(8)), MPI_ERR_COUNT, "MPI_Rput_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rput_c(S(0), 1, MPI_INT, 0, 0, 1, bad_type[v], good_win, S(8)), MPI_ERR_TYPE, "MPI_Rput_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Rput_c(S(0), 1, MPI_INT, 0, 0, 1, MPI_INT, bad_win[v], S(8)), MPI_ERR_WIN, "MPI_Rput_c", NULL);
+    }
+    for (int v = 1; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_allocate_c(0, 1, bad_info[v], MPI_COMM_WORLD, S(4), S(5)), MPI_ERR_INFO, "MPI_Win_allocate_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_allocate_c(0, 1, MPI_INFO_NULL, bad_comm[v], S(4), S(5)), MPI_ERR_COMM, "MPI_Win_allocate_c", NULL);
+    }
+    for (int v = 1; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_allocate_shared_c(0, 1, bad_info[v], MPI_COMM_WORLD, S(4), S(5)), MPI_ERR_INFO, "MPI_Win_allocate_shared_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_allocate_shared_c(0, 1, MPI_INFO_NULL, bad_comm[v], S(4), S(5)), MPI_ERR_COMM, "MPI_Win_allocate_shared_c", NULL);
+    }
+    for (int v = 1; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_create_c(S(0), 0, 1, bad_info[v], MPI_COMM_WORLD, S(5)), MPI_ERR_INFO, "MPI_Win_create_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_create_c(S(0), 0, 1, MPI_INFO_NULL, bad_comm[v], S(5)), MPI_ERR_COMM, "MPI_Win_create_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Win_shared_query_c(bad_win[v], 0, S(2), S(3), S(4)), MPI_ERR_WIN, "MPI_Win_shared_query_c", NULL);
+    }
     for (int v = 0; v < nbad; v++) {
         S_RESET();
         EXPECT_ERR(errs, MPI_File_open(bad_comm[v], S(1), 0, MPI_INFO_NULL, S(4)), MPI_ERR_COMM, "MPI_File_open", NULL);
@@ -3156,167 +3696,689 @@ static int badargs_calls(void)
         S_RESET();
         EXPECT_ERR(errs, MPI_File_delete(S(0), bad_info[v]), MPI_ERR_INFO, "MPI_File_delete", NULL);
     }
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_set_size(bad_file[0], 0), MPI_ERR_FILE, "MPI_File_set_size", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_preallocate(bad_file[0], 0), MPI_ERR_FILE, "MPI_File_preallocate", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_get_size(bad_file[0], S(1)), MPI_ERR_FILE, "MPI_File_get_size", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_get_group(bad_file[0], S(1)), MPI_ERR_FILE, "MPI_File_get_group", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_get_amode(bad_file[0], S(1)), MPI_ERR_FILE, "MPI_File_get_amode", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_set_info(bad_file[0], MPI_INFO_NULL), MPI_ERR_FILE, "MPI_File_set_info", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_get_info(bad_file[0], S(1)), MPI_ERR_FILE, "MPI_File_get_info", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_set_view(bad_file[0], 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL), MPI_ERR_FILE, "MPI_File_set_view", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_get_view(bad_file[0], S(1), S(2), S(3), "external32"), MPI_ERR_FILE, "MPI_File_get_view", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_at(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_read_at", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_at_all(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_read_at_all", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_at(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_write_at", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_at_all(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_write_at_all", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iread_at(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iread_at", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iwrite_at(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iwrite_at", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_all(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read_all", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_all(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write_all", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iread(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iread", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iwrite(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iwrite", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_seek(bad_file[0], 0, 0), MPI_ERR_FILE, "MPI_File_seek", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_get_position(bad_file[0], S(1)), MPI_ERR_FILE, "MPI_File_get_position", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_get_byte_offset(bad_file[0], 0, S(2)), MPI_ERR_FILE, "MPI_File_get_byte_offset", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_shared(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read_shared", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_shared(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write_shared", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iread_shared(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iread_shared", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iwrite_shared(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iwrite_shared", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_ordered(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read_ordered", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_ordered(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write_ordered", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_seek_shared(bad_file[0], 0, 0), MPI_ERR_FILE, "MPI_File_seek_shared", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_get_position_shared(bad_file[0], S(1)), MPI_ERR_FILE, "MPI_File_get_position_shared", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_at_all_begin(bad_file[0], 0, S(2), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_read_at_all_begin", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_at_all_end(bad_file[0], S(1), S(2)), MPI_ERR_FILE, "MPI_File_read_at_all_end", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_at_all_begin(bad_file[0], 0, S(2), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_write_at_all_begin", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_at_all_end(bad_file[0], S(1), S(2)), MPI_ERR_FILE, "MPI_File_write_at_all_end", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_all_begin(bad_file[0], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_read_all_begin", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_all_end(bad_file[0], S(1), S(2)), MPI_ERR_FILE, "MPI_File_read_all_end", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_all_begin(bad_file[0], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_write_all_begin", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_all_end(bad_file[0], S(1), S(2)), MPI_ERR_FILE, "MPI_File_write_all_end", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_ordered_begin(bad_file[0], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_read_ordered_begin", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_ordered_end(bad_file[0], S(1), S(2)), MPI_ERR_FILE, "MPI_File_read_ordered_end", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_ordered_begin(bad_file[0], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_write_ordered_begin", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_ordered_end(bad_file[0], S(1), S(2)), MPI_ERR_FILE, "MPI_File_write_ordered_end", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_get_type_extent(bad_file[0], MPI_INT, S(2)), MPI_ERR_FILE, "MPI_File_get_type_extent", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_set_atomicity(bad_file[0], 0), MPI_ERR_FILE, "MPI_File_set_atomicity", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_get_atomicity(bad_file[0], S(1)), MPI_ERR_FILE, "MPI_File_get_atomicity", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_sync(bad_file[0]), MPI_ERR_FILE, "MPI_File_sync", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iread_at_all(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iread_at_all", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iwrite_at_all(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iwrite_at_all", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iread_all(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iread_all", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iwrite_all(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iwrite_all", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_c(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_all_c(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read_all_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_all_begin_c(bad_file[0], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_read_all_begin_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_at_c(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_read_at_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_at_all_c(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_read_at_all_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_at_all_begin_c(bad_file[0], 0, S(2), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_read_at_all_begin_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_ordered_c(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read_ordered_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_ordered_begin_c(bad_file[0], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_read_ordered_begin_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_read_shared_c(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read_shared_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_c(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_all_c(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write_all_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_all_begin_c(bad_file[0], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_write_all_begin_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_at_c(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_write_at_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_at_all_c(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_write_at_all_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_at_all_begin_c(bad_file[0], 0, S(2), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_write_at_all_begin_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_ordered_c(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write_ordered_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_ordered_begin_c(bad_file[0], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_write_ordered_begin_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_write_shared_c(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write_shared_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iread_c(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iread_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iread_all_c(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iread_all_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iread_at_c(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iread_at_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iread_at_all_c(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iread_at_all_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iread_shared_c(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iread_shared_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iwrite_c(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iwrite_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iwrite_all_c(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iwrite_all_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iwrite_at_c(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iwrite_at_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iwrite_at_all_c(bad_file[0], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iwrite_at_all_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_iwrite_shared_c(bad_file[0], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iwrite_shared_c", NULL);
-    S_RESET();
-    EXPECT_ERR(errs, MPI_File_get_type_extent_c(bad_file[0], MPI_INT, S(2)), MPI_ERR_FILE, "MPI_File_get_type_extent_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_set_size(bad_file[v], 0), MPI_ERR_FILE, "MPI_File_set_size", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_preallocate(bad_file[v], 0), MPI_ERR_FILE, "MPI_File_preallocate", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_get_size(bad_file[v], S(1)), MPI_ERR_FILE, "MPI_File_get_size", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_get_group(bad_file[v], S(1)), MPI_ERR_FILE, "MPI_File_get_group", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_get_amode(bad_file[v], S(1)), MPI_ERR_FILE, "MPI_File_get_amode", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_set_info(bad_file[v], MPI_INFO_NULL), MPI_ERR_FILE, "MPI_File_set_info", NULL);
+    }
+    for (int v = 1; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_set_info(good_file, bad_info[v]), MPI_ERR_INFO, "MPI_File_set_info", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_get_info(bad_file[v], S(1)), MPI_ERR_FILE, "MPI_File_get_info", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_set_view(bad_file[v], 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL), MPI_ERR_FILE, "MPI_File_set_view", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_set_view(good_file, 0, bad_type[v], MPI_INT, "external32", MPI_INFO_NULL), MPI_ERR_TYPE, "MPI_File_set_view", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_set_view(good_file, 0, MPI_INT, bad_type[v], "external32", MPI_INFO_NULL), MPI_ERR_TYPE, "MPI_File_set_view", NULL);
+    }
+    for (int v = 1; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_set_view(good_file, 0, MPI_INT, MPI_INT, "external32", bad_info[v]), MPI_ERR_INFO, "MPI_File_set_view", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_get_view(bad_file[v], S(1), S(2), S(3), "external32"), MPI_ERR_FILE, "MPI_File_get_view", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_at(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_read_at", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_at(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_read_at", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_at(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_read_at", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_at_all(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_read_at_all", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_at_all(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_read_at_all", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_at_all(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_read_at_all", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_at(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_write_at", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_at(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_write_at", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_at(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_write_at", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_at_all(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_write_at_all", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_at_all(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_write_at_all", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_at_all(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_write_at_all", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_at(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iread_at", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iread_at(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_iread_at", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_at(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_iread_at", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_at(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iwrite_at", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iwrite_at(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_iwrite_at", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_at(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_iwrite_at", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_read", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_read", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_all(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read_all", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_all(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_read_all", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_all(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_read_all", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_write", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_write", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_all(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write_all", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_all(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_write_all", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_all(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_write_all", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iread", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iread(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_iread", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_iread", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iwrite", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iwrite(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_iwrite", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_iwrite", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_seek(bad_file[v], 0, 0), MPI_ERR_FILE, "MPI_File_seek", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_get_position(bad_file[v], S(1)), MPI_ERR_FILE, "MPI_File_get_position", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_get_byte_offset(bad_file[v], 0, S(2)), MPI_ERR_FILE, "MPI_File_get_byte_offset", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_shared(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read_shared", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_shared(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_read_shared", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_shared(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_read_shared", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_shared(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write_shared", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_shared(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_write_shared", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_shared(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_write_shared", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_shared(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iread_shared", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iread_shared(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_iread_shared", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_shared(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_iread_shared", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_shared(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iwrite_shared", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iwrite_shared(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_iwrite_shared", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_shared(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_iwrite_shared", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_ordered(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read_ordered", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_ordered(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_read_ordered", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_ordered(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_read_ordered", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_ordered(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write_ordered", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_ordered(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_write_ordered", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_ordered(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_write_ordered", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_seek_shared(bad_file[v], 0, 0), MPI_ERR_FILE, "MPI_File_seek_shared", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_get_position_shared(bad_file[v], S(1)), MPI_ERR_FILE, "MPI_File_get_position_shared", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_at_all_begin(bad_file[v], 0, S(2), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_read_at_all_begin", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_at_all_begin(good_file, 0, S(2), -1, MPI_INT), MPI_ERR_COUNT, "MPI_File_read_at_all_begin", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_at_all_begin(good_file, 0, S(2), 1, bad_type[v]), MPI_ERR_TYPE, "MPI_File_read_at_all_begin", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_at_all_end(bad_file[v], S(1), S(2)), MPI_ERR_FILE, "MPI_File_read_at_all_end", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_at_all_begin(bad_file[v], 0, S(2), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_write_at_all_begin", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_at_all_begin(good_file, 0, S(2), -1, MPI_INT), MPI_ERR_COUNT, "MPI_File_write_at_all_begin", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_at_all_begin(good_file, 0, S(2), 1, bad_type[v]), MPI_ERR_TYPE, "MPI_File_write_at_all_begin", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_at_all_end(bad_file[v], S(1), S(2)), MPI_ERR_FILE, "MPI_File_write_at_all_end", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_all_begin(bad_file[v], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_read_all_begin", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_all_begin(good_file, S(1), -1, MPI_INT), MPI_ERR_COUNT, "MPI_File_read_all_begin", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_all_begin(good_file, S(1), 1, bad_type[v]), MPI_ERR_TYPE, "MPI_File_read_all_begin", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_all_end(bad_file[v], S(1), S(2)), MPI_ERR_FILE, "MPI_File_read_all_end", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_all_begin(bad_file[v], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_write_all_begin", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_all_begin(good_file, S(1), -1, MPI_INT), MPI_ERR_COUNT, "MPI_File_write_all_begin", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_all_begin(good_file, S(1), 1, bad_type[v]), MPI_ERR_TYPE, "MPI_File_write_all_begin", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_all_end(bad_file[v], S(1), S(2)), MPI_ERR_FILE, "MPI_File_write_all_end", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_ordered_begin(bad_file[v], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_read_ordered_begin", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_ordered_begin(good_file, S(1), -1, MPI_INT), MPI_ERR_COUNT, "MPI_File_read_ordered_begin", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_ordered_begin(good_file, S(1), 1, bad_type[v]), MPI_ERR_TYPE, "MPI_File_read_ordered_begin", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_ordered_end(bad_file[v], S(1), S(2)), MPI_ERR_FILE, "MPI_File_read_ordered_end", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_ordered_begin(bad_file[v], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_write_ordered_begin", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_ordered_begin(good_file, S(1), -1, MPI_INT), MPI_ERR_COUNT, "MPI_File_write_ordered_begin", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_ordered_begin(good_file, S(1), 1, bad_type[v]), MPI_ERR_TYPE, "MPI_File_write_ordered_begin", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_ordered_end(bad_file[v], S(1), S(2)), MPI_ERR_FILE, "MPI_File_write_ordered_end", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_get_type_extent(bad_file[v], MPI_INT, S(2)), MPI_ERR_FILE, "MPI_File_get_type_extent", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_get_type_extent(good_file, bad_type[v], S(2)), MPI_ERR_TYPE, "MPI_File_get_type_extent", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_set_atomicity(bad_file[v], 0), MPI_ERR_FILE, "MPI_File_set_atomicity", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_get_atomicity(bad_file[v], S(1)), MPI_ERR_FILE, "MPI_File_get_atomicity", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_sync(bad_file[v]), MPI_ERR_FILE, "MPI_File_sync", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_at_all(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iread_at_all", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iread_at_all(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_iread_at_all", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_at_all(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_iread_at_all", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_at_all(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iwrite_at_all", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iwrite_at_all(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_iwrite_at_all", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_at_all(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_iwrite_at_all", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_all(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iread_all", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iread_all(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_iread_all", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_all(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_iread_all", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_all(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iwrite_all", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iwrite_all(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_iwrite_all", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_all(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_iwrite_all", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_c(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_c(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_read_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_c(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_read_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_all_c(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read_all_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_all_c(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_read_all_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_all_c(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_read_all_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_all_begin_c(bad_file[v], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_read_all_begin_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_all_begin_c(good_file, S(1), -1, MPI_INT), MPI_ERR_COUNT, "MPI_File_read_all_begin_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_all_begin_c(good_file, S(1), 1, bad_type[v]), MPI_ERR_TYPE, "MPI_File_read_all_begin_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_at_c(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_read_at_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_at_c(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_read_at_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_at_c(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_read_at_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_at_all_c(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_read_at_all_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_at_all_c(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_read_at_all_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_at_all_c(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_read_at_all_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_at_all_begin_c(bad_file[v], 0, S(2), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_read_at_all_begin_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_at_all_begin_c(good_file, 0, S(2), -1, MPI_INT), MPI_ERR_COUNT, "MPI_File_read_at_all_begin_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_at_all_begin_c(good_file, 0, S(2), 1, bad_type[v]), MPI_ERR_TYPE, "MPI_File_read_at_all_begin_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_ordered_c(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read_ordered_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_ordered_c(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_read_ordered_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_ordered_c(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_read_ordered_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_ordered_begin_c(bad_file[v], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_read_ordered_begin_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_ordered_begin_c(good_file, S(1), -1, MPI_INT), MPI_ERR_COUNT, "MPI_File_read_ordered_begin_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_ordered_begin_c(good_file, S(1), 1, bad_type[v]), MPI_ERR_TYPE, "MPI_File_read_ordered_begin_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_shared_c(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_read_shared_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_read_shared_c(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_read_shared_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_read_shared_c(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_read_shared_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_c(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_c(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_write_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_c(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_write_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_all_c(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write_all_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_all_c(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_write_all_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_all_c(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_write_all_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_all_begin_c(bad_file[v], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_write_all_begin_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_all_begin_c(good_file, S(1), -1, MPI_INT), MPI_ERR_COUNT, "MPI_File_write_all_begin_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_all_begin_c(good_file, S(1), 1, bad_type[v]), MPI_ERR_TYPE, "MPI_File_write_all_begin_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_at_c(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_write_at_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_at_c(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_write_at_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_at_c(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_write_at_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_at_all_c(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_write_at_all_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_at_all_c(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_write_at_all_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_at_all_c(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_write_at_all_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_at_all_begin_c(bad_file[v], 0, S(2), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_write_at_all_begin_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_at_all_begin_c(good_file, 0, S(2), -1, MPI_INT), MPI_ERR_COUNT, "MPI_File_write_at_all_begin_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_at_all_begin_c(good_file, 0, S(2), 1, bad_type[v]), MPI_ERR_TYPE, "MPI_File_write_at_all_begin_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_ordered_c(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write_ordered_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_ordered_c(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_write_ordered_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_ordered_c(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_write_ordered_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_ordered_begin_c(bad_file[v], S(1), 1, MPI_INT), MPI_ERR_FILE, "MPI_File_write_ordered_begin_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_ordered_begin_c(good_file, S(1), -1, MPI_INT), MPI_ERR_COUNT, "MPI_File_write_ordered_begin_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_ordered_begin_c(good_file, S(1), 1, bad_type[v]), MPI_ERR_TYPE, "MPI_File_write_ordered_begin_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_shared_c(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_write_shared_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_write_shared_c(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_write_shared_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_write_shared_c(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_write_shared_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_c(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iread_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iread_c(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_iread_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_c(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_iread_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_all_c(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iread_all_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iread_all_c(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_iread_all_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_all_c(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_iread_all_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_at_c(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iread_at_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iread_at_c(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_iread_at_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_at_c(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_iread_at_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_at_all_c(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iread_at_all_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iread_at_all_c(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_iread_at_all_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_at_all_c(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_iread_at_all_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_shared_c(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iread_shared_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iread_shared_c(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_iread_shared_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iread_shared_c(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_iread_shared_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_c(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iwrite_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iwrite_c(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_iwrite_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_c(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_iwrite_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_all_c(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iwrite_all_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iwrite_all_c(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_iwrite_all_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_all_c(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_iwrite_all_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_at_c(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iwrite_at_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iwrite_at_c(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_iwrite_at_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_at_c(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_iwrite_at_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_at_all_c(bad_file[v], 0, S(2), 1, MPI_INT, S(5)), MPI_ERR_FILE, "MPI_File_iwrite_at_all_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iwrite_at_all_c(good_file, 0, S(2), -1, MPI_INT, S(5)), MPI_ERR_COUNT, "MPI_File_iwrite_at_all_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_at_all_c(good_file, 0, S(2), 1, bad_type[v], S(5)), MPI_ERR_TYPE, "MPI_File_iwrite_at_all_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_shared_c(bad_file[v], S(1), 1, MPI_INT, S(4)), MPI_ERR_FILE, "MPI_File_iwrite_shared_c", NULL);
+    }
+    S_RESET();
+    EXPECT_ERR(errs, MPI_File_iwrite_shared_c(good_file, S(1), -1, MPI_INT, S(4)), MPI_ERR_COUNT, "MPI_File_iwrite_shared_c", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_iwrite_shared_c(good_file, S(1), 1, bad_type[v], S(4)), MPI_ERR_TYPE, "MPI_File_iwrite_shared_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_get_type_extent_c(bad_file[v], MPI_INT, S(2)), MPI_ERR_FILE, "MPI_File_get_type_extent_c", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_get_type_extent_c(good_file, bad_type[v], S(2)), MPI_ERR_TYPE, "MPI_File_get_type_extent_c", NULL);
+    }
     return errs;
 }

@@ -13,9 +13,10 @@
  *                                            kills it): the server must see an
  *                                            error and go on
  *
- * The server survives a client killed mid-session: with MPI_ERRORS_RETURN
- * on the intercommunicator its receive fails, it frees the communicator
- * and accepts the next client. */
+ * The server survives a client killed mid-session: with an error handler
+ * that returns on the intercommunicator, every server rank's receive from
+ * the victim fails (through the handler, naming the victim's job), it
+ * frees the communicator and accepts the next client. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,18 @@
 #define SERVICE "gmpi-dynconnect-test"
 
 static int errs = 0;
+
+/* The intercommunicator's error handler for the victim: it records the
+ * call and the message, and returns (the server goes on). */
+static int handler_calls;
+static char handler_msg[MPI_MAX_ERROR_STRING];
+static void on_error(MPI_Comm *comm, int *code, ...)
+{
+    int len;
+    (void) comm;
+    handler_calls++;
+    MPI_Error_string(*code, handler_msg, &len);
+}
 
 /* exercise runs the same sequence on both sides; server says which. */
 static void exercise(MPI_Comm inter, int server)
@@ -158,18 +171,23 @@ int main(int argc, char **argv)
                 MPI_Recv(&kind, 1, MPI_INT, 0, 1, inter, MPI_STATUS_IGNORE);
             MPI_Bcast(&kind, 1, MPI_INT, 0, MPI_COMM_WORLD);
             if (kind == 1) {
-                /* The victim is killed while we wait for a message. */
-                MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+                /* The victim is killed while every server rank waits for a
+                 * message from it: each sees the error through the
+                 * intercommunicator's error handler (also rank 1, which
+                 * never talked to it), naming the victim's job, and goes
+                 * on. */
+                MPI_Errhandler eh;
+                MPI_Comm_create_errhandler(on_error, &eh);
+                MPI_Comm_set_errhandler(inter, eh);
+                MPI_Errhandler_free(&eh);
+                handler_calls = 0;
+                int v;
+                rc = MPI_Recv(&v, 1, MPI_INT, 0, 99, inter, MPI_STATUS_IGNORE);
+                MTEST_CHECK(errs, rc != MPI_SUCCESS, "receive from a killed client succeeded");
+                MTEST_CHECK(errs, handler_calls == 1, "error handler called %d times", handler_calls);
+                MTEST_CHECK(errs, strstr(handler_msg, "connected job") != NULL, "message does not name the job: %s", handler_msg);
                 if (rank == 0) {
-                    /* Only rank 0 has a link to the victim (links are made
-                     * on first use): its loss shows there. */
-                    int v;
-                    rc = MPI_Recv(&v, 1, MPI_INT, 0, 99, inter, MPI_STATUS_IGNORE);
-                    MTEST_CHECK(errs, rc != MPI_SUCCESS, "receive from a killed client succeeded");
-                    char msg[MPI_MAX_ERROR_STRING];
-                    int len;
-                    MPI_Error_string(rc, msg, &len);
-                    printf("server saw: %s\n", msg);
+                    printf("server saw: %s\n", handler_msg);
                     fflush(stdout);
                 }
                 MPI_Comm_free(&inter);

@@ -103,6 +103,13 @@ int main(int argc, char **argv)
     MTEST_CHECK(errs, handler_calls == 1 && handler_code == rc, "user handler called %d times", handler_calls);
     MPI_Win_call_errhandler(win, MPI_ERR_OTHER);
     MTEST_CHECK(errs, handler_calls == 2 && handler_code == MPI_ERR_OTHER, "MPI_Win_call_errhandler");
+    /* Attribute errors go to the window's handler too. */
+    rc = MPI_Win_set_attr(win, MPI_KEYVAL_INVALID, NULL);
+    expect(rc, MPI_ERR_KEYVAL, "set_attr with MPI_KEYVAL_INVALID");
+    MTEST_CHECK(errs, handler_calls == 3 && handler_code == rc, "attribute error: window handler called %d times", handler_calls);
+    rc = MPI_Win_get_attr(win, MPI_WIN_BASE, NULL, &flag);
+    expect(rc, MPI_ERR_ARG, "get_attr into NULL");
+    MTEST_CHECK(errs, handler_calls == 4 && handler_code == rc, "attribute error: window handler called %d times", handler_calls);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
 
     /* Epochs. */
@@ -154,6 +161,20 @@ int main(int argc, char **argv)
     MTEST_CHECK(errs, MPI_Put(&one, 1, MPI_INT, rank, a + 4, 1, MPI_INT, win) == MPI_SUCCESS, "put into the attached region");
     MPI_Win_unlock(rank, win);
     MTEST_CHECK(errs, buf[1] == 5, "dynamic put to self: %d", buf[1]);
+    /* The same against the right neighbour (another host under
+     * rma_hosts.sh: its regions are learnt from it). */
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Aint *addrs = malloc(size * sizeof(MPI_Aint));
+    MPI_Allgather(&a, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+    expect(MPI_Put(buf, 1, MPI_INT, right, addrs[right] + sizeof buf, 1, MPI_INT, win), MPI_ERR_RMA_RANGE, "put beyond the neighbour's attached region");
+    expect(MPI_Get(buf + 8, 2, MPI_INT, right, addrs[right] - 4, 2, MPI_INT, win), MPI_ERR_RMA_RANGE, "get before the neighbour's attached region");
+    int mine = 100 + rank;
+    MTEST_CHECK(errs, MPI_Put(&mine, 1, MPI_INT, right, addrs[right] + 12, 1, MPI_INT, win) == MPI_SUCCESS, "put into the neighbour's region");
+    MPI_Win_unlock(right, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MTEST_CHECK(errs, buf[3] == 100 + left, "dynamic put from the left neighbour: %d, expected %d", buf[3], 100 + left);
+    free(addrs);
     MPI_Win_detach(win, buf);
     MPI_Win_free(&win);
     MPI_Group_free(&wg);

@@ -2,7 +2,9 @@
  * layouts) with neighbours writing each other's segments by plain stores
  * through MPI_Win_shared_query pointers; then a passive-target epoch
  * against a target that computes without calling MPI until the data of
- * the other ranks' puts and accumulates appear in its memory. */
+ * the other ranks' puts and accumulates appear in its memory (across
+ * hosts too, under rma_hosts.sh: the shared windows then span the
+ * processes of each host). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,8 +18,16 @@ int main(int argc, char **argv)
     MTest_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int right = (rank + 1) % size, left = (rank + size - 1) % size;
 
+    /* Shared windows over the processes of this host (all of them, but
+     * under rma_hosts.sh, whose world spans hosts). */
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    {
+    int rank, size;
+    MPI_Comm_rank(node, &rank);
+    MPI_Comm_size(node, &size);
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
     for (int noncontig = 0; noncontig < 2; noncontig++) {
         MPI_Info info;
         MPI_Info_create(&info);
@@ -26,7 +36,7 @@ int main(int argc, char **argv)
         MPI_Win win;
         /* Rank-dependent sizes (rank 1 has none). */
         MPI_Aint sz = rank == 1 ? 0 : (N + rank) * sizeof(int);
-        MPI_Win_allocate_shared(sz, sizeof(int), info, MPI_COMM_WORLD, &mine, &win);
+        MPI_Win_allocate_shared(sz, sizeof(int), info, node, &mine, &win);
         MPI_Info_free(&info);
         int flavor, *fp, flag;
         MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &fp, &flag);
@@ -54,17 +64,20 @@ int main(int argc, char **argv)
             if (right != 1)
                 for (int i = 0; i < N + right; i++) seg[right][i] = rank * 10000 + iter * 100 + i % 100;
             MPI_Win_sync(win);
-            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Barrier(node);
             MPI_Win_sync(win);
             if (rank != 1)
                 for (int i = 0; i < N + rank; i++)
                     MTEST_CHECK(errs, mine[i] == left * 10000 + iter * 100 + i % 100, "iter %d: mine[%d] = %d", iter, i, mine[i]);
-            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Barrier(node);
         }
         MPI_Win_unlock_all(win);
         free(seg);
         MPI_Win_free(&win);
     }
+
+    }
+    MPI_Comm_free(&node);
 
     /* Passive target: rank 0 waits for the others' data without MPI calls. */
     for (int flavor = 0; flavor < 2; flavor++) {

@@ -8,7 +8,8 @@
 #      to the port in between are refused without harm;
 #   2. a server of 1 rank and a client of 4 meet through a published name
 #      (this host's name service, no server);
-#   3. the same through a name server (mpirun --serve-names, --nameserver).
+#   3. the same through a name server (mpirun --serve-names, --nameserver);
+#   4. MPI_Comm_spawn with the info key soft past the universe size.
 # Nothing may be left running, nor in /dev/shm.
 set -u
 BUILD=$(cd "${1:?usage: $0 BUILD}" && pwd)
@@ -74,7 +75,7 @@ wait "$pid_victim" 2>/dev/null
 start c3 -n 2 "$prog" client "$port"
 finish c3
 finish server
-grep -q 'server saw:' "$dir/server" || fail "the server did not report the killed client"
+grep -q 'server saw:.*connected job [0-9]' "$dir/server" || fail "the server did not report the killed client's job"
 
 # 2. Through a published name on this host.
 start nserver -n 1 "$prog" server "$dir/unused" 1 name
@@ -102,6 +103,11 @@ finish sclient
 finish sserver
 kill -TERM "$nspid"
 wait "$nspid"
+
+# 4. Spawn with the info key soft into a universe of 3 (one parent): 2 of
+# the 4 asked for (tests/c/dynspawn2.c).
+start soft -n 1 --universe-size 3 "$BUILD/tests/c/dynspawn2" soft
+finish soft
 
 after=$(shm_entries)
 new=$(comm -13 <(echo "$before") <(echo "$after") | grep . || true)

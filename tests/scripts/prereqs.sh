@@ -50,9 +50,10 @@ declare -A optprobe=(
     [qemu-user-static]=/usr/bin/qemu-s390x-static
     [gcc-s390x-linux-gnu]=/usr/bin/s390x-linux-gnu-gcc
     [libc6-dev-s390x-cross]=/usr/s390x-linux-gnu/include/stdio.h
+    [libhdf5-mpich-dev]=/usr/include/hdf5/mpich/hdf5.h
 )
 optional=()
-for pkg in slurm-wlm munge qemu-user-static gcc-s390x-linux-gnu libc6-dev-s390x-cross; do
+for pkg in slurm-wlm munge qemu-user-static gcc-s390x-linux-gnu libc6-dev-s390x-cross libhdf5-mpich-dev; do
     [ -e "${optprobe[$pkg]}" ] || optional+=("$pkg")
 done
 if [ ${#optional[@]} -gt 0 ]; then
@@ -61,9 +62,9 @@ if [ ${#optional[@]} -gt 0 ]; then
         export DEBIAN_FRONTEND=noninteractive
         apt-get install -y -q --no-install-recommends "${optional[@]}" ||
             { apt-get update -q && apt-get install -y -q --no-install-recommends "${optional[@]}"; } ||
-            echo "prereqs: could not install ${optional[*]}: the Slurm and heterogeneous-grid tests will be skipped" >&2
+            echo "prereqs: could not install ${optional[*]}: the Slurm, heterogeneous-grid and HDF5 tests will be skipped" >&2
     else
-        echo "prereqs: optional packages missing (the Slurm and heterogeneous-grid tests will be skipped): ${optional[*]}" >&2
+        echo "prereqs: optional packages missing (the Slurm, heterogeneous-grid and HDF5 tests will be skipped): ${optional[*]}" >&2
     fi
 fi
 

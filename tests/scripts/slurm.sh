@@ -131,6 +131,9 @@ run "hello (GMPI_PMI=1)" env GMPI_PMI=1 srun -n 4 --mpi=pmi2 "$BUILD/tests/c/hel
 for t in "$@"; do
     run "$t under srun" srun -n 4 --mpi=pmi2 "$BUILD/tests/c/$t"
 done
+# MPI_Comm_spawn under srun: refused with MPI_ERR_SPAWN, naming Slurm.
+run "dynspawn2 under srun" srun -n 1 --mpi=pmi2 "$BUILD/tests/c/dynspawn2"
+grep -q 'refused: .*MPI_ERR_SPAWN.*Slurm' "$out" || fail "spawn under srun was not refused naming Slurm"
 
 # Our mpirun starting a grid machine through srun: the ranks join the
 # gmpi job over TCP PMI to mpirun, like ssh-started ones.

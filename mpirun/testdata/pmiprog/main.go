@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"gmpi/internal/hostile"
 	"gmpi/runtime/auth"
 	"gmpi/runtime/pmi"
 )
@@ -193,6 +194,36 @@ func main() {
 	case "intrude": // ranks with PMI_PORT attack it, then all finalize
 		if addr := os.Getenv("PMI_PORT"); addr != "" {
 			intrude(addr, r)
+		}
+		c.Barrier()
+		fmt.Printf("rank %d done\n", r)
+	case "hostile": // ranks with PMI_PORT flood it (garbage, half-open, slow, 1000 silent) while the job goes on
+		var a *hostile.Attack
+		if addr := os.Getenv("PMI_PORT"); addr != "" {
+			var err error
+			if a, err = hostile.Start(addr, 1000, 250*time.Millisecond); err != nil {
+				die("%v", err)
+			}
+			defer a.Close()
+		}
+		key := "hostile-" + strconv.Itoa(r)
+		if err := c.Put(key, "v"+key); err != nil {
+			die("put during the attack: %v", err)
+		}
+		if err := c.Barrier(); err != nil {
+			die("barrier during the attack: %v", err)
+		}
+		for p := 0; p < n; p++ {
+			k := "hostile-" + strconv.Itoa(p)
+			if v, err := c.Get(k); err != nil || v != "v"+k {
+				die("get %s during the attack: %q %v", k, v, err)
+			}
+		}
+		if a != nil {
+			if err := a.Check(15 * time.Second); err != nil {
+				die("%v", err)
+			}
+			fmt.Printf("rank %d: %d hostile connections dropped\n", r, a.Conns())
 		}
 		c.Barrier()
 		fmt.Printf("rank %d done\n", r)

@@ -62,7 +62,10 @@ type Config struct {
 	// Spawn, if set, starts the processes of a spawn request (rank is the
 	// requesting rank; one block per command); its error is the
 	// request's answer. Without it spawn requests are refused.
-	Spawn func(rank int, blocks []*pmi.SpawnBlock) error
+	// The counts it returns (one per block) are how many processes of
+	// each command it started (fewer than asked when the info key soft
+	// allows); the answer carries them (SpawnCountsKey).
+	Spawn func(rank int, blocks []*pmi.SpawnBlock) ([]int, error)
 	// Logf, if set, receives a trace of every line read and written.
 	Logf func(format string, args ...any)
 }
@@ -178,8 +181,12 @@ type conn struct {
 	r    *bufio.Reader
 	wmu  sync.Mutex
 	// spawn holds the blocks of a spawn request received so far.
-	spawn []*pmi.SpawnBlock
+	spawn      []*pmi.SpawnBlock
+	spawnBytes int // the lines of spawn's blocks
 }
+
+// maxBlock bounds the bytes of one spawn request (all its blocks).
+const maxBlock = 4 << 20
 
 func (c *conn) write(line string) {
 	c.wmu.Lock()
@@ -397,7 +404,8 @@ func (c *conn) handle(f map[string]string) bool {
 // refused.
 func (c *conn) multiline(mcmd string) bool {
 	var lines []string
-	for n := 0; ; n++ {
+	size, long := 0, false
+	for {
 		line, err := pmi.ReadLine(c.r)
 		if err != nil {
 			return false
@@ -405,18 +413,25 @@ func (c *conn) multiline(mcmd string) bool {
 		if strings.TrimSpace(line) == "endcmd" {
 			break
 		}
-		if n < 1<<16 {
-			lines = append(lines, line)
+		// What a block holds is bounded: beyond maxBlock bytes the rest
+		// is read to endcmd and dropped, and the request refused.
+		if size += len(line); size+c.spawnBytes > maxBlock {
+			long = true
+			continue
 		}
+		lines = append(lines, line)
 	}
 	refuse := func(msg string) bool {
-		c.spawn = nil
+		c.spawn, c.spawnBytes = nil, 0
 		c.s.event(Event{Kind: EventProtocolError, Rank: c.rank, Message: mcmd + ": " + msg})
 		c.write(pmi.FormatLine(mcmd+"_result", "rc", "-1", "errmsg", pmi.EncodeValue(msg)))
 		return true
 	}
 	if mcmd != "spawn" || c.s.cfg.Spawn == nil {
 		return refuse("unsupported PMI-1 command " + mcmd)
+	}
+	if long {
+		return refuse(fmt.Sprintf("spawn request longer than %d bytes", maxBlock))
 	}
 	b, err := pmi.ParseSpawnBlock(lines)
 	if err != nil {
@@ -426,14 +441,20 @@ func (c *conn) multiline(mcmd string) bool {
 		return refuse("spawn blocks out of order")
 	}
 	c.spawn = append(c.spawn, b)
+	c.spawnBytes += size
 	if b.Idx < b.Total {
 		return true
 	}
 	blocks := c.spawn
-	c.spawn = nil
-	if err := c.s.cfg.Spawn(c.rank, blocks); err != nil {
+	c.spawn, c.spawnBytes = nil, 0
+	counts, err := c.s.cfg.Spawn(c.rank, blocks)
+	if err != nil {
 		return refuse(err.Error())
 	}
-	c.write(pmi.FormatLine("spawn_result", "rc", "0"))
+	cs := make([]string, len(counts))
+	for i, n := range counts {
+		cs[i] = strconv.Itoa(n)
+	}
+	c.write(pmi.FormatLine("spawn_result", "rc", "0", pmi.SpawnCountsKey, strings.Join(cs, ",")))
 	return true
 }

@@ -1,0 +1,132 @@
+// Package hostile attacks a listening port of gmpi the way a stranger on
+// the network could, for the tests of every port: a connection that
+// sends garbage, one that sends nothing (half-open), one that sends a
+// byte at a time, and a flood of silent connections. Check then verifies
+// that the port dropped every one of them within a bound.
+package hostile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+)
+
+// Attack is a set of hostile connections to one address.
+type Attack struct {
+	Addr  string
+	start time.Time
+	conns []net.Conn
+	kinds []string
+	stop  chan struct{}
+	wg    sync.WaitGroup
+}
+
+// Start opens the garbage, half-open and slow connections and flood
+// silent ones to addr. The slow one writes a byte every slow.
+func Start(addr string, flood int, slow time.Duration) (*Attack, error) {
+	a := &Attack{Addr: addr, start: time.Now(), stop: make(chan struct{})}
+	dial := func(kind string) (net.Conn, error) {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			return nil, fmt.Errorf("%s connection to %s: %w", kind, addr, err)
+		}
+		a.conns, a.kinds = append(a.conns, c), append(a.kinds, kind)
+		return c, nil
+	}
+	g, err := dial("garbage")
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	g.Write(bytes.Repeat([]byte("GET / HTTP/1.0\r\n\x00\xff"), 200))
+	if _, err := dial("half-open"); err != nil {
+		a.Close()
+		return nil, err
+	}
+	s, err := dial("slow")
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		t := time.NewTicker(slow)
+		defer t.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-a.stop:
+				return
+			case <-t.C:
+			}
+			if _, err := s.Write([]byte{"GMPI\x01I"[i%6]}); err != nil {
+				return
+			}
+		}
+	}()
+	for i := 0; i < flood; i++ {
+		if _, err := dial("flood"); err != nil {
+			// The listen backlog may be full for a moment: a flood
+			// that is refused is not a failure of the port.
+			break
+		}
+	}
+	return a, nil
+}
+
+// Conns is the number of hostile connections opened.
+func (a *Attack) Conns() int { return len(a.conns) }
+
+// Check waits until every hostile connection is closed by the port and
+// fails if one is still open within of the attack's start.
+func (a *Attack) Check(within time.Duration) error {
+	deadline := a.start.Add(within)
+	var errs []error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 64)
+	for i, c := range a.conns {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			c.SetReadDeadline(deadline)
+			buf := make([]byte, 4096)
+			for {
+				_, err := c.Read(buf)
+				if err == nil {
+					continue // the handshake's hello: read on
+				}
+				var ne net.Error
+				if errors.As(err, &ne) && ne.Timeout() {
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("%s connection %d to %s still open %v after the attack began", a.kinds[i], i, a.Addr, within))
+					mu.Unlock()
+				}
+				return
+			}
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return fmt.Errorf("%d of %d hostile connections not dropped; first: %w", len(errs), len(a.conns), errs[0])
+	}
+	return nil
+}
+
+// Close ends the attack.
+func (a *Attack) Close() {
+	select {
+	case <-a.stop:
+	default:
+		close(a.stop)
+	}
+	for _, c := range a.conns {
+		c.Close()
+	}
+	a.wg.Wait()
+}

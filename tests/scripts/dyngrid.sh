@@ -1,0 +1,68 @@
+#!/bin/bash
+# dyngrid.sh BUILD: client/server and spawn on the emulated grid of
+# examples/grid-2x2.toml (two sites, 10 ms between them), each job started
+# by its own mpirun:
+#   1. a server job of 2 ranks at site0 builds the grid and shares it
+#      (--emulate-share FILE); a client job of 2 ranks at site1 runs on the
+#      same grid (--emulate-attach FILE) and connects through the port
+#      written to a file: p2p both ways, bcast, allreduce, merge, disconnect
+#      (tests/c/dynconnect.c);
+#   2. a job at site0 spawns 2 children with the info key site=site1: they
+#      run on site1's hosts (tests/c/dynspawn2.c).
+# Needs root; nothing may be left running, no namespace of ours.
+set -u
+BUILD=$(cd "${1:?usage: $0 BUILD}" && pwd)
+. "$(dirname "$0")/lib.sh"
+need_build
+[ "$(id -u)" -eq 0 ] || skip "--emulate needs root"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+GRID=$SRC/examples/grid-2x2.toml
+mpirun=$BUILD/bin/mpirun
+dir=$(mktemp -d "${TMPDIR:-/tmp}/gmpi-dyngrid.XXXXXX")
+spid=
+cleanup() {
+    [ -n "$spid" ] && kill -TERM "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+nsnow() { ip netns list 2>/dev/null | awk '$1 ~ /^gmpi-[0-9]+-/ { print $1 }' | sort; }
+before=$(nsnow)
+
+# 1. Server at site0 (it builds and shares the grid), client at site1.
+"$mpirun" --timeout 200 --grid "$GRID" --emulate --emulate-share "$dir/grid" \
+    -n 2 --at site=site0 "$BUILD/tests/c/dynconnect" server "$dir/port" 1 >"$dir/server" 2>&1 </dev/null &
+spid=$!
+for _ in $(seq 600); do
+    [ -s "$dir/port" ] && [ -s "$dir/grid" ] && break
+    kill -0 "$spid" 2>/dev/null || break
+    sleep 0.1
+done
+[ -s "$dir/port" ] || { cat "$dir/server"; fail "the server wrote no port"; }
+"$mpirun" --timeout 200 --grid "$GRID" --emulate-attach "$dir/grid" \
+    -n 2 --at site=site1 "$BUILD/tests/c/dynconnect" client "$dir/port" >"$dir/client" 2>&1 </dev/null
+rc=$?
+echo "--- client (site1, exit $rc):"
+cat "$dir/client"
+wait "$spid"
+src=$?
+spid=
+echo "--- server (site0, exit $src):"
+cat "$dir/server"
+[ "$rc" -eq 0 ] && grep -q ' No Errors' "$dir/client" || fail "the client job at site1 failed"
+[ "$src" -eq 0 ] && grep -q ' No Errors' "$dir/server" || fail "the server job at site0 failed"
+[ ! -e "$dir/grid" ] || fail "the server's mpirun left its --emulate-share file"
+# Attaching to a grid that is gone is refused.
+out=$("$mpirun" --grid "$GRID" --emulate-attach "$dir/nonexistent" -n 1 --at site=site1 /bin/true 2>&1)
+[ $? -ne 0 ] && echo "$out" | grep -q 'emulate-attach' || fail "attaching to no grid: $out"
+
+# 2. Spawn with the info key site: children at site1.
+"$mpirun" --timeout 200 --grid "$GRID" --emulate -n 1 --at site=site0 \
+    "$BUILD/tests/c/dynspawn2" site site1 s1h >"$dir/spawn" 2>&1 </dev/null
+rc=$?
+echo "--- spawn at site1 (exit $rc):"
+cat "$dir/spawn"
+[ "$rc" -eq 0 ] && grep -q ' No Errors' "$dir/spawn" || fail "spawn with site=site1 failed"
+[ "$(grep -c '^child [01] on s1h' "$dir/spawn")" -eq 2 ] || fail "the children did not report site1 hosts"
+
+[ "$(nsnow)" = "$before" ] || fail "namespaces left: $(nsnow)"
+exit 0
