@@ -60,7 +60,7 @@ static inline uint8_t *slots(const struct gmpi_cshm_comm *c, int r, int first)
 static int begin(struct call *k, MPI_Comm comm, int op)
 {
     const struct gmpi_cshm_comm *c = &gmpi_cshm.comms[(uint32_t)comm % GMPI_CSHM_COMMS];
-    if (!gmpi_cshm.on || c->handle != comm || !(c->ops >> op & 1))
+    if (!gmpi_cshm.on || c->handle != comm || !(c->ops >> op & 1) || c->busy)
         return 0;
     uint8_t *priv = c->base + c->priv_off + (int64_t)c->rank * c->priv_bytes;
     k->c = c;

@@ -5,6 +5,7 @@ import "C"
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	collshm "gmpi/coll/shm"
@@ -38,6 +39,23 @@ var cshmWaits sync.Map // int32 -> func(int, uint64)
 func init() {
 	collshm.Ready = cshmRegister
 	collshm.Released = cshmRelease
+	collshm.Busy = cshmBusy
+}
+
+// cshmBusy makes the lane decline c while coll/shm has nonblocking
+// operations queued on its segment (they take steps first).
+func cshmBusy(c *mpirt.Comm, busy bool) {
+	x := &C.gmpi_cshm
+	h := int32(c.Handle())
+	slot := &x.comms[uint32(h)%C.GMPI_CSHM_COMMS]
+	if int32(slot.handle) != h {
+		return
+	}
+	b := int32(0)
+	if busy {
+		b = 1
+	}
+	atomic.StoreInt32((*int32)(unsafe.Pointer(&slot.busy)), b)
 }
 
 // startCshm turns the lane on (MPI_Init), unless GMPI_EXPRESS=0.

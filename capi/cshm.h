@@ -27,6 +27,7 @@ struct gmpi_cshm_comm {
     int32_t rank, size;
     uint32_t ops; /* bit mpirt.CollOp: coll/shm takes the operation */
     int32_t yield; /* oversubscribed: give the CPU away between polls */
+    volatile int32_t busy; /* nonblocking operations are queued on the segment: decline */
     uint8_t *base; /* the segment */
     int64_t ctl_bytes, bell_off, priv_off, priv_bytes, seen_off, data_off, data_bytes;
     int64_t small_slot, small_slots;

@@ -10,6 +10,7 @@ package coll
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -150,12 +151,30 @@ func (s *Selector) Select(c *mpirt.Comm) (*mpirt.CollTable, error) {
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].prio < cands[j].prio })
 	t := new(mpirt.CollTable)
 	for _, cd := range cands {
+		before, starts := t.Sched, t.Start
 		if err := cd.m.Enable(c, t); err != nil {
 			return nil, fmt.Errorf("coll component %s: %w", cd.name, err)
+		}
+		// A module that replaced an operation's schedule serves its
+		// nonblocking calls too, unless it set their start as well.
+		for op := range t.Sched {
+			if t.Start[op] != nil && sameFunc(starts[op], t.Start[op]) && !sameFunc(before[op], t.Sched[op]) {
+				t.Start[op] = nil
+			}
 		}
 	}
 	if t.Barrier == nil || t.Bcast == nil || t.Reduce == nil || t.Allreduce == nil || t.Sched[mpirt.CollBarrier] == nil {
 		return nil, fmt.Errorf("no collective component covers every operation (GMPI_COLL=%q)", param.Coll.Get(params))
 	}
 	return t, nil
+}
+
+// sameFunc reports whether f and g are the same function (by code: every
+// closure of one function literal is the same function here).
+func sameFunc[F any](f, g F) bool {
+	a, b := reflect.ValueOf(f), reflect.ValueOf(g)
+	if a.IsNil() || b.IsNil() {
+		return a.IsNil() == b.IsNil()
+	}
+	return a.Pointer() == b.Pointer()
 }

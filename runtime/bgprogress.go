@@ -38,6 +38,8 @@ type bgProgress struct {
 	hold    func(bool)  // called with true when the goroutine starts, false when it ends
 	off     bool        // GMPI_ASYNC_PROGRESS=0
 	stop    atomic.Bool // the World is closing
+	started atomic.Bool // the goroutine was started (it lives until stop)
+	bell    uint32      // futex word the idle goroutine sleeps on
 	// held: the calling thread (not the goroutine) holds the baton for
 	// the rest of its MPI call. Written only by the baton's holder.
 	held bool
@@ -96,7 +98,8 @@ func (w *World) BgExit() {
 	}
 }
 
-// startBackground starts the progress goroutine unless it runs. The
+// startBackground makes the progress goroutine active unless it is: the
+// first time it starts it, later it wakes it from its idle sleep. The
 // calling thread keeps the baton until its MPI call returns (BgExit), so
 // the goroutine polls only once the call is done with the engine.
 func (w *World) startBackground() {
@@ -108,58 +111,118 @@ func (w *World) startBackground() {
 		b.lock()
 		b.held = true
 	}
-	b.running.Store(true)
+	if !b.running.CompareAndSwap(false, true) {
+		return // another thread (MPI_THREAD_MULTIPLE) made it active
+	}
 	if b.hold != nil {
 		b.hold(true)
 	}
-	go w.backgroundLoop()
+	if b.started.CompareAndSwap(false, true) {
+		go w.backgroundLoop()
+		return
+	}
+	atomic.AddUint32(&b.bell, 1)
+	FutexWake(&b.bell)
 }
 
+// bgGrace is how long the goroutine lets the caller alone after it
+// became active: a call waited for at once (start, then wait) completes
+// in the caller's thread without the goroutine taking the baton.
+const bgGrace = 20 * time.Microsecond
+
+// polledSlice is how long a waiter sleeps at a time while a polled
+// collective (StartPolled) runs.
+const polledSlice = 50 * time.Microsecond
+
+// tryLock takes the baton if it is free.
+func (b *bgProgress) tryLock() bool {
+	if !b.baton.TryLock() {
+		return false
+	}
+	b.owner.Store(int64(gettid()))
+	return true
+}
+
+// backgroundLoop is the progress goroutine. It lives until the World
+// closes: while schedules run (active) it polls whenever the baton is
+// free (a thread inside MPI holds it and makes progress itself), and
+// sleeps between polls that find nothing; when none is left it sleeps on
+// bg.bell until startBackground wakes it.
 func (w *World) backgroundLoop() {
 	// The baton's holder is known by thread id (reenter).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	b := &w.bg
-	idle := 0
+	var nap uint32 // a futex word nobody wakes: timed sleeps
 	for {
-		if !b.multi {
-			b.lock()
-		}
-		if w.sched.n.Load() == 0 || b.stop.Load() {
-			if b.hold != nil {
-				b.hold(false)
+		FutexWait(&nap, 0, bgGrace)
+		idle := 0
+		for {
+			if !b.multi && !b.tryLock() {
+				// A thread is inside MPI and makes progress.
+				FutexWait(&nap, 0, bgGrace)
+				continue
 			}
-			b.running.Store(false)
+			if w.sched.n.Load() == 0 || b.stop.Load() {
+				if b.hold != nil {
+					b.hold(false)
+				}
+				b.running.Store(false)
+				e := atomic.LoadUint32(&b.bell)
+				if !b.multi {
+					b.unlock()
+				}
+				if b.stop.Load() {
+					return
+				}
+				FutexWait(&b.bell, e, 0)
+				if b.stop.Load() {
+					return
+				}
+				break
+			}
+			k := w.progress()
 			if !b.multi {
 				b.unlock()
 			}
-			return
-		}
-		k := w.progress()
-		if !b.multi {
-			b.unlock()
-		}
-		if k > 0 {
+			if k > 0 {
+				idle = 0
+				continue
+			}
+			if idle++; idle < 32 {
+				osyield()
+				continue
+			}
 			idle = 0
-			continue
+			if w.sched.polled.Load() != 0 {
+				// No event wakes us for these.
+				FutexWait(&nap, 0, polledSlice)
+				continue
+			}
+			e := w.waker.Arm()
+			if !b.multi {
+				if !b.tryLock() {
+					w.waker.Disarm()
+					continue
+				}
+			}
+			k = w.progress()
+			if !b.multi {
+				b.unlock()
+			}
+			if k > 0 {
+				w.waker.Disarm()
+				continue
+			}
+			w.waker.SleepArmed(e, 5*time.Millisecond)
 		}
-		if idle++; idle < 32 {
-			osyield()
-			continue
-		}
-		idle = 0
-		e := w.waker.Arm()
-		if !b.multi {
-			b.lock()
-		}
-		k = w.progress()
-		if !b.multi {
-			b.unlock()
-		}
-		if k > 0 {
-			w.waker.Disarm()
-			continue
-		}
-		w.waker.SleepArmed(e, 5*time.Millisecond)
 	}
+}
+
+// stopBackground ends the progress goroutine (the World is closing).
+func (w *World) stopBackground() {
+	b := &w.bg
+	b.stop.Store(true)
+	atomic.AddUint32(&b.bell, 1)
+	FutexWake(&b.bell)
 }

@@ -75,6 +75,10 @@ type CollArgs struct {
 // everything it reads from user memory it reads when it runs.
 type SchedFunc func(c *Comm, a *CollArgs) (*Schedule, error)
 
+// StartFunc starts one nonblocking call of a collective operation
+// without a schedule, or declines it (nil request, nil error).
+type StartFunc func(c *Comm, a *CollArgs) (*Request, error)
+
 // BlockingFunc runs one blocking call of a collective operation.
 type BlockingFunc func(c *Comm, a *CollArgs) error
 
@@ -110,6 +114,11 @@ func (c *Comm) CollRun(op CollOp, a *CollArgs) error {
 
 // CollStart starts one nonblocking call of op on c (MPI_I*).
 func (c *Comm) CollStart(op CollOp, a *CollArgs) (*Request, error) {
+	if f := c.Coll.Start[op]; f != nil {
+		if r, err := f(c, a); r != nil || err != nil {
+			return r, err
+		}
+	}
 	s, err := c.CollSchedule(op, a)
 	if err != nil {
 		return nil, err

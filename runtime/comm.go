@@ -76,6 +76,12 @@ type CollTable struct {
 	Allreduce func(c *Comm, sbuf, rbuf unsafe.Pointer, count int, dt *Datatype, op Handle) error
 	// Sched builds one call of each operation as a schedule.
 	Sched [NumCollOps]SchedFunc
+	// Start, when set, starts a nonblocking call of an operation
+	// without a schedule (a polled collective, StartPolled); it returns
+	// a nil request to decline a call, which then runs the schedule.
+	// The selector clears it when a later module replaces the
+	// operation's schedule.
+	Start [NumCollOps]StartFunc
 	// Blocking overrides the schedule for blocking calls of an operation.
 	Blocking [NumCollOps]BlockingFunc
 	// Neighbor holds the neighborhood collectives (neighbor.go).

@@ -462,3 +462,18 @@ func (w *World) flush() int {
 		w.flushing.Store(false)
 	}
 }
+
+// RemoteReadable reports whether this process can copy straight out of
+// world rank peer's memory (cross-memory attach through its device).
+func (w *World) RemoteReadable(peer int) bool {
+	return peer >= 0 && peer < len(w.remote) && w.remote[peer] != nil
+}
+
+// ReadRemote copies len(dst) bytes at address addr of world rank peer's
+// memory into dst (RemoteReadable must be true for peer).
+func (w *World) ReadRemote(peer int, dst []byte, addr uintptr) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	return w.remote[peer].ReadRemote(peer, dst, addr)
+}

@@ -90,6 +90,7 @@ type Request struct {
 	pooled   bool // internal request of a blocking call, recycled (reqPool)
 	reusable bool // from newRequest: ReleaseRequest may recycle it
 
+	poll       PolledColl   // a running polled collective (StartPolled)
 	gen        *Generalized // generalized requests only (greq.go)
 	completing atomic.Bool  // generalized: MPI_Grequest_complete was called
 

@@ -280,15 +280,73 @@ func (s *Schedule) finish(err error) {
 	s.c.w.complete(r)
 }
 
-// schedules are the running schedules of a World, advanced by progress.
+// schedules are the running schedules of a World, advanced by progress,
+// and the running polled collectives (StartPolled).
 type schedules struct {
 	mu        sync.Mutex
-	list      []*Schedule
+	list      []schedItem
 	n         atomic.Int32 // len(list), read without the lock
+	polled    atomic.Int32 // polled collectives in list: no device event wakes a waiter for them
 	advancing atomic.Bool
 }
 
-func (w *World) addSchedule(s *Schedule, background bool) {
+// schedItem is a running schedule or polled collective: advance moves it
+// as far as it can go now and reports whether it finished and whether it
+// moved at all.
+type schedItem interface {
+	advance() (done, moved bool)
+}
+
+func (s *Schedule) advance() (done, moved bool) {
+	if s.pending.Load() != 0 {
+		return false, false
+	}
+	return s.run(), true
+}
+
+// PolledColl is a nonblocking collective that its component runs as a state
+// machine on memory the processes share (coll/shm), not as messages:
+// Advance does what can be done now without waiting and reports whether
+// the operation completed (err: how it failed) and whether anything
+// moved. It must never wait or call into the progress engine. Advance
+// may be called from any thread that makes progress (never two at once
+// for one World's list), also after it reported done.
+type PolledColl interface {
+	Advance() (done, moved bool, err error)
+}
+
+// StartPolled starts a polled collective on c and returns its request,
+// which progress completes once p reports done. Until then waiters poll
+// (the component's peers publish their steps in shared memory, which
+// rings no doorbell of this process), and background progress advances
+// it while the caller computes.
+func (c *Comm) StartPolled(p PolledColl) *Request {
+	r := &Request{w: c.w, Kind: ReqColl, comm: c, poll: p}
+	r.Status = Status{Source: AnySource, Tag: AnyTag}
+	if done, _ := r.advance(); done {
+		return r
+	}
+	c.w.sched.polled.Add(1)
+	c.w.addSchedule(r, true)
+	return r
+}
+
+// advance moves a polled collective's request (StartPolled).
+func (r *Request) advance() (done, moved bool) {
+	done, moved, err := r.poll.Advance()
+	if !done {
+		return false, moved
+	}
+	if err != nil {
+		r.Err = err
+		r.Status.Error = ErrorClassOf(err)
+	}
+	r.poll = nil
+	r.w.complete(r)
+	return true, true
+}
+
+func (w *World) addSchedule(s schedItem, background bool) {
 	w.sched.mu.Lock()
 	w.sched.list = append(w.sched.list, s)
 	w.sched.n.Store(int32(len(w.sched.list)))
@@ -312,13 +370,14 @@ func (w *World) advanceSchedules() int {
 	defer q.mu.Unlock()
 	n, keep := 0, q.list[:0]
 	for _, s := range q.list {
-		if s.pending.Load() != 0 {
-			keep = append(keep, s)
-			continue
+		done, moved := s.advance()
+		if moved {
+			n++
 		}
-		n++
-		if !s.run() {
+		if !done {
 			keep = append(keep, s)
+		} else if _, ok := s.(*Request); ok {
+			q.polled.Add(-1)
 		}
 	}
 	clear(q.list[len(keep):])

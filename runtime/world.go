@@ -378,7 +378,7 @@ func (w *World) Close() error {
 	if !w.finalized.CompareAndSwap(false, true) {
 		return nil
 	}
-	w.bg.stop.Store(true)
+	w.stopBackground()
 	if w.bg.multi {
 		// The goroutine polls without a baton: let it see stop.
 		for i := 0; i < 1000 && w.bg.running.Load(); i++ {
@@ -527,11 +527,18 @@ func (w *World) waitFor(c completer) {
 			i = 0
 			continue
 		}
+		// A polled collective (StartPolled) moves when its peers publish
+		// steps in shared memory, which rings nothing here: sleep in
+		// short slices while one runs.
+		limit := 100 * time.Millisecond
+		if w.sched.polled.Load() != 0 {
+			limit = polledSlice
+		}
 		// The device sleeps for a lone thread only: with several waiting
 		// threads the doorbell's futex serves them better (measured:
 		// p2p_threads over tcp 8x slower with the device's sleep).
-		if w.sleeper == nil || !w.match.single || !w.sleeper.Sleep(w.waker, e, 100*time.Millisecond) {
-			w.waker.SleepArmed(e, 100*time.Millisecond)
+		if w.sleeper == nil || !w.match.single || !w.sleeper.Sleep(w.waker, e, limit) {
+			w.waker.SleepArmed(e, limit)
 		}
 		i = 0
 	}

@@ -67,6 +67,23 @@ func (m *module) scatter(c *mpirt.Comm, a *mpirt.CollArgs) error {
 	} else {
 		dst, unpack = m.packedOut(bufOut, a.Rbuf, a.Rcount, a.Rdt)
 	}
+	if m.useCMA(blk, blockRounds(m.n)) {
+		// Single copy (cma.go): every other rank reads its block from
+		// the root's memory.
+		g, first, s1, end := m.cmaPost(src)
+		var err error
+		if m.me != root {
+			err = m.cmaRead(root, g, first, s1, dst, m.me*blk)
+		}
+		m.publish(end)
+		if m.me == root {
+			m.waitAll(end)
+		}
+		if unpack {
+			a.Rdt.Unpack(a.Rbuf, dst, a.Rcount)
+		}
+		return err
+	}
 	seg := m.seg
 	per := blockRounds(m.n)
 	for off := 0; off < blk; off += per {
@@ -122,6 +139,25 @@ func (m *module) alltoall(c *mpirt.Comm, a *mpirt.CollArgs) error {
 		src = dst
 	default:
 		src = dst
+	}
+	if m.useCMA(blk, blockRounds(m.n)) && !inPlace {
+		// Single copy (cma.go): every rank reads the block meant for it
+		// from every other rank's memory (not in place: there a rank's
+		// blocks are overwritten while others read them).
+		g, first, s1, end := m.cmaPost(src)
+		var err error
+		for d := 1; d < m.n; d++ {
+			r := (m.me + d) % m.n
+			if e := m.cmaRead(r, g, first, s1, dst[r*blk:(r+1)*blk], m.me*blk); e != nil && err == nil {
+				err = e
+			}
+		}
+		m.publish(end)
+		m.waitAll(end)
+		if unpack {
+			a.Rdt.Unpack(a.Rbuf, dst, a.Rcount*m.n)
+		}
+		return err
 	}
 	seg := m.seg
 	per := blockRounds(m.n)

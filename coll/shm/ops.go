@@ -425,38 +425,75 @@ func (m *module) gatherOp(op mpirt.CollOp, all bool) mpirt.BlockingFunc {
 			}
 			return unsafe.Slice((*byte)(unsafe.Add(at(r), rdt.TrueLB())), blk)
 		}
-		seg := m.seg
-		for off := 0; off < blk; off += roundBytes {
-			n := min(roundBytes, blk-off)
-			s1, end := m.pv.step+1, m.pv.step+2
-			m.pv.step = end
-			g := m.ringFor(n)
-			first, free := g.alloc(n, end)
-			m.waitAll(free)
-			copy(seg.slots(m.me, g, first, n), src[off:off+n])
-			if !wantOut {
-				m.publish(end)
-				continue
-			}
-			m.publish(s1)
-			for r := range m.n {
-				if r == m.me {
-					if !inPlace || stage != nil {
-						copy(dst(r)[off:off+n], src[off:off+n])
-					}
-					continue
-				}
-				m.waitRank(r, s1)
-				copy(dst(r)[off:off+n], seg.slots(r, g, first, n))
-			}
-			m.publish(end)
+		var err error
+		if m.useCMA(blk, roundBytes) {
+			err = m.gatherCMA(src, dst, wantOut, all, inPlace && stage == nil, a.Root)
+		} else {
+			m.gatherSeg(src, dst, blk, wantOut, inPlace && stage == nil)
 		}
 		if stage != nil {
 			for r := range m.n {
 				rdt.Unpack(at(r), dst(r), a.Rcount)
 			}
 		}
-		return nil
+		return err
+	}
+}
+
+// gatherCMA is gatherOp's single-copy path (cma.go): the ranks that want
+// the blocks read every other rank's block from its memory. ownInPlace:
+// this rank's block is already where it goes.
+func (m *module) gatherCMA(src []byte, dst func(int) []byte, wantOut, all, ownInPlace bool, root int) error {
+	g, first, s1, end := m.cmaPost(src)
+	var err error
+	if wantOut {
+		for d := 1; d < m.n; d++ {
+			r := (m.me + d) % m.n
+			if e := m.cmaRead(r, g, first, s1, dst(r), 0); e != nil && err == nil {
+				err = e
+			}
+		}
+		if !ownInPlace {
+			copy(dst(m.me), src)
+		}
+	}
+	m.publish(end)
+	// Readers may still read src until they are done.
+	if all {
+		m.waitAll(end)
+	} else if m.me != root {
+		m.waitRank(root, end)
+	}
+	return err
+}
+
+// gatherSeg is gatherOp's path through the segment.
+func (m *module) gatherSeg(src []byte, dst func(int) []byte, blk int, wantOut, ownInPlace bool) {
+	seg := m.seg
+	for off := 0; off < blk; off += roundBytes {
+		n := min(roundBytes, blk-off)
+		s1, end := m.pv.step+1, m.pv.step+2
+		m.pv.step = end
+		g := m.ringFor(n)
+		first, free := g.alloc(n, end)
+		m.waitAll(free)
+		copy(seg.slots(m.me, g, first, n), src[off:off+n])
+		if !wantOut {
+			m.publish(end)
+			continue
+		}
+		m.publish(s1)
+		for r := range m.n {
+			if r == m.me {
+				if !ownInPlace {
+					copy(dst(r)[off:off+n], src[off:off+n])
+				}
+				continue
+			}
+			m.waitRank(r, s1)
+			copy(dst(r)[off:off+n], seg.slots(r, g, first, n))
+		}
+		m.publish(end)
 	}
 }
 

@@ -169,3 +169,16 @@ func (s *segment) publish(r int, step uint64) { atomic.StoreUint64(s.step[r], st
 func (s *segment) stepOf(r int) uint64 { return atomic.LoadUint64(s.step[r]) }
 
 var errNoSegment = errors.New("no segment")
+
+// putAddr stores the address of b (0 when empty) in slot, which holds at
+// least 8 bytes (cma.go).
+func putAddr(slot []byte, b []byte) {
+	var a uint64
+	if len(b) > 0 {
+		a = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+	}
+	*(*uint64)(unsafe.Pointer(&slot[:8][0])) = a
+}
+
+// getAddr loads the address putAddr stored in slot.
+func getAddr(slot []byte) uintptr { return uintptr(*(*uint64)(unsafe.Pointer(&slot[:8][0]))) }

@@ -1,0 +1,290 @@
+/* collnbshm: the nonblocking collectives coll/shm runs on its segment
+ * (MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce) on
+ * MPI_COMM_WORLD and on a split into two halves:
+ *  - counts 1, odd, several slots, split rounds, several rounds; every
+ *    root; in place and not;
+ *  - several outstanding on one communicator, with blocking collectives
+ *    (small ones take the C express lane when nothing is queued) started
+ *    before the nonblocking ones complete, completed in any order;
+ *  - floating-point sums of non-integer values: Iallreduce gives the bits
+ *    of Allreduce on every rank;
+ *  - a non-commutative user operation (2x2 matrix product mod 2^32): the
+ *    product in rank order;
+ *  - a vector type with gaps: the gaps stay untouched;
+ *  - progress without MPI calls: after MPI_Ibcast (non-roots) and
+ *    MPI_Iallreduce, each process only reads its buffer (no MPI call)
+ *    until the result is there; background progress must deliver it
+ *    (the bound is 60 s, a hang guard, not a timing). Skipped with
+ *    GMPI_ASYNC_PROGRESS=0;
+ *  - blocking Gather, Allgather, Scatter and Alltoall with blocks large
+ *    enough for coll/shm's single copy (cross-memory attach), received
+ *    (or, for Scatter, sent) as a vector type whose gaps stay untouched. */
+#include "mtest.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const int counts[] = {1, 7, 33, 1500, 40001, 70001};
+#define NCOUNTS ((int)(sizeof counts / sizeof counts[0]))
+
+typedef struct {
+    uint32_t a, b, c, d;
+} mat;
+
+static mat mul(mat x, mat y)
+{
+    mat r = {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
+    return r;
+}
+
+static mat mat_of(int r, int i)
+{
+    mat m = {(uint32_t)(r + 2 + i % 5), 1, (uint32_t)(1 + (i % 3)), (uint32_t)(r % 3)};
+    return m;
+}
+
+static void matmul_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    mat *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        b[i] = mul(a[i], b[i]);
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int errs;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            if (errs++ < 10)                                                                       \
+                printf(__VA_ARGS__);                                                               \
+        }                                                                                          \
+    } while (0)
+
+static void run(MPI_Comm comm, const char *name)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Barrier(comm); /* sets the segment up */
+    int maxc = counts[NCOUNTS - 1];
+    double *s = malloc(sizeof(double) * maxc), *r = malloc(sizeof(double) * maxc);
+    double *b = malloc(sizeof(double) * maxc), *ref = malloc(sizeof(double) * maxc);
+    int *ib = malloc(sizeof(int) * maxc), *ir = malloc(sizeof(int) * maxc);
+    for (int ci = 0; ci < NCOUNTS; ci++) {
+        int n = counts[ci];
+        for (int root = 0; root < size; root++) {
+            for (int i = 0; i < n; i++) {
+                s[i] = (rank + 1) * 0.1 + i * 1e-3 + 1.0 / (3 + rank + i % 7); /* inexact */
+                ib[i] = (i % 13) * (rank + 1);
+                b[i] = rank == root ? i * 0.5 + root : -1;
+            }
+            MPI_Request q[4];
+            /* four outstanding, then a blocking one of each kind */
+            MPI_Iallreduce(s, r, n, MPI_DOUBLE, MPI_SUM, comm, &q[0]);
+            MPI_Ibcast(b, n, MPI_DOUBLE, root, comm, &q[1]);
+            MPI_Ireduce(ib, ir, n, MPI_INT, MPI_SUM, root, comm, &q[2]);
+            MPI_Ibarrier(comm, &q[3]);
+            MPI_Allreduce(s, ref, n, MPI_DOUBLE, MPI_SUM, comm);
+            int one = 1, tot = 0;
+            MPI_Allreduce(&one, &tot, 1, MPI_INT, MPI_SUM, comm);
+            CHECK(tot == size, "%s: small allreduce after queued ones: %d\n", name, tot);
+            /* complete in reverse order */
+            for (int k = 3; k >= 0; k--)
+                MPI_Wait(&q[k], MPI_STATUS_IGNORE);
+            CHECK(memcmp(r, ref, sizeof(double) * n) == 0,
+                  "%s: n=%d: Iallreduce bits differ from Allreduce\n", name, n);
+            for (int i = 0; i < n; i++) {
+                if (b[i] != i * 0.5 + root) {
+                    CHECK(0, "%s: n=%d root=%d: Ibcast b[%d]=%g\n", name, n, root, i, b[i]);
+                    break;
+                }
+            }
+            if (rank == root) {
+                int tri = size * (size + 1) / 2;
+                for (int i = 0; i < n; i++) {
+                    if (ir[i] != (i % 13) * tri) {
+                        CHECK(0, "%s: n=%d root=%d: Ireduce ir[%d]=%d\n", name, n, root, i, ir[i]);
+                        break;
+                    }
+                }
+            }
+            /* in place */
+            memcpy(r, s, sizeof(double) * n);
+            MPI_Iallreduce(MPI_IN_PLACE, r, n, MPI_DOUBLE, MPI_SUM, comm, &q[0]);
+            MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+            CHECK(memcmp(r, ref, sizeof(double) * n) == 0, "%s: n=%d: in-place Iallreduce differs\n", name, n);
+            if (ci < 3)
+                continue; /* every root only for the small counts */
+            break;
+        }
+    }
+    /* non-commutative user operation */
+    MPI_Op op;
+    MPI_Datatype mt;
+    MPI_Type_contiguous(4, MPI_UINT32_T, &mt);
+    MPI_Type_commit(&mt);
+    MPI_Op_create(matmul_fn, 0, &op);
+    int nm = 3000;
+    mat *ms = malloc(sizeof(mat) * nm), *mr = malloc(sizeof(mat) * nm);
+    for (int i = 0; i < nm; i++)
+        ms[i] = mat_of(rank, i);
+    MPI_Request q;
+    MPI_Iallreduce(ms, mr, nm, mt, op, comm, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    for (int i = 0; i < nm; i++) {
+        mat e = mat_of(0, i);
+        for (int p = 1; p < size; p++)
+            e = mul(e, mat_of(p, i));
+        if (memcmp(&e, &mr[i], sizeof e)) {
+            CHECK(0, "%s: non-commutative Iallreduce wrong at %d\n", name, i);
+            break;
+        }
+    }
+    MPI_Op_free(&op);
+    MPI_Type_free(&mt);
+    /* vector with gaps: every other int */
+    MPI_Datatype vt;
+    MPI_Type_vector(50, 1, 2, MPI_INT, &vt);
+    MPI_Type_commit(&vt);
+    int vs[100], vr[100];
+    for (int i = 0; i < 100; i++) {
+        vs[i] = i + rank;
+        vr[i] = -7;
+    }
+    MPI_Iallreduce(vs, vr, 1, vt, MPI_MAX, comm, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    for (int i = 0; i < 100; i++) {
+        int want = i % 2 ? -7 : i + size - 1;
+        if (vr[i] != want) {
+            CHECK(0, "%s: vector Iallreduce vr[%d]=%d, want %d\n", name, i, vr[i], want);
+            break;
+        }
+    }
+    MPI_Type_free(&vt);
+    /* progress while the caller computes without MPI calls */
+    const char *ap = getenv("GMPI_ASYNC_PROGRESS");
+    if (!ap || strcmp(ap, "0")) {
+        for (int it = 0; it < 3; it++) {
+            int n = it == 2 ? 40001 : 64;
+            for (int i = 0; i < n; i++) {
+                b[i] = rank == 0 ? i + it : -1;
+                s[i] = rank + 1;
+                r[i] = 0;
+            }
+            MPI_Request q2[2];
+            MPI_Ibcast(b, n, MPI_DOUBLE, 0, comm, &q2[0]);
+            MPI_Iallreduce(s, r, n, MPI_DOUBLE, MPI_SUM, comm, &q2[1]);
+            volatile double *vb = b, *vr2 = r;
+            double want = size * (size + 1) / 2.0, t0 = now();
+            while ((vb[n - 1] != n - 1 + it || vr2[n - 1] != want) && now() - t0 < 60)
+                ; /* no MPI call */
+            CHECK(vb[n - 1] == n - 1 + it && vr2[n - 1] == want,
+                  "%s: n=%d: no progress without MPI calls in 60 s\n", name, n);
+            MPI_Waitall(2, q2, MPI_STATUSES_IGNORE);
+        }
+    }
+    free(s);
+    free(r);
+    free(b);
+    free(ref);
+    free(ib);
+    free(ir);
+    free(ms);
+    free(mr);
+}
+
+/* blocks of BLK ints; the vector type spreads a block over 2*BLK ints */
+#define BLK 80000
+static int blockval(int owner, int j, int i) { return owner * 1000003 + j * 7 + i; }
+
+static int check_vec(const int *v, int owner, int j, const char *what, const char *name)
+{
+    for (int i = 0; i < BLK; i++) {
+        if (v[2 * i] != blockval(owner, j, i) || v[2 * i + 1] != -1) {
+            CHECK(0, "%s: %s: block of %d at %d: %d %d\n", name, what, owner, i, v[2 * i], v[2 * i + 1]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void bigblocks(MPI_Comm comm, const char *name)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Datatype v0, vt;
+    MPI_Type_vector(BLK, 1, 2, MPI_INT, &v0);
+    MPI_Type_create_resized(v0, 0, (MPI_Aint)(2 * BLK * sizeof(int)), &vt);
+    MPI_Type_commit(&vt);
+    MPI_Type_free(&v0);
+    int *s = malloc(sizeof(int) * BLK * size), *r = malloc(sizeof(int) * 2 * BLK * size);
+    int *c = malloc(sizeof(int) * BLK);
+    int root = size - 1;
+    /* Gather and Allgather: contiguous in, vector out */
+    for (int i = 0; i < BLK; i++)
+        s[i] = blockval(rank, 0, i);
+    for (int i = 0; i < 2 * BLK * size; i++)
+        r[i] = -1;
+    MPI_Gather(s, BLK, MPI_INT, r, 1, vt, root, comm);
+    for (int q = 0; rank == root && q < size; q++)
+        if (check_vec(r + 2 * BLK * q, q, 0, "Gather", name))
+            break;
+    for (int i = 0; i < 2 * BLK * size; i++)
+        r[i] = -1;
+    MPI_Allgather(s, BLK, MPI_INT, r, 1, vt, comm);
+    for (int q = 0; q < size; q++)
+        if (check_vec(r + 2 * BLK * q, q, 0, "Allgather", name))
+            break;
+    /* Scatter: vector out of the root, contiguous in */
+    for (int q = 0; q < size; q++)
+        for (int i = 0; i < BLK; i++) {
+            r[2 * BLK * q + 2 * i] = blockval(root, q, i);
+            r[2 * BLK * q + 2 * i + 1] = -1;
+        }
+    MPI_Scatter(r, 1, vt, c, BLK, MPI_INT, root, comm);
+    for (int i = 0; i < BLK; i++)
+        if (c[i] != blockval(root, rank, i)) {
+            CHECK(0, "%s: Scatter at %d: %d\n", name, i, c[i]);
+            break;
+        }
+    /* Alltoall: contiguous blocks out, vector in */
+    for (int j = 0; j < size; j++)
+        for (int i = 0; i < BLK; i++)
+            s[j * BLK + i] = blockval(rank, j, i);
+    for (int i = 0; i < 2 * BLK * size; i++)
+        r[i] = -1;
+    MPI_Alltoall(s, BLK, MPI_INT, r, 1, vt, comm);
+    for (int q = 0; q < size; q++)
+        if (check_vec(r + 2 * BLK * q, q, rank, "Alltoall", name))
+            break;
+    MPI_Type_free(&vt);
+    free(s);
+    free(r);
+    free(c);
+}
+
+int main(int argc, char **argv)
+{
+    MTest_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    run(MPI_COMM_WORLD, "world");
+    bigblocks(MPI_COMM_WORLD, "world");
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    run(half, "half");
+    MPI_Comm_free(&half);
+    MTest_Finalize(errs);
+    return MTestReturnValue(errs);
+}
