@@ -309,6 +309,12 @@ func (d *Datatype) Unpack(p unsafe.Pointer, in []byte, count int) int {
 // eachBlock calls f for every contiguous data block of count elements of d
 // at offset base (relative to the buffer origin), in type-map order.
 func (d *Datatype) eachBlock(base, count int, f func(off, n int)) {
+	d.prog.each(base, count, d.extent, f)
+}
+
+// each calls f for every contiguous block of count repetitions of p, the
+// repetitions extent bytes apart from base, in type-map order.
+func (p prog) each(base, count, extent int, f func(off, n int)) {
 	var walk func(p prog, base int)
 	walk = func(p prog, base int) {
 		for i := range p {
@@ -323,6 +329,6 @@ func (d *Datatype) eachBlock(base, count int, f func(off, n int)) {
 		}
 	}
 	for i := 0; i < count; i++ {
-		walk(d.prog, base+i*d.extent)
+		walk(p, base+i*extent)
 	}
 }

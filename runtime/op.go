@@ -175,23 +175,9 @@ func ReduceLocal(op Handle, dt *Datatype, in, inout []byte, count int) error {
 		k(unsafe.Add(pio, off), unsafe.Add(pin, off), count*dt.extent/ee)
 		return nil
 	}
-	var walk func(p prog, base int)
-	walk = func(p prog, base int) {
-		for i := range p {
-			l := &p[i]
-			for j := 0; j < l.count; j++ {
-				at := base + l.off + j*l.stride
-				if l.body != nil {
-					walk(l.body, at)
-				} else {
-					k(unsafe.Add(pio, at), unsafe.Add(pin, at), l.n/ee)
-				}
-			}
-		}
-	}
-	for i := range count {
-		walk(dt.eprog, i*dt.extent)
-	}
+	dt.eprog.each(0, count, dt.extent, func(at, n int) {
+		k(unsafe.Add(pio, at), unsafe.Add(pin, at), n/ee)
+	})
 	return nil
 }
 

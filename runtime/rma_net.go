@@ -887,23 +887,7 @@ func elemSpans(dt *Datatype, count int, local unsafe.Pointer) []rmaSeg {
 		}
 		segs = append(segs, rmaSeg{off: int64(off), loc: l, n: n})
 	}
-	var walk func(p prog, base int)
-	walk = func(p prog, base int) {
-		for i := range p {
-			l := &p[i]
-			for j := 0; j < l.count; j++ {
-				at := base + l.off + j*l.stride
-				if l.body != nil {
-					walk(l.body, at)
-				} else {
-					add(at, l.n)
-				}
-			}
-		}
-	}
-	for i := 0; i < count; i++ {
-		walk(dt.eprog, i*dt.Extent())
-	}
+	dt.eprog.each(0, count, dt.Extent(), add)
 	return segs
 }
 
