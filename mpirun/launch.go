@@ -94,6 +94,7 @@ func (j *job) listenPMI() error {
 			if err != nil {
 				return
 			}
+			j.pmiTCP.gate.Enter(c)
 			go j.servePMIConn(j.pmiTCP.gate, c)
 		}
 	}()
@@ -101,10 +102,10 @@ func (j *job) listenPMI() error {
 }
 
 // servePMIConn authenticates one PMI connection (TCP, or the vendor
-// ranks' Unix socket) through its listener's gate and serves it; a peer
-// that does not prove the job secret is dropped.
+// ranks' Unix socket) that entered its listener's gate and serves it; a
+// peer that does not prove the job secret is dropped.
 func (j *job) servePMIConn(gate *auth.Gate, c net.Conn) {
-	if err := gate.Admit(c, []byte(j.secret), "pmi", authTimeout(j.params)); err != nil {
+	if err := gate.Pass(c, []byte(j.secret), "pmi", authTimeout(j.params)); err != nil {
 		j.vlogf("refused PMI connection from %s: %v", c.RemoteAddr(), err)
 		return
 	}

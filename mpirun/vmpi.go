@@ -219,6 +219,7 @@ func (j *job) listenPMIUnix() error {
 			if err != nil {
 				return
 			}
+			gate.Enter(c)
 			go j.servePMIConn(gate, c)
 		}
 	}()

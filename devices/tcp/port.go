@@ -130,13 +130,15 @@ func (p *Port) serve() {
 			time.Sleep(10 * time.Millisecond) // EMFILE and the like
 			continue
 		}
+		p.gate.Enter(c)
 		go p.admit(c)
 	}
 }
 
-// admit authenticates a connection and queues it for accept.
+// admit authenticates a connection that entered the gate and queues it
+// for accept.
 func (p *Port) admit(c net.Conn) {
-	if err := p.gate.Admit(c, p.secret, portContext, p.authTO); err != nil {
+	if err := p.gate.Pass(c, p.secret, portContext, p.authTO); err != nil {
 		p.logf("port: refused a connection from %s: %v", c.RemoteAddr(), err)
 		return
 	}

@@ -117,8 +117,9 @@ func TestGate(t *testing.T) {
 			if err != nil {
 				return
 			}
+			g.Enter(c) // in accept order, as the servers do
 			go func() {
-				err := g.Admit(c, []byte("s"), "gate", 3*time.Second)
+				err := g.Pass(c, []byte("s"), "gate", 3*time.Second)
 				mu.Lock()
 				maxSeen = max(maxSeen, g.Waiting())
 				mu.Unlock()

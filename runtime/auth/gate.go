@@ -80,9 +80,17 @@ func (g *Gate) Evicted() int {
 }
 
 // Admit runs Handshake on an accepted connection inside the gate. On
-// failure c is closed.
+// failure c is closed. An accept loop that hands connections to
+// goroutines calls Enter itself, in accept order, and Pass in the
+// goroutine, so that "oldest first" means first accepted.
 func (g *Gate) Admit(c net.Conn, secret []byte, context string, timeout time.Duration) error {
 	g.Enter(c)
+	return g.Pass(c, secret, context, timeout)
+}
+
+// Pass runs Handshake on a connection that entered the gate, then takes
+// it out; on failure c is closed.
+func (g *Gate) Pass(c net.Conn, secret []byte, context string, timeout time.Duration) error {
 	err := Handshake(c, secret, false, context, timeout)
 	g.Leave(c)
 	if err != nil {

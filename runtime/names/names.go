@@ -188,6 +188,7 @@ func (s *Server) Serve(l net.Listener) error {
 			c.Close() // too many at once: a flood, not clients
 			continue
 		}
+		s.gate.Enter(c)
 		go func() {
 			defer func() { <-sem }()
 			s.serveConn(c)
@@ -203,7 +204,7 @@ func (s *Server) logf(format string, args ...any) {
 
 func (s *Server) serveConn(c net.Conn) {
 	defer c.Close()
-	if err := s.gate.Admit(c, s.key, "names", s.Timeout); err != nil {
+	if err := s.gate.Pass(c, s.key, "names", s.Timeout); err != nil {
 		s.logf("refused %s: %v", c.RemoteAddr(), err)
 		return
 	}
