@@ -99,9 +99,8 @@ func MPI_Comm_dup_with_info(commH, info int32, newcomm *int32) int32 {
 }
 
 // idup is MPI_Comm_idup: the new communicator's handle is stored in
-// *newcomm at once (its agreement runs in the background; see
-// mpirt.Comm.Idup), and again, MPI_COMM_NULL if it failed, before the
-// request completes.
+// *newcomm when the agreement, which runs in the background, is done,
+// before the request completes.
 func idup(fn string, commH, infoH int32, withInfo bool, newcomm, request *int32) int32 {
 	c, rc := comm(fn, commH)
 	if rc != 0 {
@@ -122,8 +121,7 @@ func idup(fn string, commH, infoH int32, withInfo bool, newcomm, request *int32)
 	if rc := newCommOut(fn, c, newcomm, "newcomm"); rc != 0 {
 		return rc
 	}
-	r, err := c.Idup(in, func(h mpirt.Handle) { *newcomm = int32(h) },
-		func(nc *mpirt.Comm, err error) { setNewComm(newcomm, nc) })
+	r, err := c.Idup(in, func(nc *mpirt.Comm, err error) { setNewComm(newcomm, nc) })
 	if err != nil {
 		*newcomm = int32(mpirt.HandleCommNull)
 		return fail(fn, c, err)

@@ -425,18 +425,10 @@ func (c *Comm) hintsFor(info *Info) *Info {
 // attributes are copied (their copy callbacks run) and the hints taken
 // now, in the caller; the context agreement runs in the background, after
 // the creations started on c before it, so that ranks may start it at
-// different times and do other communication meanwhile.
-//
-// The new communicator's handle exists at once, as MPICH's does: the
-// returned placeholder stands behind it until the agreement is done, so
-// that the program may set its error handler, name or attributes before
-// the request completes (mpi4py sets the error handler right after
-// MPI_Comm_idup); communicating on it before then is erroneous. When the
-// agreement is done the new communicator takes over the handle and what
-// was set on the placeholder. finish gets the new communicator (nil and
-// the error on failure, the handle then freed) before the returned
-// request completes; publish gets the handle before the agreement starts.
-func (c *Comm) Idup(info *Info, publish func(Handle), finish func(*Comm, error)) (*Request, error) {
+// different times and do other communication meanwhile. finish gets the
+// new communicator (nil and the error on failure) before the returned
+// request completes.
+func (c *Comm) Idup(info *Info, finish func(*Comm, error)) (*Request, error) {
 	var attrs Attrs
 	if err := c.Attrs.CopyTo(c.handle, &attrs); err != nil {
 		return nil, err
@@ -444,13 +436,6 @@ func (c *Comm) Idup(info *Info, publish func(Handle), finish func(*Comm, error))
 	hints := c.hintsFor(info)
 	w := c.w
 	w.goConcurrent()
-	ph := &Comm{w: w, rank: c.rank, group: c.group, remote: c.remote, local: c.local, topo: c.topo, info: hints}
-	c.mu.Lock()
-	ph.errhandler, ph.userEH = c.errhandler, c.userEH
-	c.mu.Unlock()
-	ph.Attrs.list = attrs.list
-	ph.handle = w.comms.Add(ph)
-	publish(ph.handle)
 	r := &Request{w: w, comm: c}
 	r.Status = Status{Source: AnySource, Tag: AnyTag}
 	prev, mine := c.ticket()
@@ -469,13 +454,11 @@ func (c *Comm) Idup(info *Info, publish func(Handle), finish func(*Comm, error))
 			if prev != nil {
 				<-prev
 			}
-			nc, err = c.dupGroup()
+			if nc, err = c.dupGroup(); err == nil {
+				nc.info = hints
+				nc.Attrs.list = attrs.list
+			}
 		}()
-		if err == nil {
-			w.adoptPlaceholder(ph, nc)
-		} else {
-			w.comms.Remove(ph.handle)
-		}
 		finish(nc, err)
 		r.Err = err
 		if err != nil {
@@ -484,26 +467,6 @@ func (c *Comm) Idup(info *Info, publish func(Handle), finish func(*Comm, error))
 		w.complete(r)
 	}()
 	return r, nil
-}
-
-// adoptPlaceholder gives nc the handle of ph, the placeholder of a
-// pending MPI_Comm_idup, and what the program set on ph meanwhile (error
-// handler, name, hints, attributes, capi's cached arrays and free hooks).
-func (w *World) adoptPlaceholder(ph, nc *Comm) {
-	ph.mu.Lock()
-	defer ph.mu.Unlock()
-	ph.Attrs.mu.Lock()
-	nc.Attrs.list, ph.Attrs.list = ph.Attrs.list, nil
-	ph.Attrs.mu.Unlock()
-	nc.mu.Lock()
-	nc.errhandler, nc.userEH, nc.name, nc.info = ph.errhandler, ph.userEH, ph.name, ph.info
-	nc.cache, nc.onFree = ph.cache, ph.onFree
-	old := nc.handle
-	nc.handle = ph.handle
-	nc.mu.Unlock()
-	w.comms.Replace(ph.handle, nc)
-	w.comms.Remove(old)
-	ph.cache, ph.onFree, ph.freed = nil, nil, true
 }
 
 // Split is MPI_Comm_split: the members with the same color form a new

@@ -343,22 +343,6 @@ func (t *HandleTable[T]) GetPtr(h Handle) *T {
 	return nil
 }
 
-// Replace makes the live handle h name v instead of what it named (the
-// object behind a handle handed out before the object was built, as
-// MPI_Comm_idup's). It reports whether h named a live object.
-func (t *HandleTable[T]) Replace(h Handle, v T) bool {
-	p := new(T)
-	*p = v
-	t.lock()
-	defer t.unlock()
-	s := t.lookup(h)
-	if s == nil || s.Load() == nil {
-		return false
-	}
-	t.store(s, p)
-	return true
-}
-
 // Remove frees the index of h for reuse. It reports whether h named a
 // live object.
 func (t *HandleTable[T]) Remove(h Handle) bool {

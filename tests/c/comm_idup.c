@@ -13,15 +13,10 @@
  *  6. the parent may be freed while idups on it are pending: they still
  *     complete and work, and the parent's handle is invalid at once;
  *  7. MPI_Finalize completes an idup that the program never waited for
- *     (some ranks start it late);
- *  8. the new handle is valid at once, as MPICH's is: an error handler,
- *     a name and an attribute set on it before the request completes are
- *     in force afterwards (mpi4py sets the error handler right after
- *     MPI_Comm_idup; gmpi created the handle only at completion).
+ *     (some ranks start it late).
  * Before the fix idup was a blocking dup and cases 1, 3 and 4 hung. */
 #include "mtest.h"
 #include <stdlib.h>
-#include <string.h>
 
 #define K 4
 
@@ -225,44 +220,6 @@ int main(int argc, char **argv)
         errs += check_dups(MPI_COMM_WORLD, d, 2, "freed parent");
         MPI_Comm_free(&d[0]);
         MPI_Comm_free(&d[1]);
-    }
-    /* 8: set the error handler, the name and an attribute on the new
-     * handle before the idup completes; odd ranks start late. */
-    {
-        MPI_Comm d;
-        MPI_Request r;
-        int key, val = 8, *v, flag = 0, len;
-        char name[MPI_MAX_OBJECT_NAME];
-        MPI_Errhandler eh;
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &key, NULL);
-        if (rank % 2 == 1)
-            MPI_Recv(&token, 1, MPI_INT, partner, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Comm_idup(MPI_COMM_WORLD, &d, &r);
-        MTEST_CHECK(errs, d != MPI_COMM_NULL, "idup: no handle before completion");
-        rc = MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
-        MTEST_CHECK(errs, rc == MPI_SUCCESS, "set_errhandler on the pending idup: rc %d", rc);
-        rc = MPI_Comm_set_name(d, "pending-idup");
-        MTEST_CHECK(errs, rc == MPI_SUCCESS, "set_name on the pending idup: rc %d", rc);
-        rc = MPI_Comm_set_attr(d, key, &val);
-        MTEST_CHECK(errs, rc == MPI_SUCCESS, "set_attr on the pending idup: rc %d", rc);
-        if (partner < size && rank % 2 == 0) {
-            token = 48;
-            MPI_Ssend(&token, 1, MPI_INT, partner, 8, MPI_COMM_WORLD);
-        }
-        MPI_Wait(&r, MPI_STATUS_IGNORE);
-        MPI_Comm_get_name(d, name, &len);
-        MTEST_CHECK(errs, strcmp(name, "pending-idup") == 0, "name after completion: '%s'", name);
-        MPI_Comm_get_attr(d, key, &v, &flag);
-        MTEST_CHECK(errs, flag && v == &val, "attribute after completion: flag %d", flag);
-        MPI_Comm_get_errhandler(d, &eh);
-        MTEST_CHECK(errs, eh == MPI_ERRORS_RETURN, "error handler after completion is not MPI_ERRORS_RETURN");
-        if (eh != MPI_ERRORS_RETURN)
-            MPI_Errhandler_free(&eh);
-        rc = MPI_Send(&val, 1, MPI_INT, size, 0, d);
-        MTEST_CHECK(errs, rc != MPI_SUCCESS, "send to rank %d on the idup succeeded", size);
-        errs += check_dups(MPI_COMM_WORLD, &d, 1, "pending handle");
-        MPI_Comm_free(&d);
-        MPI_Comm_free_keyval(&key);
     }
     /* 7: an idup pending into MPI_Finalize. */
     {
