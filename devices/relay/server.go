@@ -64,6 +64,7 @@ func (s *Server) Serve() error {
 			c.Close()
 			return nil
 		}
+		s.gate.Enter(c) // in accept order: a full gate drops the oldest
 		s.wg.Add(1)
 		go s.serve(c.(*net.TCPConn))
 	}
@@ -118,7 +119,6 @@ func (s *Server) serve(c *net.TCPConn) {
 	if hs <= 0 {
 		hs = min(s.Timeout, 10*time.Second)
 	}
-	s.gate.Enter(c)
 	if err := auth.Handshake(c, s.Secret, false, Context, hs); err != nil {
 		s.gate.Leave(c)
 		s.logf("refused %v: %v", from, err)

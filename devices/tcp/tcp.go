@@ -657,6 +657,9 @@ func (d *Device) accept() {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
+		// Into the gate in accept order, so that a full gate drops the
+		// connection that has waited longest.
+		d.gate.Enter(c)
 		go d.admit(c.(*net.TCPConn))
 	}
 }
@@ -667,6 +670,7 @@ func (d *Device) admit(nc *net.TCPConn) {
 	d.hsMu.Lock()
 	if d.closing.Load() {
 		d.hsMu.Unlock()
+		d.gate.Leave(nc)
 		nc.Close()
 		return
 	}
@@ -684,8 +688,8 @@ func (d *Device) admit(nc *net.TCPConn) {
 	from := nc.RemoteAddr()
 	tune(nc, d.cfg.Timeout)
 	// A stranger is dropped within authTimeout of connecting (the
-	// handshake and the hello together), whatever it sends or not.
-	d.gate.Enter(nc)
+	// handshake and the hello together), whatever it sends or not (it
+	// entered the gate in accept).
 	deadline := time.Now().Add(d.authTimeout())
 	err := auth.Handshake(nc, d.cfg.Secret, false, "tcp", time.Until(deadline))
 	if err != nil {
