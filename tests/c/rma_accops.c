@@ -116,6 +116,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     for (int j = 0; j < 8; j++)
         MTEST_CHECK(errs, cnt[j] == 50 * size * (j == 0 ? 2 : 1), "atomicity: counter[%d] = %d, expected %d", j, cnt[j], 50 * size * (j == 0 ? 2 : 1));
+    MPI_Barrier(MPI_COMM_WORLD); /* the checks before the next writes to counter[7] */
 
     /* Exclusive locks exclude: get, add one and put back rank 0's last
      * counter under an exclusive lock, 20 times on every rank. */
