@@ -29,29 +29,7 @@
 static const int counts[] = {1, 7, 33, 1500, 40001, 70001};
 #define NCOUNTS ((int)(sizeof counts / sizeof counts[0]))
 
-typedef struct {
-    uint32_t a, b, c, d;
-} mat;
-
-static mat mul(mat x, mat y)
-{
-    mat r = {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
-    return r;
-}
-
-static mat mat_of(int r, int i)
-{
-    mat m = {(uint32_t)(r + 2 + i % 5), 1, (uint32_t)(1 + (i % 3)), (uint32_t)(r % 3)};
-    return m;
-}
-
-static void matmul_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    mat *a = in, *b = inout;
-    for (int i = 0; i < *len; i++)
-        b[i] = mul(a[i], b[i]);
-}
+/* the non-commutative operation: MTestMat products (mtest.h) */
 
 static double now(void)
 {
@@ -133,18 +111,18 @@ static void run(MPI_Comm comm, const char *name)
     MPI_Datatype mt;
     MPI_Type_contiguous(4, MPI_UINT32_T, &mt);
     MPI_Type_commit(&mt);
-    MPI_Op_create(matmul_fn, 0, &op);
+    MPI_Op_create(MTestMatmulFn, 0, &op);
     int nm = 3000;
-    mat *ms = malloc(sizeof(mat) * nm), *mr = malloc(sizeof(mat) * nm);
+    MTestMat *ms = malloc(sizeof(MTestMat) * nm), *mr = malloc(sizeof(MTestMat) * nm);
     for (int i = 0; i < nm; i++)
-        ms[i] = mat_of(rank, i);
+        ms[i] = MTestMatOf(rank, i);
     MPI_Request q;
     MPI_Iallreduce(ms, mr, nm, mt, op, comm, &q);
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     for (int i = 0; i < nm; i++) {
-        mat e = mat_of(0, i);
+        MTestMat e = MTestMatOf(0, i);
         for (int p = 1; p < size; p++)
-            e = mul(e, mat_of(p, i));
+            e = MTestMatMul(e, MTestMatOf(p, i));
         if (memcmp(&e, &mr[i], sizeof e)) {
             CHECK(0, "%s: non-commutative Iallreduce wrong at %d\n", name, i);
             break;

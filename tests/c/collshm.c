@@ -25,31 +25,7 @@
 static const int counts[] = {0, 1, 7, 1001, 30001, 70001};
 #define NCOUNTS ((int)(sizeof counts / sizeof counts[0]))
 
-typedef struct {
-    uint32_t a, b, c, d;
-} mat;
-
-static mat mul(mat x, mat y)
-{
-    mat r = {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
-    return r;
-}
-
-/* rank r's i-th matrix; products of these do not commute */
-static mat mat_of(int r, int i)
-{
-    mat m = {(uint32_t)(r + 2 + i % 5), 1, (uint32_t)(1 + (i % 3)), (uint32_t)(r % 3)};
-    return m;
-}
-
-/* inout = in * inout, elementwise over contiguous matrices */
-static void matmul_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    mat *a = in, *b = inout;
-    for (int i = 0; i < *len; i++)
-        b[i] = mul(a[i], b[i]);
-}
+/* the non-commutative operation: MTestMat products (mtest.h) */
 
 /* the vector type: a matrix spread over 8 uint32 words, at even words
  * (the odd ones are gaps) */
@@ -58,8 +34,8 @@ static void matmul_gap_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
     (void)dt;
     uint32_t *a = in, *b = inout;
     for (int i = 0; i < *len; i++, a += 8, b += 8) {
-        mat x = {a[0], a[2], a[4], a[6]}, y = {b[0], b[2], b[4], b[6]};
-        mat r = mul(x, y);
+        MTestMat x = {a[0], a[2], a[4], a[6]}, y = {b[0], b[2], b[4], b[6]};
+        MTestMat r = MTestMatMul(x, y);
         b[0] = r.a, b[2] = r.b, b[4] = r.c, b[6] = r.d;
     }
 }
@@ -147,17 +123,17 @@ static int test_noncomm(MPI_Comm comm, const char *name)
     MPI_Type_create_resized(gt0, 0, 8 * sizeof(uint32_t), &gt);
     MPI_Type_commit(&gt);
     MPI_Op op, opg;
-    MPI_Op_create(matmul_fn, 0, &op);
+    MPI_Op_create(MTestMatmulFn, 0, &op);
     MPI_Op_create(matmul_gap_fn, 0, &opg);
     for (int ci = 1; ci < NCOUNTS; ci++) {
         int cnt = counts[ci];
-        mat *in = malloc(cnt * sizeof(mat)), *out = malloc(cnt * sizeof(mat)), *want = malloc(cnt * sizeof(mat));
+        MTestMat *in = malloc(cnt * sizeof(MTestMat)), *out = malloc(cnt * sizeof(MTestMat)), *want = malloc(cnt * sizeof(MTestMat));
         uint32_t *gin = malloc(cnt * 8 * sizeof(uint32_t)), *gout = malloc(cnt * 8 * sizeof(uint32_t));
         for (int i = 0; i < cnt; i++) {
-            in[i] = mat_of(me, i);
-            want[i] = mat_of(0, i);
+            in[i] = MTestMatOf(me, i);
+            want[i] = MTestMatOf(0, i);
             for (int r = 1; r < n; r++)
-                want[i] = mul(want[i], mat_of(r, i));
+                want[i] = MTestMatMul(want[i], MTestMatOf(r, i));
             uint32_t *g = gin + 8 * i;
             g[0] = in[i].a, g[2] = in[i].b, g[4] = in[i].c, g[6] = in[i].d;
             g[1] = g[3] = g[5] = g[7] = 0xdead;
@@ -165,22 +141,22 @@ static int test_noncomm(MPI_Comm comm, const char *name)
         for (int inplace = 0; inplace < 2; inplace++) {
             int root = (ci + inplace) % n;
             /* Allreduce */
-            memcpy(out, in, cnt * sizeof(mat));
+            memcpy(out, in, cnt * sizeof(MTestMat));
             MPI_Allreduce(inplace ? MPI_IN_PLACE : in, out, cnt, mt, op, comm);
             for (int i = 0; i < cnt; i++)
-                if (memcmp(&out[i], &want[i], sizeof(mat))) {
+                if (memcmp(&out[i], &want[i], sizeof(MTestMat))) {
                     MTEST_CHECK(errs, 0, "%s: non-commutative allreduce of %d (in place %d): element %d is (%u %u %u %u), want (%u %u %u %u)", name,
                                 cnt, inplace, i, out[i].a, out[i].b, out[i].c, out[i].d, want[i].a, want[i].b, want[i].c, want[i].d);
                     break;
                 }
             /* Reduce */
-            memset(out, 0x5a, cnt * sizeof(mat));
+            memset(out, 0x5a, cnt * sizeof(MTestMat));
             if (inplace && me == root)
-                memcpy(out, in, cnt * sizeof(mat));
+                memcpy(out, in, cnt * sizeof(MTestMat));
             MPI_Reduce(inplace && me == root ? MPI_IN_PLACE : in, out, cnt, mt, op, root, comm);
             if (me == root)
                 for (int i = 0; i < cnt; i++)
-                    if (memcmp(&out[i], &want[i], sizeof(mat))) {
+                    if (memcmp(&out[i], &want[i], sizeof(MTestMat))) {
                         MTEST_CHECK(errs, 0, "%s: non-commutative reduce of %d to %d: element %d wrong", name, cnt,
                                     root, i);
                         break;
@@ -192,8 +168,8 @@ static int test_noncomm(MPI_Comm comm, const char *name)
             if (me == root)
                 for (int i = 0; i < cnt; i++) {
                     uint32_t *g = gout + 8 * i;
-                    mat got = {g[0], g[2], g[4], g[6]};
-                    if (memcmp(&got, &want[i], sizeof(mat)) || g[1] != 0xbeef || g[7] != 0xbeef) {
+                    MTestMat got = {g[0], g[2], g[4], g[6]};
+                    if (memcmp(&got, &want[i], sizeof(MTestMat)) || g[1] != 0xbeef || g[7] != 0xbeef) {
                         MTEST_CHECK(errs, 0, "%s: gapped reduce of %d to %d: element %d wrong or gap touched", name,
                                     cnt, root, i);
                         break;

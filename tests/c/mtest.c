@@ -139,3 +139,23 @@ void MTestFreeComm(MPI_Comm *comm)
         MPI_Comm_free(comm);
     *comm = MPI_COMM_NULL;
 }
+
+MTestMat MTestMatMul(MTestMat x, MTestMat y)
+{
+    MTestMat r = {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
+    return r;
+}
+
+MTestMat MTestMatOf(int r, int i)
+{
+    MTestMat m = {(uint32_t)(r + 2 + i % 5), 1, (uint32_t)(1 + (i % 3)), (uint32_t)(r % 3)};
+    return m;
+}
+
+void MTestMatmulFn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    MTestMat *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        b[i] = MTestMatMul(a[i], b[i]);
+}

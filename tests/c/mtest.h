@@ -8,6 +8,7 @@
 #define GMPI_MTEST_H
 
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -58,6 +59,17 @@ const char *MTestGetIntracommName(void);
             (errs)++;                                                     \
         }                                                                 \
     } while (0)
+
+/* A non-commutative, associative operation for reduction tests: 2x2
+ * matrices of uint32_t multiplied modulo 2^32. MTestMatOf(r, i) is rank
+ * r's i-th operand (products of these do not commute); MTestMatmulFn is
+ * the MPI_User_function inout = in * inout over contiguous matrices. */
+typedef struct {
+    uint32_t a, b, c, d;
+} MTestMat;
+MTestMat MTestMatMul(MTestMat x, MTestMat y);
+MTestMat MTestMatOf(int r, int i);
+void MTestMatmulFn(void *in, void *inout, int *len, MPI_Datatype *dt);
 
 #ifdef __cplusplus
 }
