@@ -6,17 +6,25 @@
 # faster). See the header of io.c for what is measured.
 #
 # usage: bench/io.sh [-b BUILD] [-n 2,4] [-s MiB] [-d DIR] [-i gmpi,mpich,openmpi]
+#                     [-R ROUNDS] [-a LIBDIR]
 #   -b  gmpi build directory (default: <repo>/build)
 #   -n  comma-separated process counts (default 2,4)
 #   -s  size of the 3-D array in MiB (default 256)
 #   -d  directory for the file (default: $TMPDIR or /tmp)
 #   -i  implementations to run
+#   -R  launches of each implementation, alternating (default 1); each
+#       cell is the best of them (on a loaded machine single runs vary
+#       by several times)
+#   -a  another gmpi libmpi.so directory (e.g. a copy of an older build's
+#       lib/): column gmpi_a runs the same gmpi binary with it
+#       (LD_LIBRARY_PATH), for before/after in one run
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-build=$here/../build nps=2,4 mib=256 dir=${TMPDIR:-/tmp} impls=gmpi,mpich,openmpi
-while getopts b:n:s:d:i:h opt; do
+build=$here/../build nps=2,4 mib=256 dir=${TMPDIR:-/tmp} impls=gmpi,mpich,openmpi rounds=1 alib=
+while getopts b:n:s:d:i:R:a:h opt; do
     case $opt in
     b) build=$OPTARG ;; n) nps=$OPTARG ;; s) mib=$OPTARG ;; d) dir=$OPTARG ;; i) impls=$OPTARG ;;
+    R) rounds=$OPTARG ;; a) alib=$(cd "$OPTARG" && pwd) || exit 2 ;;
     *) sed -n '2,/^set -u/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     esac
 done
@@ -38,24 +46,32 @@ for impl in "${want[@]}"; do
         echo "io.sh: $impl: cannot build (skipped)" >&2
     fi
 done
+if [ -n "$alib" ] && [[ " ${have[*]} " == *" gmpi "* ]]; then
+    have=(gmpi gmpi_a "${have[@]:1}")
+    cp "$tmp/io.gmpi" "$tmp/io.gmpi_a"
+    run[gmpi_a]="env LD_LIBRARY_PATH=$alib ${run[gmpi]}"
+fi
 declare -A bw
 status=0
 IFS=, read -ra counts <<<"$nps"
 for np in "${counts[@]}"; do
-    for impl in "${have[@]}"; do
-        mkdir -p "$tmp/d.$impl"
-        if ! out=$(timeout 900 ${run[$impl]} "$np" "$tmp/io.$impl" "$tmp/d.$impl" "$mib" 2>"$tmp/err.$impl"); then
-            echo "io.sh: $impl at $np ranks failed:" >&2
-            tail -5 "$tmp/err.$impl" >&2
-            status=1
-            continue
-        fi
-        while read -r name mbs _; do
-            bw[$impl,$np,$name]=$mbs
-        done <<<"$out"
+    for ((round = 0; round < rounds; round++)); do
+        for impl in "${have[@]}"; do
+            mkdir -p "$tmp/d.$impl"
+            if ! out=$(timeout 900 ${run[$impl]} "$np" "$tmp/io.$impl" "$tmp/d.$impl" "$mib" 2>"$tmp/err.$impl"); then
+                echo "io.sh: $impl at $np ranks failed:" >&2
+                tail -5 "$tmp/err.$impl" >&2
+                status=1
+                continue
+            fi
+            while read -r name mbs _; do
+                old=${bw[$impl,$np,$name]:-0}
+                bw[$impl,$np,$name]=$(awk -v a="$old" -v b="$mbs" 'BEGIN{print (b>a)?b:a}')
+            done <<<"$out"
+        done
     done
 done
-echo "# MB/s, $mib MiB array; load: $(cut -d' ' -f1-3 /proc/loadavg); dir: $dir"
+echo "# MB/s (best of $rounds launch(es)), $mib MiB array; load: $(cut -d' ' -f1-3 /proc/loadavg); dir: $dir${alib:+; gmpi_a: $alib}"
 printf '%-14s %3s' test np
 for impl in "${have[@]}"; do printf ' %10s' "$impl"; done
 printf ' %12s\n' gmpi/best
@@ -66,7 +82,7 @@ for np in "${counts[@]}"; do
         for impl in "${have[@]}"; do
             v=${bw[$impl,$np,$name]:-}
             printf ' %10s' "${v:-n/a}"
-            if [ "$impl" != gmpi ] && [ -n "$v" ]; then
+            if [ "${impl%_a}" != gmpi ] && [ -n "$v" ]; then
                 best=$(awk -v a="${best:-0}" -v b="$v" 'BEGIN{print (b>a)?b:a}')
             fi
         done

@@ -4,15 +4,19 @@
 # multimethod; bench/vmpi.c) and bandwidth (4 MiB) between two ranks of a
 # vendor MPI machine: through gmpi + the vendor (a grid of that machine,
 # 2 ranks, and one TCP host, 1 rank) and through the vendor alone (its
-# mpicc and launcher, 2 ranks). Rounds alternate; the best round counts.
+# mpicc and launcher, 2 ranks). Rounds alternate; the best round counts
+# (and the median is shown: the machine is often loaded); CASE/batch is
+# the best batch of 100 round trips inside a round (bench/vmpi.c). -B BASE also
+# runs another gmpi build (before/after a change) in the same rounds.
 #
-# usage: bench/vmpi.sh [-b BUILD] [-v ompi|mpich] [-n ITERS] [-R ROUNDS]
+# usage: bench/vmpi.sh [-b BUILD] [-B BASE] [-v ompi|mpich] [-n ITERS] [-R ROUNDS]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-build=$here/../build vendor=ompi iters=20000 rounds=3
-while getopts b:v:n:R: o; do
+build=$here/../build base= vendor=ompi iters=20000 rounds=3
+while getopts b:B:v:n:R: o; do
     case $o in
     b) build=$OPTARG ;;
+    B) base=$(cd "$OPTARG" && pwd) || exit 2 ;;
     v) vendor=$OPTARG ;;
     n) iters=$OPTARG ;;
     R) rounds=$OPTARG ;;
@@ -32,6 +36,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gmpi-vmpibench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 "$build/bin/mpicc" -O2 -o "$tmp/vmpi_gmpi" "$here/vmpi.c" || exit 1
 $cc -O2 -o "$tmp/vmpi_vendor" "$here/vmpi.c" || exit 1
+if [ -n "$base" ]; then
+    "$base/bin/mpicc" -O2 -o "$tmp/vmpi_base" "$here/vmpi.c" || exit 1
+fi
 cat >"$tmp/grid.toml" <<GRID
 [[site]]
 name = "s"
@@ -48,17 +55,35 @@ name = "s"
 GRID
 for r in $(seq "$rounds"); do
     "$build/bin/mpirun" --timeout 300 --grid "$tmp/grid.toml" "$tmp/vmpi_gmpi" "$iters" | sed 's/^/gmpi /'
+    if [ -n "$base" ]; then
+        "$base/bin/mpirun" --timeout 300 --grid "$tmp/grid.toml" "$tmp/vmpi_base" "$iters" | sed 's/^/base /'
+    fi
     run_vendor "$tmp/vmpi_vendor" "$iters" | sed 's/^/vendor /'
 done >"$tmp/all"
-echo "vMPI ($vendor) vs $vendor alone; $rounds rounds, best; load $(cut -d' ' -f1-3 /proc/loadavg)"
-awk '
-    { key = $2; v = $3 + 0; better = ($2 == "bandwidth") ? (v > best[$1, key]) : (best[$1, key] == 0 || v < best[$1, key])
-      if (better) best[$1, key] = v; unit[key] = $4; seen[key] = 1 }
+echo "vMPI ($vendor) vs $vendor alone; $rounds rounds of $iters; best (median); load $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -n "$base" ] && echo "base: $base"
+sort -k1,2 -k3,3g "$tmp/all" | awk -v base="$base" '
+    { k = $1 SUBSEP $2; v[k, ++n[k]] = $3 + 0; unit[$2] = $4; seen[$2] = 1 }
+    function pick(w, key, med,   k, c) { # best or median of who w
+        k = w SUBSEP key; c = n[k]; if (!c) return -1
+        if (med) return (c % 2) ? v[k, (c + 1) / 2] : (v[k, c / 2] + v[k, c / 2 + 1]) / 2
+        return (key == "bandwidth") ? v[k, c] : v[k, 1] }
+    function diff(key, g, r) {
+        return (key == "bandwidth") ? sprintf("%+.1f%%", (g / r - 1) * 100) : sprintf("%+.2f us", g - r) }
     END {
-        n = split("specified specified-pending multimethod bandwidth", ks, " ")
-        printf "%-18s %12s %12s %10s\n", "case", "gmpi+vendor", "vendor", "diff"
-        for (i = 1; i <= n; i++) { k = ks[i]; if (!seen[k]) continue
-            g = best["gmpi", k]; v = best["vendor", k]
-            d = (k == "bandwidth") ? sprintf("%+.1f%%", (g / v - 1) * 100) : sprintf("%+.2f us", g - v)
-            printf "%-18s %9.3f %-2s %9.3f %-2s %10s\n", k, g, unit[k], v, unit[k], d }
-    }' "$tmp/all"
+        m = split("specified specified-pending multimethod specified/batch specified-pending/batch multimethod/batch bandwidth", ks, " ")
+        if (base != "")
+            printf "%-23s %-21s %-21s %-21s %-20s %-20s\n", "case", "gmpi+vendor", "base", "vendor", "diff (median)", "base diff (median)"
+        else
+            printf "%-23s %-21s %-21s %-20s\n", "case", "gmpi+vendor", "vendor", "diff (median)"
+        for (i = 1; i <= m; i++) { k = ks[i]; if (!seen[k]) continue
+            g = pick("gmpi", k, 0); gm = pick("gmpi", k, 1); r = pick("vendor", k, 0); rm = pick("vendor", k, 1)
+            line = sprintf("%-23s %8.3f (%8.3f) %-2s %8.3f (%8.3f) %-2s", k, g, gm, unit[k], r, rm, unit[k])
+            if (base != "") {
+                b = pick("base", k, 0); bm = pick("base", k, 1)
+                line = sprintf("%-23s %8.3f (%8.3f) %-2s %8.3f (%8.3f) %-2s %8.3f (%8.3f) %-2s", k, g, gm, unit[k], b, bm, unit[k], r, rm, unit[k])
+            }
+            line = line sprintf(" %9s (%9s)", diff(k, g, r), diff(k, gm, rm))
+            if (base != "") line = line sprintf(" %9s (%9s)", diff(k, b, r), diff(k, bm, rm))
+            print line }
+    }'

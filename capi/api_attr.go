@@ -293,7 +293,7 @@ func (e errTo) failf(fn string, class int, format string, args ...any) int32 {
 func attrTarget(fn string, kind mpirt.ObjectType, h int32) (a *mpirt.Attrs, obj mpirt.Handle, e errTo, rc int32) {
 	switch kind {
 	case mpirt.ObjComm:
-		c, rc := comm(fn, h)
+		c, rc := commOrPending(fn, h)
 		if rc != 0 {
 			return nil, 0, e, rc
 		}
@@ -360,6 +360,9 @@ func getAttr(fn string, kind mpirt.ObjectType, objH, keyval int32, val unsafe.Po
 		}
 	}
 	if kind == mpirt.ObjComm {
+		if (keyval == keyTopoDepths || keyval == keyTopoColors) && c.c.Pending() {
+			return c.failf(fn, mpirt.ErrComm, "invalid communicator argument comm: 0x%08x is the new communicator of an MPI_Comm_idup that has not completed (its topology attributes exist once the request completes)", uint32(objH))
+		}
 		if v, set, ok := predefinedAttr(c.c, keyval); ok {
 			*flag = b2i(set)
 			if set {

@@ -46,10 +46,7 @@ func namedComm(fn string, h int32, arg string) (*mpirt.Comm, int32) {
 	if c := world.Comm(mpirt.Handle(h)); c != nil {
 		return c, 0
 	}
-	if h == int32(mpirt.HandleCommNull) {
-		return nil, failf(fn, nil, mpirt.ErrComm, "invalid communicator argument %s: MPI_COMM_NULL", arg)
-	}
-	return nil, failf(fn, nil, mpirt.ErrComm, "invalid communicator argument %s: 0x%08x is not a communicator", arg, uint32(h))
+	return nil, noComm(fn, h, arg)
 }
 
 // groupArg resolves a group argument.
@@ -99,8 +96,10 @@ func MPI_Comm_dup_with_info(commH, info int32, newcomm *int32) int32 {
 }
 
 // idup is MPI_Comm_idup: the new communicator's handle is stored in
-// *newcomm when the agreement, which runs in the background, is done,
-// before the request completes.
+// *newcomm at once, as MPICH does (the agreement runs in the background
+// and builds the communicator under that handle; mpirt.Comm.Idup), and
+// MPI_COMM_NULL is stored there before the request completes if the
+// agreement failed.
 func idup(fn string, commH, infoH int32, withInfo bool, newcomm, request *int32) int32 {
 	c, rc := comm(fn, commH)
 	if rc != 0 {
@@ -121,7 +120,11 @@ func idup(fn string, commH, infoH int32, withInfo bool, newcomm, request *int32)
 	if rc := newCommOut(fn, c, newcomm, "newcomm"); rc != 0 {
 		return rc
 	}
-	r, err := c.Idup(in, func(nc *mpirt.Comm, err error) { setNewComm(newcomm, nc) })
+	r, err := c.Idup(in, func(h mpirt.Handle) { *newcomm = int32(h) }, func(nc *mpirt.Comm, err error) {
+		if nc == nil {
+			*newcomm = int32(mpirt.HandleCommNull)
+		}
+	})
 	if err != nil {
 		*newcomm = int32(mpirt.HandleCommNull)
 		return fail(fn, c, err)
@@ -284,7 +287,7 @@ func MPI_Comm_test_inter(commH int32, flag *int32) int32 {
 
 func MPI_Comm_get_name(commH int32, name *byte, resultlen *int32) int32 {
 	const fn = "MPI_Comm_get_name"
-	c, rc := comm(fn, commH)
+	c, rc := commOrPending(fn, commH)
 	if rc != 0 {
 		return rc
 	}
@@ -300,7 +303,7 @@ func MPI_Comm_get_name(commH int32, name *byte, resultlen *int32) int32 {
 
 func MPI_Comm_set_name(commH int32, name *byte) int32 {
 	const fn = "MPI_Comm_set_name"
-	c, rc := comm(fn, commH)
+	c, rc := commOrPending(fn, commH)
 	if rc != 0 {
 		return rc
 	}
@@ -313,7 +316,7 @@ func MPI_Comm_set_name(commH int32, name *byte) int32 {
 
 func MPI_Comm_get_info(commH int32, info *int32) int32 {
 	const fn = "MPI_Comm_get_info"
-	c, rc := comm(fn, commH)
+	c, rc := commOrPending(fn, commH)
 	if rc != 0 {
 		return rc
 	}
@@ -326,7 +329,7 @@ func MPI_Comm_get_info(commH int32, info *int32) int32 {
 
 func MPI_Comm_set_info(commH, infoH int32) int32 {
 	const fn = "MPI_Comm_set_info"
-	c, rc := comm(fn, commH)
+	c, rc := commOrPending(fn, commH)
 	if rc != 0 {
 		return rc
 	}

@@ -37,7 +37,7 @@ func MPI_Comm_set_errhandler(commH int32, errhandler int32) int32 {
 }
 
 func setCommErrhandler(fn string, commH int32, errhandler int32) int32 {
-	c, rc := comm(fn, commH)
+	c, rc := commOrPending(fn, commH)
 	if rc != 0 {
 		return rc
 	}
@@ -58,7 +58,7 @@ func MPI_Comm_get_errhandler(commH int32, errhandler *int32) int32 {
 }
 
 func getCommErrhandler(fn string, commH int32, errhandler *int32) int32 {
-	c, rc := comm(fn, commH)
+	c, rc := commOrPending(fn, commH)
 	if rc != 0 {
 		return rc
 	}

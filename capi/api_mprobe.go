@@ -29,7 +29,10 @@ func MPI_Mprobe(source, tag, commH int32, message *int32, status *Status) int32 
 	if rc != 0 {
 		return rc
 	}
-	m, st := world.Mprobe(c, c.Context(), int(source), int(tag))
+	m, st, err := world.Mprobe(c, c.Context(), int(source), int(tag))
+	if err != nil {
+		return fail(fn, c, err)
+	}
 	*message = int32(world.AddMessage(m))
 	setStatus(status, &st)
 	return 0
@@ -49,6 +52,8 @@ func MPI_Improbe(source, tag, commH int32, flag *int32, message *int32, status *
 	if ok {
 		*message = int32(world.AddMessage(m))
 		setStatus(status, &st)
+	} else if err := world.ProbeLost(c, int(source)); err != nil {
+		return fail(fn, c, err)
 	}
 	return 0
 }

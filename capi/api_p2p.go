@@ -324,7 +324,10 @@ func MPI_Probe(source, tag, commH int32, status *Status) int32 {
 	if rc := checkTag(fn, c, tag, true); rc != 0 {
 		return rc
 	}
-	st := world.Probe(c, c.Context(), int(source), int(tag))
+	st, err := world.ProbeErr(c, c.Context(), int(source), int(tag))
+	if err != nil {
+		return fail(fn, c, err)
+	}
 	setStatus(status, &st)
 	return 0
 }
@@ -348,6 +351,8 @@ func MPI_Iprobe(source, tag, commH int32, flag *int32, status *Status) int32 {
 	*flag = b2i(ok)
 	if ok {
 		setStatus(status, &st)
+	} else if err := world.ProbeLost(c, int(source)); err != nil {
+		return fail(fn, c, err)
 	}
 	return 0
 }

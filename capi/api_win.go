@@ -124,6 +124,7 @@ func newWin(fn string, flavor int, base unsafe.Pointer, size, unit int64, infoH,
 		*(*unsafe.Pointer)(baseptr) = win.Base()
 	}
 	*out = int32(win.Handle())
+	expressWinNew(win)
 	return 0
 }
 
@@ -167,7 +168,10 @@ func MPI_Win_free(winp *int32) int32 {
 	if rc != 0 {
 		return rc
 	}
+	expressWinFree(win)
 	if err := win.Free(); err != nil {
+		expressWinNew(win)
+		expressWin(win)
 		return winFail(fn, win, err)
 	}
 	cFree(win.AttrVals)
@@ -351,7 +355,9 @@ func winSync(fn string, winH int32, f func(*mpirt.Win) error) int32 {
 	if rc != 0 {
 		return rc
 	}
-	return winFail(fn, win, f(win))
+	err := f(win)
+	expressWin(win)
+	return winFail(fn, win, err)
 }
 
 func MPI_Win_fence(assert, winH int32) int32 {
@@ -412,6 +418,7 @@ func MPI_Win_test(winH int32, flag *int32) int32 {
 		return winFailf(fn, win, mpirt.ErrArg, "invalid argument flag: NULL pointer")
 	}
 	done, err := win.Wait(false)
+	expressWin(win)
 	if err != nil {
 		return winFail(fn, win, err)
 	}
@@ -428,7 +435,9 @@ func pscw(fn string, groupH, assert, winH int32, f func(*mpirt.Win, *mpirt.Group
 	if g == nil {
 		return winFailf(fn, win, mpirt.ErrGroup, "invalid group argument group: 0x%08x is not a group", uint32(groupH))
 	}
-	return winFail(fn, win, f(win, g, int(assert)))
+	err := f(win, g, int(assert))
+	expressWin(win)
+	return winFail(fn, win, err)
 }
 
 func MPI_Win_post(groupH, assert, winH int32) int32 {
@@ -513,11 +522,17 @@ func rma(fn string, c rmaCall, f func(*mpirt.Win, *mpirt.RMAArgs) error) int32 {
 	if a.TDT, rc = rmaType(fn, win, c.tcount, c.tdt, "target"); rc != 0 {
 		return rc
 	}
-	if err := f(win, &a); err != nil {
+	err := f(win, &a)
+	expressWin(win)
+	if err != nil {
 		return winFail(fn, win, err)
 	}
 	if c.request != nil {
-		*c.request = int32(world.AddRequest(world.CompletedRequest(win.Comm())))
+		r := a.Req
+		if r == nil {
+			r = world.CompletedRequest(win.Comm())
+		}
+		*c.request = int32(world.AddRequest(r))
 	}
 	return 0
 }

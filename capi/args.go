@@ -30,12 +30,32 @@ func comm(fn string, h int32) (*mpirt.Comm, int32) {
 	}
 	c := world.Comm(mpirt.Handle(h))
 	if c == nil {
-		if h == int32(mpirt.HandleCommNull) {
-			return nil, failf(fn, nil, mpirt.ErrComm, "invalid communicator argument comm: MPI_COMM_NULL")
-		}
-		return nil, failf(fn, nil, mpirt.ErrComm, "invalid communicator argument comm: 0x%08x is not a communicator", uint32(h))
+		return nil, noComm(fn, h, "comm")
 	}
 	return c, 0
+}
+
+// noComm raises the error for h, which names no communicator usable here.
+func noComm(fn string, h int32, arg string) int32 {
+	if h == int32(mpirt.HandleCommNull) {
+		return failf(fn, nil, mpirt.ErrComm, "invalid communicator argument %s: MPI_COMM_NULL", arg)
+	}
+	if pc := world.PendingComm(mpirt.Handle(h)); pc != nil {
+		return failf(fn, pc, mpirt.ErrComm, "invalid communicator argument %s: 0x%08x is the new communicator of an MPI_Comm_idup that has not completed (usable once its request completes)", arg, uint32(h))
+	}
+	return failf(fn, nil, mpirt.ErrComm, "invalid communicator argument %s: 0x%08x is not a communicator", arg, uint32(h))
+}
+
+// commOrPending resolves the communicator argument of the calls that may
+// name the new communicator of an MPI_Comm_idup that has not completed
+// (its error handler, name, hints and attributes; mpirt.Comm.Idup).
+func commOrPending(fn string, h int32) (*mpirt.Comm, int32) {
+	if active(fn) {
+		if c := world.PendingComm(mpirt.Handle(h)); c != nil {
+			return c, 0
+		}
+	}
+	return comm(fn, h)
 }
 
 // datatype resolves a datatype argument.
@@ -275,7 +295,7 @@ const sizesShift = 59
 // statusBytes is the status's count in this process's bytes of dt.
 func statusBytes(s *Status, dt *mpirt.Datatype) int64 {
 	n := statusCount(s)
-	if sz := uint8(statusRawCount(s) >> sizesShift & 7); sz != 0 && world != nil {
+	if sz := uint8(statusRawCount(s) >> sizesShift & 15); sz != 0 && world != nil {
 		return world.ReceiverBytes(n, sz, dt)
 	}
 	return n

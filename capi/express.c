@@ -1,7 +1,11 @@
 /* The express lane's entry points; see express.h. */
+#include <linux/futex.h>
 #include <sched.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 #include "../include/mpi.h"
 #include "express.h"
 
@@ -19,17 +23,25 @@ static inline void relax(void)
 /* args translates the arguments common to both directions as capi's Go
  * side does: the registered communicator, and the bytes of count elements
  * at buf towards or from peer rank (not this process). NULL: decline. */
-static const struct gmpi_express_comm *args(const struct gmpi_express *x, const void *buf, int count,
-                                            MPI_Datatype datatype, int rank, MPI_Comm comm, uint64_t *bytes)
+static const struct gmpi_express_comm *comm_args(const struct gmpi_express *x, const void *buf, int count,
+                                                 MPI_Datatype datatype, MPI_Comm comm, uint64_t *bytes)
 {
     const struct gmpi_express_comm *c = &x->comms[(uint32_t)comm % GMPI_EXPRESS_COMMS];
     uint32_t t = (uint32_t)datatype & 0xff;
-    /* A negative rank (MPI_PROC_NULL, MPI_ANY_SOURCE) or count: Go. */
-    if (c->handle != comm || (uint32_t)rank >= (uint32_t)c->size || count < 0 || x->dtype[t] != datatype ||
-        rank == x->rank)
+    if (c->handle != comm || count < 0 || x->dtype[t] != datatype)
         return NULL;
     *bytes = (uint64_t)count * x->dsize[t];
     if (*bytes != 0 && (buf == NULL || buf == MPI_IN_PLACE))
+        return NULL;
+    return c;
+}
+
+static const struct gmpi_express_comm *args(const struct gmpi_express *x, const void *buf, int count,
+                                            MPI_Datatype datatype, int rank, MPI_Comm comm, uint64_t *bytes)
+{
+    const struct gmpi_express_comm *c = comm_args(x, buf, count, datatype, comm, bytes);
+    /* A negative rank (MPI_PROC_NULL, MPI_ANY_SOURCE) or count: Go. */
+    if (c == NULL || (uint32_t)rank >= (uint32_t)c->size || rank == x->rank)
         return NULL;
     return c;
 }
@@ -43,12 +55,19 @@ static int send(const void *buf, int count, MPI_Datatype datatype, int dest, int
     if (!x->on || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 || tag < 0)
         return GMPI_EXPRESS_DECLINED;
     const struct gmpi_express_comm *c = args(x, buf, count, datatype, dest, comm, &n);
-    if (c == NULL || x->peers[dest].tx == NULL || n > x->peers[dest].eager)
+    if (c == NULL || n > x->peers[dest].eager)
         return GMPI_EXPRESS_DECLINED;
     struct gmpi_shm_hdr h = {
         .kind = x->eager_kind, .context = c->ctx, .source = c->rank, .tag = tag, .len = n,
     };
-    return gmpi_shm_send(x->peers[dest].tx, &h, buf, n) == 0 ? MPI_SUCCESS : GMPI_EXPRESS_DECLINED;
+    if (x->peers[dest].tx != NULL)
+        return gmpi_shm_send(x->peers[dest].tx, &h, buf, n) == 0 ? MPI_SUCCESS : GMPI_EXPRESS_DECLINED;
+    /* A vmpi peer: the vmpi device's frame, as its Go Send makes it (a
+     * failure is left to the Go path, which reports it). */
+    if (x->peers[dest].vrank1 != 0 && n <= VMPI_SMALL)
+        return vmpi_send_small(x->peers[dest].vrank1 - 1, &h, buf, (int)n) == 0 ? MPI_SUCCESS
+                                                                               : GMPI_EXPRESS_DECLINED;
+    return GMPI_EXPRESS_DECLINED;
 }
 
 /* others_pending reports whether a ring other than skip holds a frame. */
@@ -60,12 +79,86 @@ static int others_pending(const struct gmpi_express *x, const struct gmpi_shm_rx
     return 0;
 }
 
+/* vmpi_express_recv is the receive from a vmpi peer (or, source
+ * MPI_ANY_SOURCE, from anyone while only vmpi peers deliver: the count of
+ * queued messages stays q0, nothing is pending on shared memory) into buf
+ * (cap bytes). */
+static int vmpi_express_recv(struct gmpi_express *x, const struct gmpi_express_comm *c, void *buf, uint64_t cap, int source,
+                             int tag, int32_t q0, MPI_Status *status)
+{
+    const int any = source == MPI_ANY_SOURCE;
+    for (int i = 0;; i++) {
+        int vsrc, cnt, rc;
+        const uint8_t *f = vmpi_frame_peek(&vsrc, &cnt, &rc);
+        if (f != NULL) {
+            /* What the matching engine would do with this frame: nothing
+             * is posted or unexpected (nor arrived meanwhile, for
+             * MPI_ANY_SOURCE), and a pair's frames come in order, so it is
+             * this receive's message if it matches (and fits). Anything
+             * else (another peer's, another kind, a body to follow) is
+             * the device's Poll's. */
+            uint64_t plen;
+            uint32_t inl;
+            const int hdr = VMPI_PREFIX + VMPI_HEADER;
+            if (cnt < hdr || vsrc < 0 || vsrc >= x->nvworld)
+                return GMPI_EXPRESS_DECLINED;
+            memcpy(&plen, f, 8);
+            memcpy(&inl, f + 8, 4);
+            const struct gmpi_shm_hdr *h = (const struct gmpi_shm_hdr *)(f + VMPI_PREFIX);
+            int w = x->vworld[vsrc];
+            if (w < 0 || inl != 1 || plen != (uint64_t)(cnt - hdr) || h->kind != x->eager_kind || h->flags != 0 ||
+                h->context != c->ctx || h->source != w || (!any && w != source) ||
+                (tag != MPI_ANY_TAG && h->tag != tag) || h->len != plen || plen > cap)
+                return GMPI_EXPRESS_DECLINED;
+            int htag = h->tag;
+            if (plen)
+                memcpy(buf, f + hdr, plen);
+            /* The frame is taken; a failed repost is the device's Poll's
+             * to report (vmpi_frame_next returns it). */
+            vmpi_frame_take();
+            if (status != MPI_STATUS_IGNORE) {
+                status->count_lo = (int)(uint32_t)plen;
+                status->count_hi_and_cancelled = (int)(plen >> 32) << 1;
+                status->MPI_SOURCE = w;
+                status->MPI_TAG = htag;
+            }
+            return MPI_SUCCESS;
+        }
+        if (rc != 0 || i >= x->vspin || !__atomic_load_n(&x->on, __ATOMIC_RELAXED) ||
+            __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 || others_pending(x, NULL) ||
+            (any && __atomic_load_n(&x->queued, __ATOMIC_RELAXED) != q0))
+            return GMPI_EXPRESS_DECLINED;
+        if (x->yield)
+            sched_yield();
+        else
+            relax();
+    }
+}
+
+/* The matching engine's answer for a receive from a vmpi peer while it is
+ * not empty (express_tail.go). */
+extern int gmpi_express_vmpi_clear(uint32_t ctx, int source, int tag);
+
 int gmpi_express_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     struct gmpi_express *x = &gmpi_express;
     uint64_t cap;
-    if (!x->on || x->queued != 0 || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 ||
-        (tag < 0 && tag != MPI_ANY_TAG))
+    if (!x->on || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 || (tag < 0 && tag != MPI_ANY_TAG))
+        return GMPI_EXPRESS_DECLINED;
+    if (x->nvworld != 0 && (source == MPI_ANY_SOURCE || (source >= 0 && source != x->rank))) {
+        const struct gmpi_express_comm *c = comm_args(x, buf, count, datatype, comm, &cap);
+        if (c == NULL || (source >= 0 && (source >= c->size || x->peers[source].vrank1 == 0)))
+            goto shm;
+        /* Something is queued: the receive asks the engine whether it
+         * holds or waits for anything this one accepts (MPICH-G2's
+         * specified-pending case, and multimethod with one pending). */
+        int32_t q0 = __atomic_load_n(&x->queued, __ATOMIC_RELAXED);
+        if (q0 != 0 && !gmpi_express_vmpi_clear(c->ctx, source, tag))
+            return GMPI_EXPRESS_DECLINED;
+        return vmpi_express_recv(x, c, buf, cap, source, tag, q0, status);
+    }
+shm:
+    if (x->queued != 0)
         return GMPI_EXPRESS_DECLINED;
     const struct gmpi_express_comm *c = args(x, buf, count, datatype, source, comm, &cap);
     if (c == NULL || x->peers[source].rx == NULL)
@@ -145,4 +238,150 @@ int gmpi_express_Send(const void *buf, int count, MPI_Datatype datatype, int des
 int gmpi_express_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return send(buf, count, datatype, dest, tag, comm);
+}
+
+/* rma_target returns where count x datatype at displacement disp of
+ * target lies in this process, when the one-sided lane may copy it
+ * (express.h); NULL: decline. */
+static char *rma_target(int count, MPI_Datatype datatype, int target, MPI_Aint disp, int tcount,
+                        MPI_Datatype tdatatype, MPI_Win win, const void *buf, uint64_t *bytes)
+{
+    const struct gmpi_express *x = &gmpi_express;
+    const struct gmpi_express_win *w = &x->wins[(uint32_t)win % GMPI_EXPRESS_WINS];
+    uint32_t t = (uint32_t)datatype & 0xff;
+    uint64_t off;
+    if (!x->rma_on || w->handle != win || w->handle == 0 || (uint32_t)target >= (uint32_t)w->n ||
+        !w->access[target] || count <= 0 || count != tcount || datatype != tdatatype ||
+        x->dtype[t] != datatype || disp < 0 || buf == NULL || buf == MPI_BOTTOM)
+        return NULL;
+    *bytes = (uint64_t)count * x->dsize[t];
+    if (__builtin_mul_overflow((uint64_t)disp, w->unit[target], &off) || off > w->size[target] ||
+        *bytes > w->size[target] - off)
+        return NULL;
+    return w->base[target] + off;
+}
+
+int gmpi_express_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    uint64_t n;
+    char *p = rma_target(origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
+                         win, origin_addr, &n);
+    if (p == NULL)
+        return GMPI_EXPRESS_DECLINED;
+    memmove(p, origin_addr, n);
+    return MPI_SUCCESS;
+}
+
+int gmpi_express_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    uint64_t n;
+    char *p = rma_target(origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
+                         win, origin_addr, &n);
+    if (p == NULL)
+        return GMPI_EXPRESS_DECLINED;
+    memmove(origin_addr, p, n);
+    return MPI_SUCCESS;
+}
+
+int gmpi_express_Win_flush(int rank, MPI_Win win)
+{
+    const struct gmpi_express *x = &gmpi_express;
+    const struct gmpi_express_win *w = &x->wins[(uint32_t)win % GMPI_EXPRESS_WINS];
+    if (!x->rma_on || w->handle != win || w->handle == 0 || (uint32_t)rank >= (uint32_t)w->n || !w->flush[rank])
+        return GMPI_EXPRESS_DECLINED;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return MPI_SUCCESS;
+}
+
+#define ACC_LOOP(T, OP)                                                     \
+    do {                                                                    \
+        T *d = (T *)p;                                                      \
+        const T *o = (const T *)origin_addr;                                \
+        for (int i = 0; i < origin_count; i++) d[i] OP o[i];                \
+    } while (0)
+
+int gmpi_express_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                            int target_rank, MPI_Aint target_disp, int target_count,
+                            MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    const struct gmpi_express_win *w = &gmpi_express.wins[(uint32_t)win % GMPI_EXPRESS_WINS];
+    uint64_t n;
+    if (op != MPI_SUM && op != MPI_REPLACE)
+        return GMPI_EXPRESS_DECLINED;
+    switch (origin_datatype) {
+    case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG: case MPI_LONG_LONG_INT:
+    case MPI_FLOAT: case MPI_DOUBLE: case MPI_INT32_T: case MPI_INT64_T: case MPI_UINT32_T: case MPI_UINT64_T:
+        break;
+    default:
+        return GMPI_EXPRESS_DECLINED;
+    }
+    char *p = rma_target(origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
+                         win, origin_addr, &n);
+    if (p == NULL)
+        return GMPI_EXPRESS_DECLINED;
+    uint32_t *lk = w->acc[target_rank], unlocked = 0;
+    if (!__atomic_compare_exchange_n(lk, &unlocked, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return GMPI_EXPRESS_DECLINED; /* held: the Go path waits for it */
+    if (op == MPI_REPLACE)
+        memmove(p, origin_addr, n);
+    else
+        switch (origin_datatype) {
+        case MPI_INT: case MPI_INT32_T: ACC_LOOP(int32_t, +=); break;
+        case MPI_UNSIGNED: case MPI_UINT32_T: ACC_LOOP(uint32_t, +=); break;
+        case MPI_LONG: case MPI_LONG_LONG_INT: case MPI_INT64_T: ACC_LOOP(int64_t, +=); break;
+        case MPI_UNSIGNED_LONG: case MPI_UINT64_T: ACC_LOOP(uint64_t, +=); break;
+        case MPI_FLOAT: ACC_LOOP(float, +=); break;
+        case MPI_DOUBLE: ACC_LOOP(double, +=); break;
+        }
+    __atomic_store_n(lk, 0, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(w->accwait[target_rank], __ATOMIC_SEQ_CST) != 0)
+        syscall(SYS_futex, lk, FUTEX_WAKE, 1 << 30, NULL, NULL, 0);
+    return MPI_SUCCESS;
+}
+
+/* fence_barrier is segBarrier (runtime/rma_sync.go) in C. */
+static void fence_barrier(const struct gmpi_express *x, const struct gmpi_express_win *w)
+{
+    uint32_t *cnt = w->bar, *gen = w->bar + 1, *sleepers = w->bar + 2;
+    uint32_t g = __atomic_load_n(gen, __ATOMIC_SEQ_CST);
+    if (__atomic_add_fetch(cnt, 1, __ATOMIC_SEQ_CST) == (uint32_t)w->n) {
+        __atomic_store_n(cnt, 0, __ATOMIC_SEQ_CST);
+        __atomic_add_fetch(gen, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST) != 0)
+            syscall(SYS_futex, gen, FUTEX_WAKE, 1 << 30, NULL, NULL, 0);
+        return;
+    }
+    for (int i = 0;; i++) {
+        if (__atomic_load_n(gen, __ATOMIC_SEQ_CST) != g)
+            return;
+        /* Spin, then give the CPU away (a loaded host: the others may
+         * not be running), then sleep. */
+        if (i < 200 && !x->yield) {
+            relax();
+            continue;
+        }
+        if (i < 2200) {
+            sched_yield();
+            continue;
+        }
+        __atomic_add_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(gen, __ATOMIC_SEQ_CST) == g) {
+            struct timespec ts = {0, 1000000};
+            syscall(SYS_futex, gen, FUTEX_WAIT, g, &ts, NULL, 0);
+        }
+        __atomic_sub_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+int gmpi_express_Win_fence(int assert, MPI_Win win)
+{
+    const struct gmpi_express *x = &gmpi_express;
+    const struct gmpi_express_win *w = &x->wins[(uint32_t)win % GMPI_EXPRESS_WINS];
+    if (!x->rma_on || w->handle != win || w->handle == 0 || !w->fence ||
+        (assert & ~(MPI_MODE_NOPRECEDE | MPI_MODE_NOSTORE | MPI_MODE_NOPUT)) != 0)
+        return GMPI_EXPRESS_DECLINED;
+    fence_barrier(x, w);
+    return MPI_SUCCESS;
 }

@@ -37,13 +37,44 @@ func startExpress(level int32) {
 			}
 		}
 	}
-	if level >= 3 || shmDevice == nil || !param.Express.Get(world.Params()) {
+	if world.Heterogeneous() {
+		// A packed buffer sent between machines of several
+		// representations loses or keeps its representation header
+		// (runtime/hpack.go): MPI_PACKED takes the Go path.
+		x.dtype[mpirt.TypePacked&0xff] = 0
+	}
+	if level >= 3 || !param.Express.Get(world.Params()) {
+		return
+	}
+	x.rma_on = 1
+	if shmDevice == nil && vmpiDevice == nil {
 		return
 	}
 	n := world.Size()
 	peers := unsafe.Slice((*C.struct_gmpi_express_peer)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.struct_gmpi_express_peer{})))), n)
+	if vmpiDevice != nil {
+		// vMPI peers (express.h): their vendor ranks, and the way back.
+		byWorld, byVendor := vmpiDevice.VendorRanks()
+		for r, vr := range byWorld {
+			if vr >= 0 && r != world.Rank() {
+				peers[r].vrank1 = C.int32_t(vr + 1)
+				peers[r].eager = C.uint64_t(world.EagerLimit(r))
+			}
+		}
+		vw := unsafe.Slice((*C.int32_t)(C.calloc(C.size_t(len(byVendor)), 4)), len(byVendor))
+		for i, w := range byVendor {
+			vw[i] = C.int32_t(w)
+		}
+		x.vworld, x.nvworld = &vw[0], C.int32_t(len(vw))
+		// A vendor test costs more than a ring check: a receive waits
+		// about as long as the shm lane's before Go takes over.
+		x.vspin = C.int32_t(128 * world.SpinPolls())
+	}
 	var rxs []*C.struct_gmpi_shm_rx
 	for r := range peers {
+		if shmDevice == nil {
+			break
+		}
 		if tx := shmDevice.ExpressTx(r); tx != nil && r != world.Rank() {
 			peers[r].tx = (*C.struct_gmpi_shm_tx)(tx)
 			peers[r].rx = (*C.struct_gmpi_shm_rx)(shmDevice.ExpressRx(r))
@@ -78,6 +109,11 @@ func startExpress(level int32) {
 func stopExpress() {
 	x := &C.gmpi_express
 	x.on = 0
+	x.rma_on = 0
+	for i := range expressWins {
+		x.wins[i].handle = 0
+		expressWins[i] = nil
+	}
 	expressWasOn = false
 	if x.peers != nil {
 		C.free(unsafe.Pointer(x.peers))
@@ -86,6 +122,10 @@ func stopExpress() {
 	if x.rxs != nil {
 		C.free(unsafe.Pointer(x.rxs))
 		x.rxs, x.nrx = nil, 0
+	}
+	if x.vworld != nil {
+		C.free(unsafe.Pointer(x.vworld))
+		x.vworld, x.nvworld = nil, 0
 	}
 }
 
@@ -112,5 +152,76 @@ func expressComm(c *mpirt.Comm) {
 	if ok == 1 {
 		*slot = C.struct_gmpi_express_comm{handle: C.int32_t(h), ctx: C.uint32_t(c.Context()),
 			rank: C.int32_t(c.Rank()), size: C.int32_t(c.Size())}
+	}
+}
+
+// expressWins are the windows registered with the one-sided lane, by slot.
+var expressWins [C.GMPI_EXPRESS_WINS]*mpirt.Win
+
+// expressWinNew registers a new window with the one-sided lane when every
+// target's memory is mapped here and its slot is free.
+func expressWinNew(win *mpirt.Win) {
+	x := &C.gmpi_express
+	h := int32(win.Handle())
+	i := uint32(h) % C.GMPI_EXPRESS_WINS
+	n := win.Comm().Size()
+	if x.rma_on == 0 || expressWins[i] != nil || n > C.GMPI_EXPRESS_WIN_RANKS {
+		return
+	}
+	slot := &x.wins[i]
+	for t := 0; t < n; t++ {
+		mem, unit := win.ExpressTarget(t)
+		if mem == nil || unit <= 0 {
+			return
+		}
+		slot.base[t] = (*C.char)(unsafe.Pointer(unsafe.SliceData(mem)))
+		slot.size[t] = C.uint64_t(len(mem))
+		slot.unit[t] = C.uint64_t(unit)
+		acc, waiters := win.ExpressAccWords(t)
+		slot.acc[t] = (*C.uint32_t)(unsafe.Pointer(acc))
+		slot.accwait[t] = (*C.uint32_t)(unsafe.Pointer(waiters))
+		slot.access[t], slot.flush[t] = 0, 0
+	}
+	bar, _ := win.ExpressBarrier()
+	slot.bar = (*C.uint32_t)(unsafe.Pointer(bar))
+	slot.fence = 0
+	slot.n = C.int32_t(n)
+	slot.handle = C.int32_t(h)
+	expressWins[i] = win
+}
+
+// expressWin rewrites the epoch flags of a registered window after a
+// call that entered Go on it (x.rma_on is 0 under MPI_THREAD_MULTIPLE, so
+// no other thread reads them meanwhile).
+func expressWin(win *mpirt.Win) {
+	i := uint32(win.Handle()) % C.GMPI_EXPRESS_WINS
+	if expressWins[i] != win {
+		return
+	}
+	slot := &C.gmpi_express.wins[i]
+	var acc, fl [C.GMPI_EXPRESS_WIN_RANKS]bool
+	n := int(slot.n)
+	slot.fence = 0
+	if win.ExpressState(acc[:n], fl[:n]) {
+		slot.fence = 1
+	}
+	for t := 0; t < n; t++ {
+		slot.access[t], slot.flush[t] = 0, 0
+		if acc[t] {
+			slot.access[t] = 1
+		}
+		if fl[t] {
+			slot.flush[t] = 1
+		}
+	}
+}
+
+// expressWinFree takes a window out of the one-sided lane (before it is
+// freed).
+func expressWinFree(win *mpirt.Win) {
+	i := uint32(win.Handle()) % C.GMPI_EXPRESS_WINS
+	if expressWins[i] == win {
+		C.gmpi_express.wins[i].handle = 0
+		expressWins[i] = nil
 	}
 }

@@ -17,12 +17,23 @@
  * receive takes a frame here only when the Go path would have matched it
  * to this receive, so the two paths can alternate freely. express.go
  * keeps this table in step with the runtime.
+ *
+ * Peers in this process's vendor MPI job (vMPI, devices/vmpi) have a lane
+ * of their own: a small message goes out as the vmpi device's frame with
+ * the vendor's blocking send (vmpi_send_small), and a receive from such a
+ * peer, or from MPI_ANY_SOURCE, tests the device's posted frame receive
+ * (vmpi_frame_peek) and takes the frame when the matching engine would
+ * have given it to this receive, under the same conditions as above
+ * (nothing posted or unexpected; for MPI_ANY_SOURCE also nothing arriving
+ * on shared memory or from the tcp goroutines meanwhile). A frame it
+ * leaves stays for the device's Poll.
  */
 #ifndef GMPI_EXPRESS_H
 #define GMPI_EXPRESS_H
 
 #include <stdint.h>
 #include "../devices/shm/express.h"
+#include "../devices/vmpi/shim.h"
 
 #define GMPI_EXPRESS_DECLINED (-1)
 #define GMPI_EXPRESS_COMMS 64 /* slots, indexed by handle mod 64 */
@@ -40,10 +51,42 @@ struct gmpi_express_peer {
     struct gmpi_shm_tx *tx; /* NULL: not reached over shared memory */
     struct gmpi_shm_rx *rx; /* the ring from this peer */
     uint64_t eager;         /* largest eager message */
+    int32_t vrank1;         /* vendor rank + 1 of a vmpi peer; 0: not one */
+    int32_t pad;
+};
+
+/* One-sided lane: a window whose every target's memory is mapped in this
+ * process (allocated and shared windows of one host). MPI_Put and MPI_Get
+ * of contiguous predefined data inside the target's window, while an
+ * access epoch to it is open and its lock taken (access), are a memcpy;
+ * MPI_Win_flush in a passive target epoch (flush) is a memory barrier;
+ * MPI_Accumulate with MPI_SUM or MPI_REPLACE on a few integer and
+ * floating types takes the target's accumulate lock (declining when it
+ * is held) and runs in place; MPI_Win_fence inside a fence epoch (no
+ * MPI_MODE_NOSUCCEED) is the segment's barrier, which the Go side's
+ * fence runs too.
+ * capi's Go side rewrites access and flush after every call that enters
+ * Go on the window (express.go, expressWin). */
+#define GMPI_EXPRESS_WINS 16       /* slots, indexed by handle mod 16 */
+#define GMPI_EXPRESS_WIN_RANKS 64 /* larger windows are not registered */
+
+struct gmpi_express_win {
+    int32_t handle; /* 0: free slot */
+    int32_t n;
+    uint8_t access[GMPI_EXPRESS_WIN_RANKS];
+    uint8_t flush[GMPI_EXPRESS_WIN_RANKS];
+    char *base[GMPI_EXPRESS_WIN_RANKS];
+    uint64_t size[GMPI_EXPRESS_WIN_RANKS];
+    uint64_t unit[GMPI_EXPRESS_WIN_RANKS];
+    uint32_t *acc[GMPI_EXPRESS_WIN_RANKS];     /* the target's accumulate lock word */
+    uint32_t *accwait[GMPI_EXPRESS_WIN_RANKS]; /* its sleepers */
+    uint8_t fence;  /* a fence epoch is open, no other: MPI_Win_fence meets the others */
+    uint32_t *bar;  /* the fence barrier: arrivals, generation, sleepers (rma.go) */
 };
 
 struct gmpi_express {
     int32_t on;     /* initialized, not finalized, below MPI_THREAD_MULTIPLE */
+    int32_t rma_on; /* the one-sided lane: below MPI_THREAD_MULTIPLE */
     int32_t outbox; /* the runtime's queued protocol frames (World.SetOutboxWord) */
     int32_t queued; /* posted receives + unexpected messages (World.SetQueuedWord) */
     int32_t spin;   /* polls a receive makes before it leaves the wait to Go */
@@ -53,10 +96,17 @@ struct gmpi_express {
     int32_t rank;
     uint8_t eager_kind; /* mpirt.FrameEager */
     struct gmpi_express_peer *peers; /* by world rank */
+    /* vMPI (devices/vmpi): the vendor job's world ranks by vendor rank
+     * (-1: not a peer), and how many polls of the vendor a receive makes
+     * before it leaves the wait to Go; nvworld 0: no vmpi peers. */
+    int32_t nvworld;
+    int32_t vspin;
+    int32_t *vworld;
     struct gmpi_express_comm comms[GMPI_EXPRESS_COMMS];
     /* Predefined contiguous datatypes by the low byte of the handle. */
     int32_t  dtype[256];
     uint32_t dsize[256];
+    struct gmpi_express_win wins[GMPI_EXPRESS_WINS];
 };
 
 extern struct gmpi_express gmpi_express;

@@ -17,3 +17,16 @@ func gmpi_express_sendrecv_tail(buf unsafe.Pointer, count, datatype, source, tag
 	}()
 	return recv("MPI_Sendrecv", buf, int64(count), datatype, source, tag, comm, (*Status)(status))
 }
+
+// gmpi_express_vmpi_clear answers the express lane's question for a
+// receive from a vMPI peer while the matching engine is not empty
+// (capi/express.c): 1 when a frame matching (source, tag) on ctx would go
+// to this receive (World.ExpressClear).
+//
+//export gmpi_express_vmpi_clear
+func gmpi_express_vmpi_clear(ctx uint32, source, tag int32) int32 {
+	if w := world; w != nil && w.ExpressClear(ctx, int(source), int(tag)) {
+		return 1
+	}
+	return 0
+}

@@ -45,6 +45,12 @@ static inline void fr_status_blank(struct gmpi_status *s, long n)
     }
 }
 
+static inline void fr_status_init(struct gmpi_status *s)
+{
+    memset(s, 0, sizeof *s);
+    fr_status_blank(s, 1);
+}
+
 // Inner (MPICH ABI) constants.
 #define GMPI_PROC_NULL (-1)
 #define GMPI_ANY_SOURCE (-2)
@@ -63,6 +69,10 @@ static inline void fr_status_blank(struct gmpi_status *s, long n)
 #define GMPI_MAX_INFO_VAL 1024
 #define GMPI_ERR_LASTCODE 0x3fffffff
 #define GMPI_MAX_PROCESSOR_NAME 128
+
+// What an express function (gmpi_express_X: capi/express.c, capi/cshm.c)
+// returns when it leaves the call to the Go shim.
+#define GMPI_EXPRESS_DECLINED (-1)
 
 #include "front_kinds.h"
 
@@ -117,6 +127,8 @@ extern int *gmpi_mpich_weights_empty(void);
 // codes, user codes and classes, all above 127) pass unchanged.
 static inline int fr_err_out(int c)
 {
+    if (c == 0)
+        return MPI_SUCCESS; // the common case, without the table
     if (c < 0 || c > 127)
         return c;
     switch (c) {
@@ -379,14 +391,15 @@ static inline long fr_degree(int comm, int in)
     return 0;
 }
 
-// A handle output the inner layer writes later, when a nonblocking call
-// completes (MPI_Comm_idup's newcomm): the inner layer gets the int of the
-// caller's handle slot that holds the low half of a pointer and the slot
-// is zeroed first, so a created inner handle (>= 2^31, zero-extended in
-// every front) becomes the front's handle by itself, whenever it is
-// written. A null handle written at completion stays the inner one: it
-// still converts back (fr_h_in) but does not compare equal to the front's
-// null handle.
+// A handle output the inner layer may write again when a nonblocking call
+// completes (MPI_Comm_idup's newcomm: its handle at the call, the inner
+// null handle at completion if the operation failed): the inner layer
+// gets the int of the caller's handle slot that holds the low half of a
+// pointer and the slot is zeroed first, so a created inner handle (>=
+// 2^31, zero-extended in every front) becomes the front's handle by
+// itself, whenever it is written. A null handle written at completion
+// stays the inner one: it still converts back (fr_h_in) but does not
+// compare equal to the front's null handle.
 static inline int *fr_deferred_handle_int(void *slot)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__

@@ -129,7 +129,8 @@
 #define FR_STATUSES_IGNORE ((MPI_Status *)0)
 #define FR_ABI_PREDEF_LIMIT 0x400
 
-extern const int gmpi_abi_in[FR_ABI_PREDEF_LIMIT];
+// Hidden: the hot path loads it directly, not through the GOT.
+extern const int gmpi_abi_in[FR_ABI_PREDEF_LIMIT] __attribute__((visibility("hidden")));
 extern uintptr_t gmpi_abi_predef(int h, int kind);
 
 static inline int fr_h_in(const void *p)

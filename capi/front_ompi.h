@@ -10,6 +10,10 @@
 
 #include "../include/openmpi/mpi.h"
 
+// The split types gmpi has (front.h's list has only MPI_COMM_TYPE_SHARED).
+#define GMPI_SPLITS(X)                                                                    \
+    X(MPI_COMM_TYPE_SHARED, 1) X(MPI_COMM_TYPE_HW_GUIDED, 2) X(MPI_COMM_TYPE_HW_UNGUIDED, 3)
+
 // Open MPI refuses info keys of MPI_MAX_INFO_KEY characters or more.
 #define FR_INFO_KEY_LIMIT (MPI_MAX_INFO_KEY - 1)
 #include "front.h"

@@ -4,7 +4,8 @@
 #define GMPI_FRONT_OMPI_OBJECTS_H
 
 // The predefined objects: X(symbol, kind, inner handle, size in bytes)
-// (sizes as in Open MPI 4.1's libmpi.so.40).
+// (sizes as in Open MPI 4.1's libmpi.so.40; the MPI-4 ones it lacks,
+// ompi_mpi_errors_abort and ompi_mpi_instance_null, are Open MPI 5's names).
 #define GMPI_OMPI_OBJECTS(X) \
     X(ompi_mpi_group_null, FR_GROUP, 0x08000000, 256) \
     X(ompi_mpi_comm_null, FR_COMM, 0x04000000, 512) \
@@ -110,5 +111,7 @@
     X(ompi_mpi_errors_return, FR_ERRHANDLER, 0x54000001, 1024) \
     X(ompi_mpi_ldblcplex, FR_DATATYPE, 0x0c000000, 512) \
     X(ompi_mpi_real2, FR_DATATYPE, 0x0c000000, 512) \
+    X(ompi_mpi_errors_abort, FR_ERRHANDLER, 0x54000003, 1024) \
+    X(ompi_mpi_instance_null, FR_SESSION, 0x38000000, 512) \
 
 #endif

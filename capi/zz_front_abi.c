@@ -38,24 +38,36 @@ extern int gmpi_inner_Win_free_keyval(void *);
 extern int gmpi_inner_Win_get_attr(int, int, void *, void *);
 extern int gmpi_inner_Win_set_attr(int, int, void *);
 extern int gmpi_inner_Allgather(void *, int, int, void *, int, int, int);
+extern int gmpi_express_Allgather(void *, int, int, void *, int, int, int);
+extern int gmpi_Allgather(void *, int, int, void *, int, int, int);
 extern int gmpi_inner_Allgather_init(void *, int, int, void *, int, int, int, int, void *);
 extern int gmpi_inner_Allgatherv(void *, int, int, void *, void *, void *, int, int);
 extern int gmpi_inner_Allgatherv_init(void *, int, int, void *, void *, void *, int, int, int, void *);
 extern int gmpi_inner_Allreduce(void *, void *, int, int, int, int);
+extern int gmpi_express_Allreduce(void *, void *, int, int, int, int);
+extern int gmpi_Allreduce(void *, void *, int, int, int, int);
 extern int gmpi_inner_Allreduce_init(void *, void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Alltoall(void *, int, int, void *, int, int, int);
+extern int gmpi_express_Alltoall(void *, int, int, void *, int, int, int);
+extern int gmpi_Alltoall(void *, int, int, void *, int, int, int);
 extern int gmpi_inner_Alltoall_init(void *, int, int, void *, int, int, int, int, void *);
 extern int gmpi_inner_Alltoallv(void *, void *, void *, int, void *, void *, void *, int, int);
 extern int gmpi_inner_Alltoallv_init(void *, void *, void *, int, void *, void *, void *, int, int, int, void *);
 extern int gmpi_inner_Alltoallw(void *, void *, void *, void *, void *, void *, void *, void *, int);
 extern int gmpi_inner_Alltoallw_init(void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *);
 extern int gmpi_inner_Barrier(int);
+extern int gmpi_express_Barrier(int);
+extern int gmpi_Barrier(int);
 extern int gmpi_inner_Barrier_init(int, int, void *);
 extern int gmpi_inner_Bcast(void *, int, int, int, int);
+extern int gmpi_express_Bcast(void *, int, int, int, int);
+extern int gmpi_Bcast(void *, int, int, int, int);
 extern int gmpi_inner_Bcast_init(void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Exscan(void *, void *, int, int, int, int);
 extern int gmpi_inner_Exscan_init(void *, void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Gather(void *, int, int, void *, int, int, int, int);
+extern int gmpi_express_Gather(void *, int, int, void *, int, int, int, int);
+extern int gmpi_Gather(void *, int, int, void *, int, int, int, int);
 extern int gmpi_inner_Gather_init(void *, int, int, void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Gatherv(void *, int, int, void *, void *, void *, int, int, int);
 extern int gmpi_inner_Gatherv_init(void *, int, int, void *, void *, void *, int, int, int, int, void *);
@@ -92,15 +104,23 @@ extern int gmpi_inner_Neighbor_alltoallv_init(void *, void *, void *, int, void 
 extern int gmpi_inner_Neighbor_alltoallw(void *, void *, void *, void *, void *, void *, void *, void *, int);
 extern int gmpi_inner_Neighbor_alltoallw_init(void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *);
 extern int gmpi_inner_Reduce(void *, void *, int, int, int, int, int);
+extern int gmpi_express_Reduce(void *, void *, int, int, int, int, int);
+extern int gmpi_Reduce(void *, void *, int, int, int, int, int);
 extern int gmpi_inner_Reduce_init(void *, void *, int, int, int, int, int, int, void *);
 extern int gmpi_inner_Reduce_local(void *, void *, int, int, int);
 extern int gmpi_inner_Reduce_scatter(void *, void *, void *, int, int, int);
 extern int gmpi_inner_Reduce_scatter_block(void *, void *, int, int, int, int);
+extern int gmpi_express_Reduce_scatter_block(void *, void *, int, int, int, int);
+extern int gmpi_Reduce_scatter_block(void *, void *, int, int, int, int);
 extern int gmpi_inner_Reduce_scatter_block_init(void *, void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Reduce_scatter_init(void *, void *, void *, int, int, int, int, void *);
 extern int gmpi_inner_Scan(void *, void *, int, int, int, int);
+extern int gmpi_express_Scan(void *, void *, int, int, int, int);
+extern int gmpi_Scan(void *, void *, int, int, int, int);
 extern int gmpi_inner_Scan_init(void *, void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Scatter(void *, int, int, void *, int, int, int, int);
+extern int gmpi_express_Scatter(void *, int, int, void *, int, int, int, int);
+extern int gmpi_Scatter(void *, int, int, void *, int, int, int, int);
 extern int gmpi_inner_Scatter_init(void *, int, int, void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Scatterv(void *, void *, void *, int, void *, int, int, int, int);
 extern int gmpi_inner_Scatterv_init(void *, void *, void *, int, void *, int, int, int, int, int, void *);
@@ -279,12 +299,20 @@ extern int gmpi_inner_Mprobe(int, int, int, void *, void *);
 extern int gmpi_inner_Mrecv(void *, int, int, void *, void *);
 extern int gmpi_inner_Probe(int, int, int, void *);
 extern int gmpi_inner_Recv(void *, int, int, int, int, int, void *);
+extern int gmpi_express_Recv(void *, int, int, int, int, int, void *);
+extern int gmpi_Recv(void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Recv_init(void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Rsend(void *, int, int, int, int, int);
+extern int gmpi_express_Rsend(void *, int, int, int, int, int);
+extern int gmpi_Rsend(void *, int, int, int, int, int);
 extern int gmpi_inner_Rsend_init(void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Send(void *, int, int, int, int, int);
+extern int gmpi_express_Send(void *, int, int, int, int, int);
+extern int gmpi_Send(void *, int, int, int, int, int);
 extern int gmpi_inner_Send_init(void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Sendrecv(void *, int, int, int, int, void *, int, int, int, int, int, void *);
+extern int gmpi_express_Sendrecv(void *, int, int, int, int, void *, int, int, int, int, int, void *);
+extern int gmpi_Sendrecv(void *, int, int, int, int, void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Sendrecv_replace(void *, int, int, int, int, int, int, int, void *);
 extern int gmpi_inner_Ssend(void *, int, int, int, int, int);
 extern int gmpi_inner_Ssend_init(void *, int, int, int, int, int, void *);
@@ -306,13 +334,19 @@ extern int gmpi_inner_Waitall(int, void *, void *);
 extern int gmpi_inner_Waitany(int, void *, void *, void *);
 extern int gmpi_inner_Waitsome(int, void *, void *, void *, void *);
 extern int gmpi_inner_Accumulate(void *, int, int, int, long long, int, int, int, int);
+extern int gmpi_express_Accumulate(void *, int, int, int, long long, int, int, int, int);
+extern int gmpi_Accumulate(void *, int, int, int, long long, int, int, int, int);
 extern int gmpi_inner_Alloc_mem(long long, int, void *);
 extern int gmpi_inner_Compare_and_swap(void *, void *, void *, int, int, long long, int);
 extern int gmpi_inner_Fetch_and_op(void *, void *, int, int, long long, int, int);
 extern int gmpi_inner_Free_mem(void *);
 extern int gmpi_inner_Get(void *, int, int, int, long long, int, int, int);
+extern int gmpi_express_Get(void *, int, int, int, long long, int, int, int);
+extern int gmpi_Get(void *, int, int, int, long long, int, int, int);
 extern int gmpi_inner_Get_accumulate(void *, int, int, void *, int, int, int, long long, int, int, int, int);
 extern int gmpi_inner_Put(void *, int, int, int, long long, int, int, int);
+extern int gmpi_express_Put(void *, int, int, int, long long, int, int, int);
+extern int gmpi_Put(void *, int, int, int, long long, int, int, int);
 extern int gmpi_inner_Raccumulate(void *, int, int, int, long long, int, int, int, int, void *);
 extern int gmpi_inner_Rget(void *, int, int, int, long long, int, int, int, void *);
 extern int gmpi_inner_Rget_accumulate(void *, int, int, void *, int, int, int, long long, int, int, int, int, void *);
@@ -325,7 +359,11 @@ extern int gmpi_inner_Win_create(void *, long long, int, int, int, void *);
 extern int gmpi_inner_Win_create_dynamic(int, int, void *);
 extern int gmpi_inner_Win_detach(int, void *);
 extern int gmpi_inner_Win_fence(int, int);
+extern int gmpi_express_Win_fence(int, int);
+extern int gmpi_Win_fence(int, int);
 extern int gmpi_inner_Win_flush(int, int);
+extern int gmpi_express_Win_flush(int, int);
+extern int gmpi_Win_flush(int, int);
 extern int gmpi_inner_Win_flush_all(int);
 extern int gmpi_inner_Win_flush_local(int, int);
 extern int gmpi_inner_Win_flush_local_all(int);
@@ -660,7 +698,7 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 #pragma weak MPI_Status_f2c = PMPI_Status_f2c
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
-    struct gmpi_status c_status_ = {0}; fr_status_blank(&c_status_, 1);
+    struct gmpi_status c_status_; if (c_status != FR_STATUS_IGNORE) fr_status_init(&c_status_);
     int rc = gmpi_inner_Status_f2c((void *)f_status, c_status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&c_status_);
     if (c_status != FR_STATUS_IGNORE) fr_status_out(&c_status_, c_status);
     return fr_err_out(rc);
@@ -669,7 +707,7 @@ int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 #pragma weak MPI_Status_f082c = PMPI_Status_f082c
 int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
 {
-    struct gmpi_status c_status_ = {0}; fr_status_blank(&c_status_, 1);
+    struct gmpi_status c_status_; if (c_status != FR_STATUS_IGNORE) fr_status_init(&c_status_);
     int rc = gmpi_inner_Status_f082c((void *)f08_status, c_status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&c_status_);
     if (c_status != FR_STATUS_IGNORE) fr_status_out(&c_status_, c_status);
     return fr_err_out(rc);
@@ -886,7 +924,9 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 #pragma weak MPI_Allgather = PMPI_Allgather
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rc = gmpi_inner_Allgather(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
+    int rc = gmpi_express_Allgather(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Allgather(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -918,7 +958,9 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc = gmpi_inner_Allreduce(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
+    int rc = gmpi_express_Allreduce(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Allreduce(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -934,7 +976,9 @@ int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 #pragma weak MPI_Alltoall = PMPI_Alltoall
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rc = gmpi_inner_Alltoall(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
+    int rc = gmpi_express_Alltoall(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Alltoall(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -996,7 +1040,9 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int s
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Barrier(MPI_Comm comm)
 {
-    int rc = gmpi_inner_Barrier(fr_h_in(comm));
+    int rc = gmpi_express_Barrier(fr_h_in(comm));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Barrier(fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1012,7 +1058,9 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    int rc = gmpi_inner_Bcast(fr_buf_in(buffer), count, fr_h_in(datatype), fr_rank_in(root), fr_h_in(comm));
+    int rc = gmpi_express_Bcast(fr_buf_in(buffer), count, fr_h_in(datatype), fr_rank_in(root), fr_h_in(comm));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Bcast(fr_buf_in(buffer), count, fr_h_in(datatype), fr_rank_in(root), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1044,7 +1092,9 @@ int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 #pragma weak MPI_Gather = PMPI_Gather
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rc = gmpi_inner_Gather(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
+    int rc = gmpi_express_Gather(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Gather(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1382,7 +1432,9 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], co
 #pragma weak MPI_Reduce = PMPI_Reduce
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    int rc = gmpi_inner_Reduce(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_rank_in(root), fr_h_in(comm));
+    int rc = gmpi_express_Reduce(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_rank_in(root), fr_h_in(comm));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Reduce(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_rank_in(root), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1412,7 +1464,9 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc = gmpi_inner_Reduce_scatter_block(fr_buf_in(sendbuf), fr_buf_in(recvbuf), recvcount, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
+    int rc = gmpi_express_Reduce_scatter_block(fr_buf_in(sendbuf), fr_buf_in(recvbuf), recvcount, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Reduce_scatter_block(fr_buf_in(sendbuf), fr_buf_in(recvbuf), recvcount, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1437,7 +1491,9 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
 #pragma weak MPI_Scan = PMPI_Scan
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc = gmpi_inner_Scan(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
+    int rc = gmpi_express_Scan(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Scan(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1453,7 +1509,9 @@ int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 #pragma weak MPI_Scatter = PMPI_Scatter
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rc = gmpi_inner_Scatter(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
+    int rc = gmpi_express_Scatter(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Scatter(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -2104,6 +2162,7 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
 #pragma weak MPI_Add_error_string = PMPI_Add_error_string
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
+    if (string && MPI_MAX_ERROR_STRING < GMPI_MAX_ERROR_STRING && strnlen(string, MPI_MAX_ERROR_STRING) >= MPI_MAX_ERROR_STRING) return fr_err_out(gmpi_raise_class("MPI_Add_error_string", 12, "invalid argument string: longer than MPI_MAX_ERROR_STRING-1 characters"));
     int rc = gmpi_inner_Add_error_string(fr_err_in(errorcode), (void *)string);
     return fr_err_out(rc);
 }
@@ -2812,7 +2871,7 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
     int message_ = FR_UNSET;
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Improbe(fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), (void *)flag, message ? (void *)&message_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (message && message_ != FR_UNSET) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -2833,7 +2892,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
 #pragma weak MPI_Iprobe = PMPI_Iprobe
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Iprobe(fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -2897,7 +2956,7 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     int message_ = FR_UNSET;
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Mprobe(fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), message ? (void *)&message_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (message && message_ != FR_UNSET) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -2908,7 +2967,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
     int message_ = message ? fr_h_in(*message) : 0;
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Mrecv(fr_buf_in(buf), count, fr_h_in(datatype), message ? (void *)&message_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (message) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -2918,7 +2977,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 #pragma weak MPI_Probe = PMPI_Probe
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Probe(fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -2927,8 +2986,10 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 #pragma weak MPI_Recv = PMPI_Recv
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
-    int rc = gmpi_inner_Recv(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
+    int rc = gmpi_express_Recv(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Recv(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
 }
@@ -2945,7 +3006,9 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 #pragma weak MPI_Rsend = PMPI_Rsend
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = gmpi_inner_Rsend(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
+    int rc = gmpi_express_Rsend(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Rsend(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -2961,7 +3024,9 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 #pragma weak MPI_Send = PMPI_Send
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = gmpi_inner_Send(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
+    int rc = gmpi_express_Send(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Send(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -2977,8 +3042,10 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
-    int rc = gmpi_inner_Sendrecv(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
+    int rc = gmpi_express_Sendrecv(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Sendrecv(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
 }
@@ -2986,7 +3053,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Sendrecv_replace(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(sendtag), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -3045,7 +3112,7 @@ int PMPI_Request_free(MPI_Request *request)
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Request_get_status(fr_h_in(request), (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -3084,7 +3151,7 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     int request_ = request ? fr_h_in(*request) : 0;
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Test(request ? (void *)&request_ : (void *)0, (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (request) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -3118,7 +3185,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *fla
 {
     int array_of_requests__small[FR_SMALL]; long array_of_requests__n = count; int *array_of_requests_ = fr_tmp(array_of_requests__small, sizeof array_of_requests__small, array_of_requests__n, sizeof(int));
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests_[i] = fr_h_in(array_of_requests[i]);
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Testany(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)indx, (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -3144,7 +3211,7 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     int request_ = request ? fr_h_in(*request) : 0;
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Wait(request ? (void *)&request_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (request) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -3170,7 +3237,7 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Stat
 {
     int array_of_requests__small[FR_SMALL]; long array_of_requests__n = count; int *array_of_requests_ = fr_tmp(array_of_requests__small, sizeof array_of_requests__small, array_of_requests__n, sizeof(int));
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests_[i] = fr_h_in(array_of_requests[i]);
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Waitany(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)indx, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -3195,7 +3262,9 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 #pragma weak MPI_Accumulate = PMPI_Accumulate
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    int rc = gmpi_inner_Accumulate(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(op), fr_h_in(win));
+    int rc = gmpi_express_Accumulate(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(op), fr_h_in(win));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Accumulate(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(op), fr_h_in(win));
     return fr_err_out(rc);
 }
 
@@ -3230,7 +3299,9 @@ int PMPI_Free_mem(void *base)
 #pragma weak MPI_Get = PMPI_Get
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    int rc = gmpi_inner_Get(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
+    int rc = gmpi_express_Get(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Get(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
     return fr_err_out(rc);
 }
 
@@ -3244,7 +3315,9 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 #pragma weak MPI_Put = PMPI_Put
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    int rc = gmpi_inner_Put(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
+    int rc = gmpi_express_Put(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Put(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
     return fr_err_out(rc);
 }
 
@@ -3344,14 +3417,18 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 #pragma weak MPI_Win_fence = PMPI_Win_fence
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
-    int rc = gmpi_inner_Win_fence(fr_assert_in(assert), fr_h_in(win));
+    int rc = gmpi_express_Win_fence(fr_assert_in(assert), fr_h_in(win));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Win_fence(fr_assert_in(assert), fr_h_in(win));
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Win_flush = PMPI_Win_flush
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
-    int rc = gmpi_inner_Win_flush(fr_rank_in(rank), fr_h_in(win));
+    int rc = gmpi_express_Win_flush(fr_rank_in(rank), fr_h_in(win));
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Win_flush(fr_rank_in(rank), fr_h_in(win));
     return fr_err_out(rc);
 }
 
@@ -5064,7 +5141,7 @@ int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
     int message_ = message ? fr_h_in(*message) : 0;
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Mrecv_c(fr_buf_in(buf), count, fr_h_in(datatype), message ? (void *)&message_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (message) *message = (MPI_Message)fr_h_out(message_, FR_MESSAGE);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
@@ -5074,7 +5151,7 @@ int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message 
 #pragma weak MPI_Recv_c = PMPI_Recv_c
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Recv_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5124,7 +5201,7 @@ int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 #pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
 int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Sendrecv_c(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5133,7 +5210,7 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_Sendrecv_replace_c(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(sendtag), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5353,7 +5430,7 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_D
 #pragma weak MPI_File_read_at = PMPI_File_read_at
 int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read_at(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5362,7 +5439,7 @@ int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_
 #pragma weak MPI_File_read_at_all = PMPI_File_read_at_all
 int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read_at_all(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5371,7 +5448,7 @@ int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, 
 #pragma weak MPI_File_write_at = PMPI_File_write_at
 int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write_at(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5380,7 +5457,7 @@ int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int coun
 #pragma weak MPI_File_write_at_all = PMPI_File_write_at_all
 int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write_at_all(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5407,7 +5484,7 @@ int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int cou
 #pragma weak MPI_File_read = PMPI_File_read
 int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5416,7 +5493,7 @@ int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI
 #pragma weak MPI_File_read_all = PMPI_File_read_all
 int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read_all(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5425,7 +5502,7 @@ int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
 #pragma weak MPI_File_write = PMPI_File_write
 int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5434,7 +5511,7 @@ int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype dataty
 #pragma weak MPI_File_write_all = PMPI_File_write_all
 int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write_all(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5482,7 +5559,7 @@ int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 #pragma weak MPI_File_read_shared = PMPI_File_read_shared
 int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read_shared(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5491,7 +5568,7 @@ int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 #pragma weak MPI_File_write_shared = PMPI_File_write_shared
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write_shared(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5518,7 +5595,7 @@ int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatyp
 #pragma weak MPI_File_read_ordered = PMPI_File_read_ordered
 int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read_ordered(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5527,7 +5604,7 @@ int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datat
 #pragma weak MPI_File_write_ordered = PMPI_File_write_ordered
 int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write_ordered(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5557,7 +5634,7 @@ int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int c
 #pragma weak MPI_File_read_at_all_end = PMPI_File_read_at_all_end
 int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read_at_all_end(fr_file_in(fh), fr_buf_in(buf), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5573,7 +5650,7 @@ int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf
 #pragma weak MPI_File_write_at_all_end = PMPI_File_write_at_all_end
 int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write_at_all_end(fr_file_in(fh), fr_buf_in(buf), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5589,7 +5666,7 @@ int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype dat
 #pragma weak MPI_File_read_all_end = PMPI_File_read_all_end
 int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read_all_end(fr_file_in(fh), fr_buf_in(buf), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5605,7 +5682,7 @@ int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datat
 #pragma weak MPI_File_write_all_end = PMPI_File_write_all_end
 int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write_all_end(fr_file_in(fh), fr_buf_in(buf), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5621,7 +5698,7 @@ int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype
 #pragma weak MPI_File_read_ordered_end = PMPI_File_read_ordered_end
 int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read_ordered_end(fr_file_in(fh), fr_buf_in(buf), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5637,7 +5714,7 @@ int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_D
 #pragma weak MPI_File_write_ordered_end = PMPI_File_write_ordered_end
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write_ordered_end(fr_file_in(fh), fr_buf_in(buf), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5717,7 +5794,7 @@ int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype d
 #pragma weak MPI_File_read_c = PMPI_File_read_c
 int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5726,7 +5803,7 @@ int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datat
 #pragma weak MPI_File_read_all_c = PMPI_File_read_all_c
 int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read_all_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5742,7 +5819,7 @@ int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Data
 #pragma weak MPI_File_read_at_c = PMPI_File_read_at_c
 int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read_at_c(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5751,7 +5828,7 @@ int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count cou
 #pragma weak MPI_File_read_at_all_c = PMPI_File_read_at_all_c
 int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read_at_all_c(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5767,7 +5844,7 @@ int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI
 #pragma weak MPI_File_read_ordered_c = PMPI_File_read_ordered_c
 int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read_ordered_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5783,7 +5860,7 @@ int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_
 #pragma weak MPI_File_read_shared_c = PMPI_File_read_shared_c
 int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_read_shared_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5792,7 +5869,7 @@ int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatyp
 #pragma weak MPI_File_write_c = PMPI_File_write_c
 int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5801,7 +5878,7 @@ int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatyp
 #pragma weak MPI_File_write_all_c = PMPI_File_write_all_c
 int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write_all_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5817,7 +5894,7 @@ int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, M
 #pragma weak MPI_File_write_at_c = PMPI_File_write_at_c
 int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write_at_c(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5826,7 +5903,7 @@ int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Co
 #pragma weak MPI_File_write_at_all_c = PMPI_File_write_at_all_c
 int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write_at_all_c(fr_file_in(fh), offset, fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5842,7 +5919,7 @@ int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *b
 #pragma weak MPI_File_write_ordered_c = PMPI_File_write_ordered_c
 int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write_ordered_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -5858,7 +5935,7 @@ int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count coun
 #pragma weak MPI_File_write_shared_c = PMPI_File_write_shared_c
 int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    struct gmpi_status status_ = {0}; fr_status_blank(&status_, 1);
+    struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = gmpi_inner_File_write_shared_c(fr_file_in(fh), fr_buf_in(buf), count, fr_h_in(datatype), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);

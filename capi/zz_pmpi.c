@@ -608,6 +608,11 @@ extern int gmpi_express_Recv(void *buf, int count, MPI_Datatype datatype, int so
 extern int gmpi_express_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 extern int gmpi_express_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 extern int gmpi_express_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+extern int gmpi_express_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+extern int gmpi_express_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+extern int gmpi_express_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+extern int gmpi_express_Win_fence(int assert, MPI_Win win);
+extern int gmpi_express_Win_flush(int rank, MPI_Win win);
 
 #ifndef GMPI_FRONT
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
@@ -3032,6 +3037,9 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 #endif
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    int rc = gmpi_express_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Accumulate((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
@@ -3072,6 +3080,9 @@ int PMPI_Free_mem(void *base)
 #endif
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    int rc = gmpi_express_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Get((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
@@ -3088,6 +3099,9 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 #endif
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    int rc = gmpi_express_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Put((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
@@ -3184,6 +3198,9 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 #endif
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
+    int rc = gmpi_express_Win_fence(assert, win);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Win_fence(assert, win);
 }
 
@@ -3192,6 +3209,9 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 #endif
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
+    int rc = gmpi_express_Win_flush(rank, win);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Win_flush(rank, win);
 }
 

@@ -69,19 +69,26 @@ func allgatherN(c *mpirt.Comm, v []int64) ([]int64, error) {
 	return out, err
 }
 
-// aggregators picks the aggregator ranks: the first process of each host
-// in rank order, then more per host round-robin, up to n.
-func aggregators(c *mpirt.Comm, n int) []int {
+// aggregators picks the aggregator ranks among the processes that see
+// the file: the first process of each host in rank order, then more per
+// host round-robin, up to n.
+func (f *File) aggregators(n int) []int {
+	c := f.comm
 	byHost := map[int][]int{}
 	var hosts []int
+	seen := 0
 	for r := 0; r < c.Size(); r++ {
+		if !f.sees(r) {
+			continue
+		}
+		seen++
 		h := c.World().HostIndex(c.WorldRank(r))
 		if _, ok := byHost[h]; !ok {
 			hosts = append(hosts, h)
 		}
 		byHost[h] = append(byHost[h], r)
 	}
-	n = max(1, min(n, c.Size()))
+	n = max(1, min(n, seen))
 	var out []int
 	for k := 0; len(out) < n; k++ {
 		for _, h := range hosts {
@@ -103,11 +110,13 @@ const autoPiece = 64 << 10
 type piece struct{ off, n, at int64 }
 
 func (f *File) twoPhase(fn string, write bool, s state, pos int64, data []byte) (int64, error) {
-	var segs []seg
+	sp := segBufs.Get().(*[]seg)
+	segs := (*sp)[:0]
 	s.v.each(pos, int64(len(data)), func(off, n int64) error {
 		segs = append(segs, seg{off, n})
 		return nil
 	})
+	defer func() { *sp = segs[:0]; segBufs.Put(sp) }()
 	lo, hi := int64(1<<62), int64(-1)
 	if len(segs) > 0 {
 		lo, hi = segs[0].off, segs[len(segs)-1].off+segs[len(segs)-1].n
@@ -148,10 +157,10 @@ func (f *File) twoPhase(fn string, write bool, s state, pos int64, data []byte) 
 	// in small pieces; pieces of autoPiece bytes and more go straight to
 	// pread/pwrite (on a local file system three times faster than
 	// through one aggregator, bench/io.c's 3-D array at 4 ranks).
-	if mode == "disable" || mode == "automatic" && (!interleaved || bytes >= autoPiece*max(nsegs, 1)) {
+	if f.seers == nil && (mode == "disable" || mode == "automatic" && (!interleaved || bytes >= autoPiece*max(nsegs, 1))) {
 		return f.xfer(fn, write, s, pos, data)
 	}
-	aggs := aggregators(f.comm, s.h.cbNodes)
+	aggs := f.aggregators(s.h.cbNodes)
 	// File domains: bounds[k] .. bounds[k+1] belongs to aggregator k.
 	span := gmax - gmin
 	dsize := (span + int64(len(aggs)) - 1) / int64(len(aggs))
@@ -172,8 +181,8 @@ func (f *File) twoPhase(fn string, write bool, s state, pos int64, data []byte) 
 	rounds := (widest + cb - 1) / cb
 	var eof int64 = 1 << 62
 	if !write {
-		if eof, err = f.size(); err != nil {
-			return 0, ioError(fn, f.path, err)
+		if eof, err = f.collSize(fn); err != nil {
+			return 0, err
 		}
 	}
 	// Stream offsets of the segments.
@@ -383,7 +392,7 @@ func (x *exchange) scratch(n int64) []byte {
 
 func (x *exchange) readWindow(lo, hi int64) ([]byte, error) {
 	w := x.scratch(hi - lo)
-	n, err := preadFull(x.f.fd, w, lo)
+	n, err := x.f.pread(w, lo)
 	if err != nil {
 		return nil, ioError(x.fn, x.f.path, err)
 	}
@@ -412,14 +421,14 @@ func (x *exchange) writeWindow(lo, hi int64, ps []piece, rdata []byte) error {
 	}
 	w := x.scratch(hi - lo)
 	if !full {
-		n, err := preadFull(f.fd, w, lo)
+		n, err := f.pread(w, lo)
 		if err != nil && err != unix.EBADF {
 			return ioError(x.fn, f.path, err)
 		}
 		if err == unix.EBADF {
 			// Write-only: write the pieces one by one.
 			for _, pc := range ps {
-				if err := pwriteFull(f.fd, rdata[pc.at:pc.at+pc.n], pc.off); err != nil {
+				if err := f.pwrite(rdata[pc.at:pc.at+pc.n], pc.off); err != nil {
 					return ioError(x.fn, f.path, err)
 				}
 			}
@@ -430,7 +439,7 @@ func (x *exchange) writeWindow(lo, hi int64, ps []piece, rdata []byte) error {
 	for _, pc := range ps {
 		copy(w[pc.off-lo:pc.off-lo+pc.n], rdata[pc.at:pc.at+pc.n])
 	}
-	if err := pwriteFull(f.fd, w, lo); err != nil {
+	if err := f.pwrite(w, lo); err != nil {
 		return ioError(x.fn, f.path, err)
 	}
 	return nil

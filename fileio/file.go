@@ -54,6 +54,19 @@ type File struct {
 	path  string
 	fd    int
 	amode int
+	// unseen is the declared directory of path this process does not
+	// see ("" when it sees the file; unseen.go); seers are the comm
+	// ranks that see it (nil: all) and root the first of them, which
+	// creates, resizes and deletes the file.
+	unseen string
+	seers  []int
+	root   int
+	// Forwarding (forward.go), when some process does not see the file:
+	// its own communicator, this process's client end (when blind) and
+	// its servers (when proxy for blind processes).
+	fwdComm *mpirt.Comm
+	client  *fwdClient
+	servers []*fwdServer
 
 	// Errh is the file's error handler (MPI_ERRORS_RETURN initially, or
 	// the one MPI_FILE_NULL had when the file was opened).
@@ -152,8 +165,14 @@ func Open(fn string, c *mpirt.Comm, reg *Registry, path string, amode int, info 
 	if err := CheckAmode(fn, amode); err != nil {
 		local = mpirt.ErrAmode
 	}
-	// Every process must pass the same amode.
-	v := []int64{int64(amode), -int64(amode)}
+	// Every process must pass the same amode; v[2]: some process does
+	// not see the file.
+	unseen := unseenDir(c.World(), path)
+	blind := int64(0)
+	if unseen != "" {
+		blind = 1
+	}
+	v := []int64{int64(amode), -int64(amode), blind}
 	if err := allreduceInt64(c, v, mpirt.OpMax); err != nil {
 		return nil, err
 	}
@@ -172,7 +191,25 @@ func Open(fn string, c *mpirt.Comm, reg *Registry, path string, amode int, info 
 	if err != nil {
 		return nil, err
 	}
-	f := &File{w: c.World(), comm: dup, reg: reg, path: path, fd: -1, amode: amode}
+	f := &File{w: c.World(), comm: dup, reg: reg, path: path, fd: -1, amode: amode, unseen: unseen}
+	if v[2] != 0 {
+		flags, err := allgatherN(dup, []int64{blind})
+		if err != nil {
+			dup.Free()
+			return nil, err
+		}
+		f.seers = []int{}
+		for r, b := range flags {
+			if b == 0 {
+				f.seers = append(f.seers, r)
+			}
+		}
+		if len(f.seers) == 0 {
+			dup.Free()
+			return nil, mpirt.Errorf(mpirt.ErrNoSuchFile, fn, "%s: no process of the communicator sees it (grid file filesystems: %s does not see %s, nor do the others)", path, whereAmI(c.World()), unseen)
+		}
+		f.root = f.seers[0]
+	}
 	f.hints = defaultHints(f)
 	if info != nil {
 		f.hints.apply(info)
@@ -193,9 +230,10 @@ func Open(fn string, c *mpirt.Comm, reg *Registry, path string, amode int, info 
 		// allowed: data sieving reads what it rewrites.
 		flags |= unix.O_RDWR
 	}
-	// Process 0 creates the file; the others open what it created.
+	// The root (process 0 unless it does not see the file) creates the
+	// file; the others that see it open what it created.
 	var oerr error
-	if dup.Rank() == 0 {
+	if dup.Rank() == f.root {
 		cf := flags
 		if amode&ModeCreate != 0 {
 			cf |= unix.O_CREAT
@@ -215,9 +253,9 @@ func Open(fn string, c *mpirt.Comm, reg *Registry, path string, amode int, info 
 		if oerr != nil {
 			return fail(ioError(fn, path, oerr))
 		}
-		return fail(mpirt.Errorf(all, fn, "%s: the file could not be opened by process 0", path))
+		return fail(mpirt.Errorf(all, fn, "%s: the file could not be opened by process %d", path, f.root))
 	}
-	if dup.Rank() != 0 {
+	if dup.Rank() != f.root && f.unseen == "" {
 		f.fd, oerr = openFile(path, flags, amode)
 		cls = 0
 		if oerr != nil {
@@ -236,11 +274,17 @@ func Open(fn string, c *mpirt.Comm, reg *Registry, path string, amode int, info 
 	if f.shared, err = newSharedPtr(f); err != nil {
 		return fail(err)
 	}
+	if f.seers != nil {
+		if err := f.setupForward(flags); err != nil {
+			f.shared.close(dup.Rank() == f.root)
+			return fail(err)
+		}
+	}
 	if amode&ModeAppend != 0 {
 		// Both pointers start at the end of the file.
-		size, err := f.size()
+		size, err := f.collSize(fn)
 		if err != nil {
-			return fail(ioError(fn, path, err))
+			return fail(err)
 		}
 		f.pos = size
 		if err := f.resetShared(size); err != nil {
@@ -295,13 +339,18 @@ func (f *File) Close(fn string) error {
 			first = err
 		}
 	}
-	if err := unix.Close(f.fd); err != nil {
-		keep(ioError(fn, f.path, err))
+	if f.fd >= 0 {
+		if err := unix.Close(f.fd); err != nil {
+			keep(ioError(fn, f.path, err))
+		}
 	}
 	f.fd = -1
+	if f.seers != nil {
+		keep(f.stopForward())
+	}
 	keep(f.comm.CollRun(mpirt.CollBarrier, &mpirt.CollArgs{}))
-	f.shared.close(f.comm.Rank() == 0)
-	if f.amode&ModeDeleteOnClose != 0 && f.comm.Rank() == 0 {
+	f.shared.close(f.comm.Rank() == f.root)
+	if f.amode&ModeDeleteOnClose != 0 && f.comm.Rank() == f.root {
 		if err := unix.Unlink(f.path); err != nil && err != unix.ENOENT {
 			keep(ioError(fn, f.path, err))
 		}
@@ -326,6 +375,10 @@ func Delete(fn, path string) error {
 
 // size is the current size of the file in bytes.
 func (f *File) size() (int64, error) {
+	if f.client != nil {
+		n, _, err := f.call(opSize, 0, 0, 0, nil, nil)
+		return n, err
+	}
 	var st unix.Stat_t
 	if err := unix.Fstat(f.fd, &st); err != nil {
 		return 0, err
@@ -340,6 +393,37 @@ func (f *File) Size(fn string) (int64, error) {
 		return 0, ioError(fn, f.path, err)
 	}
 	return n, nil
+}
+
+// collSize is the file's size on every process (collective): the root's,
+// broadcast when some process does not see the file.
+func (f *File) collSize(fn string) (int64, error) {
+	if f.seers == nil {
+		n, err := f.size()
+		if err != nil {
+			return 0, ioError(fn, f.path, err)
+		}
+		return n, nil
+	}
+	v := []int64{0}
+	var lerr error
+	if f.comm.Rank() == f.root {
+		if n, err := f.size(); err != nil {
+			v[0], lerr = -1, ioError(fn, f.path, err)
+		} else {
+			v[0] = n
+		}
+	}
+	if err := bcastInt64(f.comm, v, f.root); err != nil {
+		return 0, err
+	}
+	if v[0] < 0 {
+		if lerr == nil {
+			lerr = mpirt.Errorf(mpirt.ErrIO, fn, "%s: process %d could not get the file size", f.path, f.root)
+		}
+		return 0, lerr
+	}
+	return v[0], nil
 }
 
 func (f *File) checkWritable(fn string) error {
@@ -388,10 +472,10 @@ func (f *File) SetSize(fn string, size int64) error {
 		return err
 	}
 	var err error
-	if f.comm.Rank() == 0 {
+	if f.comm.Rank() == f.root {
 		err = unix.Ftruncate(f.fd, size)
 	}
-	return f.agreeOn(fn, err, "resizing the file failed on process 0")
+	return f.agreeOn(fn, err, "resizing the file failed on process "+itoa(int64(f.root)))
 }
 
 // Preallocate is MPI_File_preallocate (collective): storage for the
@@ -407,7 +491,7 @@ func (f *File) Preallocate(fn string, size int64) error {
 		return err
 	}
 	var err error
-	if f.comm.Rank() == 0 && size > 0 {
+	if f.comm.Rank() == f.root && size > 0 {
 		err = unix.Fallocate(f.fd, 0, 0, size)
 		if err == unix.EOPNOTSUPP {
 			// No fallocate on this file system: write zeros past the end.
@@ -419,7 +503,7 @@ func (f *File) Preallocate(fn string, size int64) error {
 			}
 		}
 	}
-	return f.agreeOn(fn, err, "preallocation failed on process 0")
+	return f.agreeOn(fn, err, "preallocation failed on process "+itoa(int64(f.root)))
 }
 
 // Sync is MPI_File_sync (collective): every write any process completed
@@ -432,7 +516,9 @@ func (f *File) Sync(fn string) error {
 		return mpirt.Errorf(mpirt.ErrOther, fn, "a split collective operation is pending on the file")
 	}
 	var err error
-	if f.amode&ModeRdonly == 0 {
+	if f.amode&ModeRdonly == 0 && f.client != nil {
+		_, _, err = f.call(opSync, 0, 0, 0, nil, nil)
+	} else if f.amode&ModeRdonly == 0 && f.fd >= 0 {
 		err = unix.Fsync(f.fd)
 	}
 	return f.agreeOn(fn, err, "fsync failed on another process")

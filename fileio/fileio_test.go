@@ -13,11 +13,18 @@ import (
 	"gmpi/coll/basic"
 	"gmpi/devices/memdev"
 	mpirt "gmpi/runtime"
+	"gmpi/runtime/param"
 )
 
 // job runs body on n ranks (goroutines, each with its own World over an
 // in-memory device) that claim the host hosts[i] (one host when nil).
-func job(t *testing.T, n int, hosts []string, body func(w *mpirt.World)) {
+func job(t testing.TB, n int, hosts []string, body func(w *mpirt.World)) {
+	t.Helper()
+	jobEnv(t, n, hosts, nil, body)
+}
+
+// jobEnv is job with env[i] as rank i's tunables (nil: none).
+func jobEnv(t testing.TB, n int, hosts []string, env []map[string]string, body func(w *mpirt.World)) {
 	t.Helper()
 	nw := memdev.NewNetwork(n, 1<<16)
 	if hosts == nil {
@@ -35,6 +42,13 @@ func job(t *testing.T, n int, hosts []string, body func(w *mpirt.World)) {
 			}
 		}
 		cfg := mpirt.Config{Rank: i, Size: n, Hostname: hosts[i], Hosts: hosts, LocalRanks: n}
+		if env != nil && env[i] != nil {
+			p, err := param.Map(env[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Params = p
+		}
 		w, err := mpirt.NewWorld(cfg, routes, nw.Device(i).Waker(), coll.NewSelector(basic.Component{}))
 		if err != nil {
 			t.Fatal(err)

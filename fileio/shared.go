@@ -28,7 +28,7 @@ type sharedPtr interface {
 }
 
 func newSharedPtr(f *File) (sharedPtr, error) {
-	if sameHost(f.comm) {
+	if sameHost(f.comm) && f.seers == nil {
 		if p, err := newShmPtr(f); err == nil || f.comm.Size() == 1 {
 			return p, err
 		}
@@ -155,7 +155,7 @@ func newLockPtr(f *File) (sharedPtr, error) {
 	cls := 0
 	var path string
 	fd := -1
-	if c.Rank() == 0 {
+	if c.Rank() == f.root {
 		path = f.tempName("shfp")
 		var err error
 		if fd, err = unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_TRUNC|unix.O_CLOEXEC, 0o600); err != nil {
@@ -163,10 +163,10 @@ func newLockPtr(f *File) (sharedPtr, error) {
 		}
 		copy(name, path)
 	}
-	if err := bcastBytes(c, name, 0); err != nil {
+	if err := bcastBytes(c, name, f.root); err != nil {
 		return nil, err
 	}
-	if c.Rank() != 0 {
+	if c.Rank() != f.root && f.unseen == "" {
 		path = string(name[:clen(name)])
 		var err error
 		if fd, err = unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0); err != nil {
@@ -181,10 +181,13 @@ func newLockPtr(f *File) (sharedPtr, error) {
 		if fd >= 0 {
 			unix.Close(fd)
 		}
-		if c.Rank() == 0 {
+		if c.Rank() == f.root {
 			unix.Unlink(path)
 		}
 		return nil, err
+	}
+	if f.unseen != "" {
+		return noPtr{mpirt.Errorf(mpirt.ErrIO, "", "%s: the shared file pointer of a process that does not see the file is its proxy's", f.path)}, nil
 	}
 	return &lockPtr{fd: fd, path: path}, nil
 }
@@ -231,7 +234,7 @@ func (f *File) resetShared(v int64) error {
 	if err := f.comm.CollRun(mpirt.CollBarrier, &mpirt.CollArgs{}); err != nil {
 		return err
 	}
-	if f.comm.Rank() == 0 {
+	if f.comm.Rank() == f.root {
 		if err := f.shared.set(v); err != nil {
 			return err
 		}
@@ -255,7 +258,7 @@ func (f *File) SeekShared(fn string, offset int64, whence int) error {
 	}
 	var pos int64
 	var lerr error
-	if f.comm.Rank() == 0 {
+	if f.comm.Rank() == f.root {
 		cur, err := f.shared.get()
 		if err != nil {
 			lerr = err
@@ -279,7 +282,7 @@ func (f *File) SeekShared(fn string, offset int64, whence int) error {
 	if all != 0 {
 		return mpirt.Errorf(all, fn, "invalid offset or whence (process 0 rejected them)")
 	}
-	if f.comm.Rank() == 0 {
+	if f.comm.Rank() == f.root {
 		if err := f.shared.set(pos); err != nil {
 			return err
 		}
@@ -306,41 +309,63 @@ func (f *File) Ordered(fn string, a Access) (mpirt.Status, error) {
 			n = fb / s.v.esize
 		}
 	}
+	cls := 0
 	if lerr != nil {
-		n = 0
+		n, cls = 0, errClass(lerr)
 	}
-	counts, err := allgatherN(f.comm, []int64{n})
+	// One allgather says what everyone accesses and whether anyone's
+	// arguments are wrong; one broadcast the base from the shared pointer.
+	counts, err := allgatherN(f.comm, []int64{n, int64(cls)})
 	if err != nil {
 		return st, err
 	}
 	var before, total int64
-	for p, v := range counts {
+	all := 0
+	for p := 0; p < f.comm.Size(); p++ {
 		if p < f.comm.Rank() {
-			before += v
+			before += counts[2*p]
 		}
-		total += v
+		total += counts[2*p]
+		all = max(all, int(counts[2*p+1]))
+	}
+	if all != 0 {
+		if lerr != nil {
+			return st, lerr
+		}
+		return st, mpirt.Errorf(all, fn, "the ordered access failed on another process")
 	}
 	base := []int64{0}
 	var serr error
-	if f.comm.Rank() == 0 {
+	if f.comm.Rank() == f.root {
 		if base[0], serr = f.shared.fetchAdd(total); serr != nil {
 			base[0] = -1
 		}
 	}
-	if err := bcastInt64(f.comm, base, 0); err != nil {
+	if err := bcastInt64(f.comm, base, f.root); err != nil {
 		return st, err
 	}
 	if base[0] < 0 {
 		if serr == nil {
-			serr = mpirt.Errorf(mpirt.ErrIO, fn, "process 0 could not update the shared file pointer")
+			serr = mpirt.Errorf(mpirt.ErrIO, fn, "process %d could not update the shared file pointer", f.root)
 		}
-		lerr = serr
+		return st, serr
 	}
 	a.Ptr, a.Offset, a.Coll = Explicit, base[0]+before, true
-	s2 := f.snapshot()
-	var fileBytes int64
-	if lerr == nil {
-		fileBytes = n * s2.v.esize
+	fileBytes := n * s.v.esize
+	mode := s.h.cbRead
+	if a.Write {
+		mode = s.h.cbWrite
 	}
-	return f.collective(fn, a, s2, fileBytes, lerr)
+	if f.seers != nil || !s.v.contiguous || mode == "enable" {
+		return f.collective(fn, a, s, fileBytes, nil)
+	}
+	// A contiguous view: the processes' ranges follow each other without
+	// interleaving, which two-phase I/O would find out with two more
+	// collectives only to leave each process its own pwrite/pread.
+	data, direct, err := f.stage(a, s.v, fileBytes)
+	if err != nil {
+		return st, err
+	}
+	k, err := f.xfer(fn, a.Write, s, a.Offset*s.v.esize, data)
+	return f.finish(fn, a, s, a.Offset, data, direct, k, err)
 }

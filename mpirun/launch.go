@@ -156,6 +156,9 @@ func (j *job) rankEnv(r, a int) []string {
 			extra = append(extra, "GMPI_WAN_BDP="+strconv.Itoa(int(w.Latency.Seconds()*w.Bandwidth)))
 		}
 	}
+	if len(s.unseen) > 0 {
+		extra = append(extra, param.IOUnseen.Name()+"="+strings.Join(s.unseen, ":"))
+	}
 	if s.remote() && j.emu == nil {
 		extra = append(extra, "PMI_PORT="+j.pmiAddrFor(s.host), "PMI_ID="+itoa(r), "GMPI_PMI_AUTH=1")
 	} else {
@@ -297,7 +300,12 @@ func (j *job) startEmulation() error {
 	if j.opts.emuAttach != "" {
 		return j.attachEmulation()
 	}
-	t := emu.Topology{}
+	t := emu.Topology{Hidden: map[string][]string{}}
+	for _, h := range j.grid.Hosts() {
+		if u := j.grid.Unseen(h.Machine); len(u) > 0 {
+			t.Hidden[h.Name] = u
+		}
+	}
 	for _, s := range j.grid.Sites {
 		site := emu.Site{Name: s.Name, Private: s.Private, Gateway: s.Gateway}
 		for _, f := range s.Firewall {

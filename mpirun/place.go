@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,13 +17,14 @@ import (
 
 // slot is where one rank runs and how it is started.
 type slot struct {
-	host                string // host name the launch gives (GMPI_HOSTNAME)
-	site, machine, vmpi string // grid location ("" without a grid file)
-	listen              string // GMPI_TCP_IF from the grid file ("" none)
-	ports               string // GMPI_TCP_PORT_RANGE from the grid file ("" none)
-	advertise           string // GMPI_TCP_ADVERTISE from the grid file ("" none)
-	gateway             string // the gateway a private host is launched through ("" none)
-	arch, executable    string // the machine's architecture and program ("" mpirun's; arch.go)
+	host                string   // host name the launch gives (GMPI_HOSTNAME)
+	site, machine, vmpi string   // grid location ("" without a grid file)
+	listen              string   // GMPI_TCP_IF from the grid file ("" none)
+	ports               string   // GMPI_TCP_PORT_RANGE from the grid file ("" none)
+	advertise           string   // GMPI_TCP_ADVERTISE from the grid file ("" none)
+	gateway             string   // the gateway a private host is launched through ("" none)
+	arch, executable    string   // the machine's architecture and program ("" mpirun's; arch.go)
+	unseen              []string // declared file systems the machine does not see (GMPI_IO_UNSEEN)
 	launcher            grid.Launcher
 	group               *vendorGroup // the vendor MPI machine's ranks (vmpi.go), nil without
 	localRank           int          // rank among the job's processes on host
@@ -142,7 +144,8 @@ func (j *job) placeGrid() error {
 		h := r.Host
 		m := h.Machine
 		s := slot{host: h.Name, site: m.Site.Name, machine: m.Name, listen: h.Listen, launcher: m.Launcher,
-			ports: h.PortRange(), advertise: h.Advertise, arch: m.Arch, executable: m.Executable}
+			ports: h.PortRange(), advertise: h.Advertise, arch: m.Arch, executable: m.Executable,
+			unseen: g.Unseen(m)}
 		if grid.HostPrivate(h) {
 			s.gateway = m.Site.Gateway
 		}
@@ -310,6 +313,9 @@ func (j *job) showTopology() {
 				if m.VMPI != nil {
 					what += ", vendor MPI " + m.VMPI.Lib
 				}
+				if len(m.FileSystems) > 0 {
+					what += ", file systems " + strings.Join(m.FileSystems, " ")
+				}
 				fmt.Fprintf(&b, "  machine %s (%s)\n", m.Name, what)
 				for _, h := range m.Hosts {
 					fmt.Fprintf(&b, "    host %s: rank(s) %s", h.Name, rankList(ranksOf[h.Name]))
@@ -338,6 +344,26 @@ func (j *job) showTopology() {
 				}
 			}
 			b.WriteString(routeSummary(g))
+		}
+		if fss := g.FileSystems(); len(fss) > 0 {
+			b.WriteString("file systems (other directories: seen by every machine):\n")
+			for _, fs := range fss {
+				var seen, blind []string
+				for _, s := range g.Sites {
+					for _, m := range s.Machines {
+						if slices.Contains(m.FileSystems, fs) {
+							seen = append(seen, m.Name)
+						} else {
+							blind = append(blind, m.Name)
+						}
+					}
+				}
+				fmt.Fprintf(&b, "  %s: seen by %s", fs, strings.Join(seen, ", "))
+				if len(blind) > 0 {
+					fmt.Fprintf(&b, "; not by %s (MPI-IO goes through processes that see it)", strings.Join(blind, ", "))
+				}
+				b.WriteString("\n")
+			}
 		}
 		pr := param.TCPPortRange.Get(j.params)
 		if pr == "" {

@@ -223,13 +223,15 @@ func (j *job) listenPMIUnix() error {
 			go j.servePMIConn(gate, c)
 		}
 	}()
+	ioGate := auth.NewGate(0)
 	go func() {
 		for {
 			c, err := il.Accept()
 			if err != nil {
 				return
 			}
-			go j.serveVendorIO(c.(*net.UnixConn))
+			ioGate.Enter(c)
+			go j.serveVendorIO(ioGate, c.(*net.UnixConn))
 		}
 	}()
 	j.pmiUnixClose = func() { l.Close(); il.Close(); os.RemoveAll(dir) }
@@ -302,9 +304,9 @@ const vendorIOTimeout = 10 * time.Second
 // serveVendorIO hands one vendor-launched rank its stdout and stderr: the
 // peer proves the job secret and names its rank ("RANK\n"); the answer is
 // one byte carrying the two descriptors. A rank is served once.
-func (j *job) serveVendorIO(c *net.UnixConn) {
+func (j *job) serveVendorIO(gate *auth.Gate, c *net.UnixConn) {
 	defer c.Close()
-	if err := auth.Handshake(c, []byte(j.secret), false, "vmpi-io", vendorIOTimeout); err != nil {
+	if err := gate.Pass(c, []byte(j.secret), "vmpi-io", authTimeout(j.params)); err != nil {
 		j.vlogf("refused output connection: %v", err)
 		return
 	}

@@ -3,6 +3,7 @@ package mpirt
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -46,6 +47,12 @@ type Comm struct {
 	// createTail is closed when the last creation started on this
 	// communicator is done (nil: none started; see inOrder).
 	createTail chan struct{}
+	// pending is set while c is the new communicator of an
+	// MPI_Comm_idup whose agreement runs: its handle exists (the
+	// caller has it), but only its error handler, name, hints and
+	// attributes may be used; the agreement builds c in place and
+	// clears pending before the request completes (Comm.Idup).
+	pending atomic.Bool
 
 	// Attrs holds the cached attributes (MPI_Comm_set_attr).
 	Attrs Attrs
@@ -101,7 +108,14 @@ func (w *World) newComm(h Handle, group []int, ctx uint32, name string) (*Comm, 
 // handle; HandleCommNull: none, for hidden communicators) and selects its
 // collectives.
 func (w *World) setupComm(c *Comm, h Handle) (*Comm, error) {
-	c.w, c.errhandler, c.rank = w, HandleErrorsAreFatal, -1
+	c.w, c.rank = w, -1
+	// A communicator built in place (MPI_Comm_idup's) keeps the error
+	// handler it was given, which the program may be setting meanwhile.
+	c.mu.Lock()
+	if c.errhandler == 0 {
+		c.errhandler = HandleErrorsAreFatal
+	}
+	c.mu.Unlock()
 	for i, g := range c.group {
 		if g == w.cfg.Rank {
 			c.rank = i
@@ -138,11 +152,29 @@ func (w *World) Comm(h Handle) *Comm {
 		return w.commSelf
 	}
 	c, ok := w.comms.Get(h)
-	if !ok {
+	if !ok || c.pending.Load() {
 		return nil
 	}
 	return c
 }
+
+// PendingComm resolves the handle of the new communicator of an
+// MPI_Comm_idup that has not completed (nil for anything else): its
+// error handler, name, hints and attributes may be set and read.
+func (w *World) PendingComm(h Handle) *Comm {
+	if h == HandleCommWorld || h == HandleCommSelf {
+		return nil
+	}
+	c, ok := w.comms.Get(h)
+	if !ok || !c.pending.Load() {
+		return nil
+	}
+	return c
+}
+
+// Pending reports whether c is the new communicator of an MPI_Comm_idup
+// that has not completed (World.PendingComm).
+func (c *Comm) Pending() bool { return c.pending.Load() }
 
 // World returns the engine the communicator belongs to.
 func (c *Comm) World() *World { return c.w }

@@ -329,14 +329,29 @@ func (g sysGroup) allocContext(tagOff int) (uint32, error) {
 // derive builds a communicator over group (world ranks) with context ctx,
 // inheriting c's error handler. Members only.
 func (c *Comm) derive(group []int, ctx uint32) (*Comm, error) {
-	nc, err := c.w.newComm(0, group, ctx, "")
+	return c.deriveInto(nil, group, ctx)
+}
+
+// deriveInto is derive building into (with its handle and error
+// handler) instead of a new communicator when into is not nil.
+func (c *Comm) deriveInto(into *Comm, group []int, ctx uint32) (*Comm, error) {
+	var nc *Comm
+	var err error
+	if into == nil {
+		nc, err = c.w.newComm(0, group, ctx, "")
+	} else {
+		into.group, into.ctx = group, ctx
+		nc, err = c.w.setupComm(into, into.handle)
+	}
 	if err != nil {
 		c.w.ctx.release(int(ctx / 2))
 		return nil, err
 	}
-	c.mu.Lock()
-	nc.errhandler, nc.userEH = c.errhandler, c.userEH
-	c.mu.Unlock()
+	if into == nil {
+		c.mu.Lock()
+		nc.errhandler, nc.userEH = c.errhandler, c.userEH
+		c.mu.Unlock()
+	}
 	return nc, nil
 }
 
@@ -373,7 +388,7 @@ func (c *Comm) inOrder(f func() (*Comm, error)) (*Comm, error) {
 // that the copy callbacks keep, and c's hints (or info's).
 func (c *Comm) Dup(info *Info) (*Comm, error) {
 	return c.inOrder(func() (*Comm, error) {
-		nc, err := c.dupGroup()
+		nc, err := c.dupGroup(nil)
 		if err != nil {
 			return nil, err
 		}
@@ -388,16 +403,18 @@ func (c *Comm) Dup(info *Info) (*Comm, error) {
 }
 
 // dupGroup agrees on the context of a duplicate of c and builds it, with
-// c's topology, without attributes and hints.
-func (c *Comm) dupGroup() (*Comm, error) {
+// c's topology, without attributes and hints: a new communicator, or into
+// (MPI_Comm_idup's placeholder, keeping its handle and error handler)
+// when into is not nil.
+func (c *Comm) dupGroup(into *Comm) (*Comm, error) {
 	var nc *Comm
 	var err error
 	if c.IsInter() {
-		nc, err = c.interDup()
+		nc, err = c.interDup(into)
 	} else {
 		var ctx uint32
 		if ctx, err = c.allocContext(); err == nil {
-			nc, err = c.derive(append([]int(nil), c.group...), ctx)
+			nc, err = c.deriveInto(into, append([]int(nil), c.group...), ctx)
 		}
 	}
 	if err != nil {
@@ -425,10 +442,20 @@ func (c *Comm) hintsFor(info *Info) *Info {
 // attributes are copied (their copy callbacks run) and the hints taken
 // now, in the caller; the context agreement runs in the background, after
 // the creations started on c before it, so that ranks may start it at
-// different times and do other communication meanwhile. finish gets the
-// new communicator (nil and the error on failure) before the returned
-// request completes.
-func (c *Comm) Idup(info *Info, finish func(*Comm, error)) (*Request, error) {
+// different times and do other communication meanwhile.
+//
+// The new communicator's handle exists at once, as MPICH's does: publish
+// gets it before Idup returns. Until the agreement is done the handle
+// names a pending communicator (World.PendingComm) that has c's error
+// handler, the copied attributes and the hints, and that the program may
+// give another error handler, a name, attributes or hints (mpi4py sets
+// the error handler right after MPI_Comm_idup); it is not yet usable for
+// anything else. The agreement then builds the communicator in place, in
+// that same object and under that same handle, so everything keyed by
+// the handle (the C lanes' registrations, capi's caches) is made for the
+// final handle. finish gets the new communicator (nil and the error on
+// failure, the handle then freed) before the returned request completes.
+func (c *Comm) Idup(info *Info, publish func(Handle), finish func(*Comm, error)) (*Request, error) {
 	var attrs Attrs
 	if err := c.Attrs.CopyTo(c.handle, &attrs); err != nil {
 		return nil, err
@@ -436,13 +463,20 @@ func (c *Comm) Idup(info *Info, finish func(*Comm, error)) (*Request, error) {
 	hints := c.hintsFor(info)
 	w := c.w
 	w.goConcurrent()
+	nc := &Comm{w: w, rank: -1, info: hints}
+	c.mu.Lock()
+	nc.errhandler, nc.userEH = c.errhandler, c.userEH
+	c.mu.Unlock()
+	nc.Attrs.list = attrs.list
+	nc.pending.Store(true)
+	nc.handle = w.comms.Add(nc)
+	publish(nc.handle)
 	r := &Request{w: w, comm: c}
 	r.Status = Status{Source: AnySource, Tag: AnyTag}
 	prev, mine := c.ticket()
 	w.creating.Add(1)
 	go func() {
 		defer w.doneCreating()
-		var nc *Comm
 		var err error
 		func() {
 			defer close(mine)
@@ -454,12 +488,16 @@ func (c *Comm) Idup(info *Info, finish func(*Comm, error)) (*Request, error) {
 			if prev != nil {
 				<-prev
 			}
-			if nc, err = c.dupGroup(); err == nil {
-				nc.info = hints
-				nc.Attrs.list = attrs.list
-			}
+			_, err = c.dupGroup(nc)
 		}()
-		finish(nc, err)
+		done := nc
+		if err == nil {
+			nc.pending.Store(false)
+		} else {
+			w.comms.Remove(nc.handle)
+			done = nil
+		}
+		finish(done, err)
 		r.Err = err
 		if err != nil {
 			r.Status.Error = ErrorClassOf(err)

@@ -76,17 +76,22 @@ func (b *Compound) release() {
 // Send adds a send of count elements of dt at buf to rank dest of the
 // communicator, on its collective context. MPI_PROC_NULL adds nothing.
 func (b *Compound) Send(buf unsafe.Pointer, count int, dt *Datatype, dest, tag int) error {
-	return b.SendBytes(sendView(buf, count, dt), dest, tag)
+	data, m := b.c.w.sendData(buf, count, dt)
+	return b.sendBytes(data, m, dest, tag)
 }
 
 // SendBytes adds a send of contiguous bytes (which stay unchanged until
 // the request completes).
 func (b *Compound) SendBytes(data []byte, dest, tag int) error {
+	return b.sendBytes(data, ModeStandard, dest, tag)
+}
+
+func (b *Compound) sendBytes(data []byte, mode SendMode, dest, tag int) error {
 	if dest == ProcNull {
 		return nil
 	}
 	b.pending.Add(1)
-	if _, err := b.c.w.isend(b.c, b.c.CollContext(), data, dest, tag, ModeStandard, b.childDone); err != nil {
+	if _, err := b.c.w.isend(b.c, b.c.CollContext(), data, dest, tag, mode, b.childDone); err != nil {
 		b.pending.Add(-1)
 		return err
 	}

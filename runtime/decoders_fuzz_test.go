@@ -177,3 +177,33 @@ func FuzzUnpackExternal(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPackHeader: the representation header at the start of a buffer
+// MPI_Pack wrote on another machine (decodeRep) is accepted only when it
+// is one encodeRep writes, and never panics on a short or odd buffer.
+func FuzzPackHeader(f *testing.F) {
+	native := NativeRep()
+	h := encodeRep(&native)
+	other := Rep{BigEndian: true, LongDouble: LongDoubleBinary128, Long: 4, Wchar: 2}
+	o := encodeRep(&other)
+	fuzzseed.Add(f,
+		[]any{append(append([]byte("gmpiPK"), h[:]...), 1, 2, 3)},
+		[]any{append([]byte("gmpiPK"), o[:]...)},
+		[]any{[]byte("gmpiPK\x02\x00\x08\x04")},
+		[]any{[]byte("gmpiPK\x00\xff\x08\x04")},
+		[]any{[]byte("gmpiPK\x00\x00\x05\x04")},
+		[]any{[]byte("gmpiPK\x00")},
+		[]any{[]byte("notaheaderatall")},
+		[]any{[]byte{}},
+	)
+	f.Fuzz(func(t *testing.T, buf []byte) {
+		r, ok := decodeRep(buf)
+		if !ok {
+			return
+		}
+		e := encodeRep(&r)
+		if len(buf) < PackHeaderSize || string(buf[:6]) != "gmpiPK" || string(buf[6:PackHeaderSize]) != string(e[:]) {
+			t.Fatalf("accepted %q as %+v, which encodes to %q", buf, r, e)
+		}
+	})
+}

@@ -108,8 +108,10 @@ type peerFailures struct {
 // message naming the rank and its host (a send waiting for its reply, a
 // rendezvous receive waiting for data, a receive posted for that
 // sender), and so does every later receive posted for it. Receives from
-// MPI_ANY_SOURCE stay posted: another sender may still match them. Call
-// it under the Handler's rules (from Poll).
+// MPI_ANY_SOURCE stay posted while another sender may still match them:
+// they fail too (now or when posted later) on an intercommunicator whose
+// remote group is lost entirely (a connected job that died). Call it
+// under the Handler's rules (from Poll).
 func (w *World) PeerFailed(peer int, cause error) {
 	if peer < 0 || peer >= len(w.routes) || peer == w.cfg.Rank {
 		return
@@ -149,11 +151,13 @@ func (w *World) PeerFailed(peer int, cause error) {
 		}
 	}
 	w.pendingMu.Unlock()
+	lost := w.remoteLostFunc()
 	m := &w.match
 	m.lock()
 	for _, q := range m.queues {
 		if q != nil {
 			failed = q.takePostedFromLocked(peer, failed)
+			failed = q.takeWildLostLocked(lost, failed)
 		}
 	}
 	for _, q := range m.part {
@@ -181,6 +185,53 @@ func (w *World) peerError(peer int) error {
 	return nil
 }
 
+// remoteLostFunc returns a test of whether every process of an
+// intercommunicator's remote group is lost (nil for an intracommunicator:
+// a receive from MPI_ANY_SOURCE there may match this process's own
+// sends), using the lost peers known now; it remembers its answers.
+func (w *World) remoteLostFunc() func(*Comm) bool {
+	f := &w.p2px.failures
+	f.mu.Lock()
+	lost := make(map[int]bool, len(f.errs))
+	for p, err := range f.errs {
+		lost[p] = err != nil
+	}
+	f.mu.Unlock()
+	seen := make(map[*Comm]bool)
+	return func(c *Comm) bool {
+		if c == nil || len(c.remote) == 0 {
+			return false
+		}
+		if v, ok := seen[c]; ok {
+			return v
+		}
+		all := true
+		for _, p := range c.remote {
+			all = all && lost[p]
+		}
+		seen[c] = all
+		return all
+	}
+}
+
+// remoteLostError is the error of a receive from MPI_ANY_SOURCE on c
+// when every process of its remote group is lost (the error of the first
+// one), nil otherwise or when c is an intracommunicator.
+func (w *World) remoteLostError(c *Comm) error {
+	if len(c.remote) == 0 || !w.p2px.failures.any.Load() {
+		return nil
+	}
+	f := &w.p2px.failures
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range c.remote {
+		if f.errs[p] == nil {
+			return nil
+		}
+	}
+	return f.errs[c.remote[0]]
+}
+
 // knownHosts is the host of every world rank, nil when not known.
 func (w *World) knownHosts() []string {
 	w.hostsMu.Lock()
@@ -194,8 +245,28 @@ func (q *ctxQueues) takePostedFromLocked(peer int, out []*Request) []*Request {
 	if q.nPosted == 0 {
 		return out
 	}
-	from := func(r *Request) bool { return r.src != AnySource && r.comm != nil && r.comm.peerOf(r.src) == peer }
-	if e := q.express; e != nil && from(e) {
+	return q.takePostedWhereLocked(func(r *Request) bool {
+		return r.src != AnySource && r.comm != nil && r.comm.peerOf(r.src) == peer
+	}, false, out)
+}
+
+// takeWildLostLocked removes the posted receives from MPI_ANY_SOURCE
+// that no sender is left to match (lost reports it of their
+// communicator) and appends them to out. Must hold m.mu.
+func (q *ctxQueues) takeWildLostLocked(lost func(*Comm) bool, out []*Request) []*Request {
+	if q.nWild == 0 {
+		return out
+	}
+	return q.takePostedWhereLocked(func(r *Request) bool {
+		return r.src == AnySource && lost(r.comm)
+	}, true, out)
+}
+
+// takePostedWhereLocked removes the posted receives that match picks
+// (the express one, those of the per-source lists and, with wild, those
+// of the MPI_ANY_SOURCE list) and appends them to out. Must hold m.mu.
+func (q *ctxQueues) takePostedWhereLocked(match func(*Request) bool, wild bool, out []*Request) []*Request {
+	if e := q.express; e != nil && match(e) {
 		q.dropExpress(e)
 		out = append(out, e)
 	}
@@ -205,7 +276,14 @@ func (q *ctxQueues) takePostedFromLocked(peer int, out []*Request) []*Request {
 			continue
 		}
 		for r := q.posted.vals[i].head; r != nil; r = r.qlink.next {
-			if from(r) {
+			if match(r) {
+				mine = append(mine, r)
+			}
+		}
+	}
+	if wild {
+		for r := q.postedAny.head; r != nil; r = r.qlink.next {
+			if match(r) {
 				mine = append(mine, r)
 			}
 		}

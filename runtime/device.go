@@ -64,6 +64,10 @@ const (
 	// frame from a peer of another data representation (hetero.go) as the
 	// frame arrives, so that the receive converts it.
 	FlagForeign
+	// FlagPacked: the payload is a packed buffer (MPI_PACKED) that starts
+	// with a data representation header naming another representation
+	// than the sender's (hpack.go).
+	FlagPacked
 )
 
 // Header is the fixed-size envelope in front of every frame. It is plain

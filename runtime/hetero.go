@@ -526,16 +526,31 @@ func (w *World) handleMixed(peer int, h *Header, payload []byte) {
 }
 
 // convertEager is deliver's work for an eager message h from a peer of
-// another representation: its payload, converted, lands in r.buf (the
-// receiver's packed form, as if a peer like us had sent it). It returns
-// false when there is nothing to convert (raw protocol bytes, or the
-// flag came from the wire from a peer like us): deliver then copies.
+// another representation or marked FlagPacked: its payload, converted,
+// lands in r.buf (the receiver's packed form, as if a peer like us had
+// sent it; an MPI_PACKED receive gets it with the representation header
+// in front, hpack.go). It returns false when there is nothing to convert
+// (raw protocol bytes, or the flag came from the wire from a peer like
+// us, or a marked packed buffer received as MPI_PACKED): deliver then
+// copies.
 func (w *World) convertEager(r *Request, peer int, h *Header, payload []byte) bool {
 	from := w.foreignRep(peer)
-	if from == nil || r.rt.dt == nil {
+	dt := r.rt.dt
+	switch {
+	case dt == nil:
 		return false
+	case h.Flags&FlagPacked != 0:
+		if isPackedType(dt) {
+			return false
+		}
+		w.fromPacked(r, h, payload)
+	case from == nil:
+		return false
+	case isPackedType(dt):
+		w.intoPacked(r, from, h, payload)
+	default:
+		w.convertInto(r, from, h, payload)
 	}
-	w.convertInto(r, from, h, payload)
 	return true
 }
 
@@ -557,6 +572,9 @@ func (w *World) convertInto(r *Request, from *Rep, h *Header, data []byte) {
 			h.Len, h.Len/uint64(max(fsize, 1))*uint64(t.dt.size), h.Source, h.Tag, len(r.buf))
 		data = data[:min(uint64(len(data)), capacity)]
 	}
+	if uint64(len(data)) > h.Len {
+		data = data[:h.Len] // a rendezvous receive's buffer is larger than the message
+	}
 	_, produced, err := ConvertPacked(t.dt, t.count, r.buf, data, from, &w.rep)
 	r.Status.Count = int64(produced)
 	if err != nil && r.Err == nil {
@@ -565,29 +583,51 @@ func (w *World) convertInto(r *Request, from *Rep, h *Header, data []byte) {
 	}
 }
 
-// stageForeign readies rendezvous receive r for message h from a peer of
-// another representation: the data arrives as sent (in r.buf itself
-// when the sizes agree, else in a staging buffer of the sender's size)
-// and is converted when the last byte is in, before r's own completion
-// hook (the unpack into a non-contiguous buffer) runs.
+// stageForeign readies rendezvous receive r for message h from a peer
+// of another representation, or marked FlagPacked: the data arrives as
+// sent (in r.buf itself when the sizes agree, else in a staging buffer
+// of the sender's size; after the room for the header when an MPI_PACKED
+// receive gets one) and is converted when the last byte is in, before
+// r's own completion hook (the unpack into a non-contiguous buffer) runs.
 func (w *World) stageForeign(r *Request, peer int, h *Header) {
 	from := w.foreignRep(peer)
-	if from == nil || r.rt.dt == nil {
+	dt := r.rt.dt
+	packed := h.Flags&FlagPacked != 0
+	if dt == nil || (from == nil && !packed) || (packed && isPackedType(dt)) {
 		return
 	}
 	dst := r.buf
-	if !sameSizes(from, &w.rep) {
-		capacity := uint64(r.rt.count) * uint64(r.rt.dt.repSize(from))
+	var done func(r *Request, data []byte)
+	hdr := *h
+	switch {
+	case packed:
+		// The header names the representation: stage it all, up to the
+		// largest the receive could take.
+		capacity := uint64(PackHeaderSize) + uint64(r.rt.count)*uint64(dt.repSize(&Rep{Long: 8, Wchar: 4}))
 		r.buf = make([]byte, min(h.Len, capacity))
+		done = func(r *Request, data []byte) { w.fromPacked(r, &hdr, data) }
+	case isPackedType(dt):
+		// The data lands after the room for the header.
+		if len(dst) >= PackHeaderSize {
+			r.buf = dst[PackHeaderSize:]
+		} else {
+			r.buf = nil
+		}
+		done = func(r *Request, data []byte) { w.intoPacked(r, from, &hdr, data) }
+	default:
+		if !sameSizes(from, &w.rep) {
+			capacity := uint64(r.rt.count) * uint64(dt.repSize(from))
+			r.buf = make([]byte, min(h.Len, capacity))
+		}
+		done = func(r *Request, data []byte) { w.convertInto(r, from, &hdr, data) }
 	}
 	r.Err, r.Status.Error = nil, 0
-	hdr := *h
 	orig := r.onDone
 	r.onDone = func(r *Request) {
 		if r.Err == nil { // a lost peer failed the receive: nothing to convert
 			data := r.buf
 			r.buf = dst
-			w.convertInto(r, from, &hdr, data)
+			done(r, data)
 		}
 		if orig != nil {
 			orig(r)
@@ -627,39 +667,77 @@ func (c *Comm) firstOtherRep() Rep {
 	return c.w.rep
 }
 
-// senderSizes is what a probe's status says of the sizes of world rank
-// peer's C types: 0 when they are this process's (the status counts
-// bytes as this process would), else 1 | 2 (long is 4 bytes) | 4
-// (wchar_t is 2 bytes).
-func (w *World) senderSizes(peer int) uint8 {
+// Status.SenderSizes bits: what a probe's status knows of the message
+// beyond its length, so that MPI_Get_count and MPI_Get_elements count in
+// the receiver's terms (ReceiverBytes).
+const (
+	sizesDiffer = 1 // the sender's C types have other sizes: 2 and 4 say which
+	sizesLong4  = 2 // (with sizesDiffer) the sender's long is 4 bytes
+	sizesWchar2 = 4 // (with sizesDiffer) the sender's wchar_t is 2 bytes
+	// sizesHeader: received as MPI_PACKED the message gains a
+	// representation header (a message from a process of another
+	// representation, hpack.go); with sizesLong4 and without sizesDiffer
+	// instead (sizesHasHeader): the message starts with one (FlagPacked),
+	// which a typed receive drops.
+	sizesHeader    = 8
+	sizesHasHeader = sizesHeader | sizesLong4
+)
+
+// senderSizes is what a probe's status says of a message from world rank
+// peer with frame flags flags: 0 when it reads as this process would
+// have sent it, else sizesDiffer, sizesLong4, sizesWchar2 and
+// sizesHeader bits.
+func (w *World) senderSizes(peer int, flags uint8) uint8 {
+	if flags&FlagPacked != 0 {
+		return sizesHasHeader
+	}
 	r := w.foreignRep(peer)
-	if r == nil || sameSizes(r, &w.rep) {
+	if r == nil {
 		return 0
 	}
-	s := uint8(1)
+	s := uint8(sizesHeader)
+	if sameSizes(r, &w.rep) {
+		return s
+	}
+	s |= sizesDiffer
 	if r.Long == 4 {
-		s |= 2
+		s |= sizesLong4
 	}
 	if r.Wchar == 2 {
-		s |= 4
+		s |= sizesWchar2
 	}
 	return s
 }
 
-// ReceiverBytes is n bytes of a message counted in the sizes of a sender
+// ReceiverBytes is n bytes of a message as a probe saw them
 // (Status.SenderSizes, nonzero) in this process's bytes of dt: what
-// MPI_Get_count and MPI_Get_elements count in. A message that ends
-// inside a basic element gives a count that is not whole (one byte more
-// than the whole elements), so that those say MPI_UNDEFINED.
+// MPI_Get_count and MPI_Get_elements count in. Received as MPI_PACKED,
+// a message from a process of another representation gains the
+// representation header; a message that starts with one loses it when
+// received typed. When the sender's C types have other sizes, a message
+// that ends inside a basic element gives a count that is not whole (one
+// byte more than the whole elements), so that those say MPI_UNDEFINED.
 func (w *World) ReceiverBytes(n int64, sizes uint8, dt *Datatype) int64 {
+	if sizes&sizesHeader != 0 {
+		has := sizes&sizesDiffer == 0 && sizes&sizesLong4 != 0
+		switch {
+		case isPackedType(dt) && has:
+			return n
+		case isPackedType(dt):
+			return n + PackHeaderSize
+		case has:
+			return max(n-PackHeaderSize, 0)
+		}
+		sizes &^= sizesHeader
+	}
 	if sizes == 0 {
 		return n
 	}
 	r := Rep{Long: 8, Wchar: 4}
-	if sizes&2 != 0 {
+	if sizes&sizesLong4 != 0 {
 		r.Long = 4
 	}
-	if sizes&4 != 0 {
+	if sizes&sizesWchar2 != 0 {
 		r.Wchar = 2
 	}
 	per := int64(dt.repSize(&r))

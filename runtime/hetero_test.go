@@ -423,3 +423,49 @@ func threadCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestPlanMatchesWalk: a conversion plan (run step by step over blocks
+// of elements) gives the bytes walking the type map gives, for counts
+// across block boundaries, into another buffer and in place.
+func TestPlanMatchesWalk(t *testing.T) {
+	dc, _ := PredefinedDatatype(TypeChar)
+	dd, _ := PredefinedDatatype(TypeDouble)
+	di, _ := PredefinedDatatype(TypeInt)
+	ds, _ := PredefinedDatatype(TypeShort)
+	dl, _ := PredefinedDatatype(TypeLongDouble)
+	dsi, _ := PredefinedDatatype(TypeShortInt)
+	st, _ := TypeStruct([]int{1, 1, 2, 3, 1}, []int{0, 8, 16, 24, 32}, []*Datatype{dc, dd, di, ds, dl}, false)
+	st2, _ := TypeStruct([]int{1, 12, 1}, []int{0, 4, 56}, []*Datatype{di, di, dsi}, false)
+	vec, _ := TypeVector(3, 2, 5, st2, false, false)
+	for _, d := range []*Datatype{st, st2, vec, dsi} {
+		for _, count := range []int{1, 63, 64, 65, 200} {
+			for _, pair := range [][2]*Rep{{&repX86, &repZ}, {&repZ, &repX86}} {
+				from, to := pair[0], pair[1]
+				in := make([]byte, count*d.repSize(from))
+				for i := range in {
+					in[i] = byte(i*7 + 3)
+				}
+				if d.planFor(from, to) == nil {
+					t.Fatalf("%v: no plan", d)
+				}
+				want := make([]byte, count*d.repSize(to))
+				var ce convError
+				convertWalk(d, count, want, in, from, to, &ce)
+				got := make([]byte, len(want))
+				if _, _, err := ConvertPacked(d, count, got, in, from, to); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%v count %d %v->%v: the plan differs from the walk", d, count, from, to)
+				}
+				if sameSizes(from, to) {
+					inplace := append([]byte(nil), in...)
+					ConvertPacked(d, count, inplace, inplace, from, to)
+					if !bytes.Equal(inplace, want) {
+						t.Errorf("%v count %d %v->%v: in place differs", d, count, from, to)
+					}
+				}
+			}
+		}
+	}
+}

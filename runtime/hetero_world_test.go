@@ -426,3 +426,134 @@ func TestHeteroProbeSizes(t *testing.T) {
 		c.RecvTyped(ptr(make([]byte, 64)), 8, dl, 1, 3)
 	})
 }
+
+// TestHeteroPackedCrossing: any message may be received as MPI_PACKED
+// and a packed one typed (issue 21): a typed message from the other
+// representation received as MPI_PACKED gets the sender's header, so
+// that MPI_Unpack converts it (a probe counts the header, a buffer
+// without room for it is MPI_ERR_TRUNCATE); a packed message received
+// typed converts like a typed one; a buffer received from the other
+// machine and sent on as MPI_PACKED keeps its header (FlagPacked), so a
+// typed receive on the packer's machine reads it natively; eager and
+// rendezvous.
+func TestHeteroPackedCrossing(t *testing.T) {
+	if mpirt.NativeRep().Encode() == zRep {
+		t.Skip("this machine is the emulated representation")
+	}
+	di, _ := mpirt.PredefinedDatatype(mpirt.TypeInt)
+	dp, _ := mpirt.PredefinedDatatype(mpirt.TypePacked)
+	const n = 40
+	for _, eager := range []int{64, 1 << 20} {
+		heteroJob(t, eager, func(t *testing.T, w *mpirt.World) {
+			c := w.CommWorld()
+			me, peer := c.Rank(), 1-c.Rank()
+			order := func(r int) binary.ByteOrder {
+				if r == 1 {
+					return binary.BigEndian
+				}
+				return binary.NativeEndian
+			}
+			ints := make([]byte, 4*n)
+			for i := 0; i < n; i++ {
+				order(me).PutUint32(ints[4*i:], uint32(0x01020304*(i+1)+me))
+			}
+			checkInts := func(what string, got []byte, from int) {
+				t.Helper()
+				for i := 0; i < n; i++ {
+					if v := order(me).Uint32(got[4*i:]); v != uint32(0x01020304*(i+1)+from) {
+						t.Errorf("rank %d eager %d %s: int %d is %#x", me, eager, what, i, v)
+						return
+					}
+				}
+			}
+			probe := func(tag int) mpirt.Status {
+				for {
+					if s, ok := w.Iprobe(c, c.Context(), peer, tag); ok {
+						return s
+					}
+				}
+			}
+			send := func(buf []byte, count int, dt *mpirt.Datatype, tag int) chan error {
+				errc := make(chan error, 1)
+				go func() { errc <- c.SendTyped(ptr(buf), count, dt, peer, tag, mpirt.ModeStandard) }()
+				return errc
+			}
+			// 1. Typed in, MPI_PACKED out: the probe counts the header.
+			errc := send(ints, n, di, 1)
+			s := probe(1)
+			if got := w.ReceiverBytes(s.Count, s.SenderSizes, dp); got != 4*n+mpirt.PackHeaderSize {
+				t.Errorf("rank %d eager %d: probe counts %d bytes of MPI_PACKED, want %d", me, eager, got, 4*n+mpirt.PackHeaderSize)
+			}
+			if got := w.ReceiverBytes(s.Count, s.SenderSizes, di); got != 4*n {
+				t.Errorf("rank %d eager %d: probe counts %d bytes of MPI_INT, want %d", me, eager, got, 4*n)
+			}
+			rbuf := make([]byte, 4*n+mpirt.PackHeaderSize)
+			st, err := c.RecvTyped(ptr(rbuf), len(rbuf), dp, peer, 1)
+			if err != nil || <-errc != nil || st.Count != int64(len(rbuf)) {
+				t.Fatalf("rank %d eager %d: typed into MPI_PACKED: %+v %v", me, eager, st, err)
+			}
+			got := make([]byte, 4*n)
+			var rp int64
+			if err := c.UnpackFor(rbuf, &rp, ptr(got), n, di); err != nil || rp != st.Count {
+				t.Fatalf("rank %d eager %d: unpack: %v at %d", me, eager, err, rp)
+			}
+			checkInts("typed into MPI_PACKED", got, peer)
+			// 2. Without room for the header: MPI_ERR_TRUNCATE.
+			errc = send(ints, n, di, 2)
+			var e *mpirt.Error
+			if _, err := c.RecvTyped(ptr(make([]byte, 4*n)), 4*n, dp, peer, 2); !errors.As(err, &e) || e.Class != mpirt.ErrTruncate {
+				t.Errorf("rank %d eager %d: MPI_PACKED receive without room for the header: %v", me, eager, err)
+			}
+			<-errc
+			// 3. Packed here, received typed there.
+			pk := make([]byte, 4*n+mpirt.PackHeaderSize)
+			var pos int64
+			if err := c.PackFor(pk, &pos, ptr(ints), n, di); err != nil {
+				t.Fatal(err)
+			}
+			errc = send(pk, int(pos), dp, 3)
+			s = probe(3)
+			if got := w.ReceiverBytes(s.Count, s.SenderSizes, di); got != 4*n {
+				t.Errorf("rank %d eager %d: probe of a packed message counts %d bytes of MPI_INT, want %d", me, eager, got, 4*n)
+			}
+			got = make([]byte, 4*n)
+			st, err = c.RecvTyped(ptr(got), n, di, peer, 3)
+			if err != nil || <-errc != nil || st.Count != 4*n {
+				t.Fatalf("rank %d eager %d: MPI_PACKED into typed: %+v %v", me, eager, st, err)
+			}
+			checkInts("MPI_PACKED into typed", got, peer)
+			// 4. Rank 1 sends on what it received in 1 (rank 0's ints with
+			// rank 0's header); rank 0 receives it typed, then as
+			// MPI_PACKED, and reads its own ints.
+			if me == 1 {
+				for tag := 4; tag <= 5; tag++ {
+					if err := c.SendTyped(ptr(rbuf), len(rbuf), dp, 0, tag, mpirt.ModeStandard); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return
+			}
+			s = probe(4)
+			if got := w.ReceiverBytes(s.Count, s.SenderSizes, di); got != 4*n {
+				t.Errorf("eager %d: probe of a forwarded packed message counts %d bytes of MPI_INT, want %d", eager, got, 4*n)
+			}
+			if got := w.ReceiverBytes(s.Count, s.SenderSizes, dp); got != 4*n+mpirt.PackHeaderSize {
+				t.Errorf("eager %d: probe of a forwarded packed message counts %d bytes of MPI_PACKED", eager, got)
+			}
+			got = make([]byte, 4*n)
+			if st, err = c.RecvTyped(ptr(got), n, di, 1, 4); err != nil || st.Count != 4*n {
+				t.Fatalf("eager %d: forwarded packed into typed: %+v %v", eager, st, err)
+			}
+			checkInts("forwarded MPI_PACKED into typed", got, 0)
+			fwd := make([]byte, 4*n+mpirt.PackHeaderSize)
+			if st, err = c.RecvTyped(ptr(fwd), len(fwd), dp, 1, 5); err != nil || st.Count != int64(len(fwd)) {
+				t.Fatalf("eager %d: forwarded packed as MPI_PACKED: %+v %v", eager, st, err)
+			}
+			rp = 0
+			if err := c.UnpackFor(fwd, &rp, ptr(got), n, di); err != nil {
+				t.Fatal(err)
+			}
+			checkInts("forwarded MPI_PACKED unpacked", got, 0)
+		})
+	}
+}

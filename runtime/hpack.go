@@ -89,7 +89,7 @@ func (c *Comm) PackFor(buf []byte, pos *int64, p unsafe.Pointer, count int, dt *
 func (c *Comm) UnpackFor(buf []byte, pos *int64, p unsafe.Pointer, count int, dt *Datatype) error {
 	start := *pos
 	from := &c.w.rep
-	if c.MixedReps() {
+	if c.w.reps != nil {
 		if r, ok := decodeRep(buf); ok {
 			if start == 0 {
 				start = PackHeaderSize
@@ -116,4 +116,110 @@ func (c *Comm) UnpackFor(buf []byte, pos *int64, p unsafe.Pointer, count int, dt
 	dt.Unpack(p, tmp[:produced], count)
 	*pos = start + int64(used)
 	return err
+}
+
+// Packed messages between representations. A message of MPI_PACKED
+// whose buffer starts with a header naming the sender's representation
+// goes out without the header: it is then data in the sender's
+// representation like any typed message, so a typed receive on any
+// machine reads it (converting when the receiver differs), and an
+// MPI_PACKED receive on a machine of another representation gets the
+// header put back in front (intoPacked). A buffer whose header names
+// another representation (packed elsewhere, forwarded) goes out whole,
+// marked FlagPacked: a typed receive drops the header and converts from
+// the representation it names; an MPI_PACKED receive keeps it. Likewise
+// a typed message from a machine of another representation received as
+// MPI_PACKED gets the sender's header in front, so that MPI_Unpack reads
+// it right (the standard lets any message be received as MPI_PACKED):
+// such a receive needs room for PackHeaderSize bytes more than the
+// message (MPI_Pack_size on a communicator of mixed representations
+// counts them; so does MPI_Get_count(MPI_PACKED) of a probe).
+
+// modePacked is a SendMode bit: the payload starts with a representation
+// header of another representation than the sender's (FlagPacked).
+const modePacked SendMode = 0x80
+
+// isPackedType reports whether dt is MPI_PACKED.
+func isPackedType(dt *Datatype) bool { return dt != nil && dt.Handle == TypePacked }
+
+// sendData is sendView for a send: count elements of dt at p as bytes,
+// and the mode bits the send adds (modePacked or 0). Only MPI_PACKED
+// sends in a job of several representations do any work here.
+func (w *World) sendData(p unsafe.Pointer, count int, dt *Datatype) ([]byte, SendMode) {
+	buf := sendView(p, count, dt)
+	if w.reps == nil || dt.Handle != TypePacked {
+		return buf, 0
+	}
+	return w.packedPayload(buf)
+}
+
+// packedPayload is what a packed buffer sends: without its header when
+// the header names this process's representation, whole and marked when
+// it names another.
+func (w *World) packedPayload(buf []byte) ([]byte, SendMode) {
+	r, ok := decodeRep(buf)
+	switch {
+	case !ok:
+		return buf, 0
+	case r == w.rep:
+		return buf[PackHeaderSize:], 0
+	}
+	return buf, modePacked
+}
+
+// putHeader writes the representation header of r at the start of buf
+// (at least PackHeaderSize bytes).
+func putHeader(buf []byte, r *Rep) {
+	copy(buf, packMagic)
+	h := encodeRep(r)
+	copy(buf[len(packMagic):PackHeaderSize], h[:])
+}
+
+// intoPacked completes receive r of MPI_PACKED with data, message h
+// (all of it unless the receive is too short) in representation from:
+// the header naming from, then the data. A receive without room for both
+// is MPI_ERR_TRUNCATE.
+func (w *World) intoPacked(r *Request, from *Rep, h *Header, data []byte) {
+	r.Err, r.Status.Error = nil, 0
+	total := h.Len + PackHeaderSize
+	if total > uint64(len(r.buf)) {
+		r.Status.Error = ErrTruncate
+		r.Err = Errorf(ErrTruncate, "", "message of %d bytes from rank %d (tag %d), %d with the sender's representation header as MPI_PACKED, truncated to the %d-byte receive buffer",
+			h.Len, h.Source, h.Tag, total, len(r.buf))
+	}
+	if len(r.buf) < PackHeaderSize {
+		r.Status.Count = 0
+		return
+	}
+	putHeader(r.buf, from)
+	n := copy(r.buf[PackHeaderSize:], data[:min(uint64(len(data)), h.Len)])
+	r.Status.Count = int64(PackHeaderSize + n)
+}
+
+// fromPacked completes typed receive r with data, message h whose
+// payload starts with a representation header (FlagPacked): the rest is
+// converted from the representation the header names (copied when it is
+// this process's).
+func (w *World) fromPacked(r *Request, h *Header, data []byte) {
+	rep, ok := decodeRep(data)
+	if !ok || h.Len < PackHeaderSize {
+		r.Status.Error = ErrOther
+		r.Err = Errorf(ErrOther, "", "packed message from rank %d (tag %d) has no valid data representation header", h.Source, h.Tag)
+		r.Status.Count = 0
+		return
+	}
+	hdr := *h
+	hdr.Len -= PackHeaderSize
+	data = data[PackHeaderSize:]
+	if rep != w.rep {
+		w.convertInto(r, &rep, &hdr, data)
+		return
+	}
+	r.Err, r.Status.Error = nil, 0
+	if hdr.Len > uint64(len(r.buf)) {
+		r.Status.Error = ErrTruncate
+		r.Err = Errorf(ErrTruncate, "", "message of %d bytes from rank %d (tag %d) truncated to the %d-byte receive buffer",
+			hdr.Len, h.Source, h.Tag, len(r.buf))
+	}
+	r.Status.Count = int64(copy(r.buf, data[:min(uint64(len(data)), hdr.Len)]))
 }

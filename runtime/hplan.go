@@ -145,30 +145,66 @@ func (p *hplan) run(out, in []byte, k int, ce *convError) {
 	}
 	_, _ = in[k*p.in-1], out[k*p.out-1] // every access below is inside
 	src, dst := unsafe.Pointer(unsafe.SliceData(in)), unsafe.Pointer(unsafe.SliceData(out))
-	for e := 0; e < k; e++ {
-		ib, ob := unsafe.Add(src, e*p.in), unsafe.Add(dst, e*p.out)
+	// Step by step over a block of elements (one tight loop per step,
+	// not a dispatch per step and element); blocks of planBlock elements
+	// stay in the first-level cache between the steps. Steps touch
+	// disjoint bytes of an element, so their order does not matter (also
+	// when out is in).
+	for e0 := 0; e0 < k; e0 += planBlock {
+		n := min(planBlock, k-e0)
 		for i := range p.ops {
 			o := &p.ops[i]
-			is, os := unsafe.Add(ib, o.in), unsafe.Add(ob, o.out)
+			ib, ob := unsafe.Add(src, e0*p.in+o.in), unsafe.Add(dst, e0*p.out+o.out)
+			si, so := p.in, p.out
 			switch o.kind {
 			case opCopy1:
-				*(*byte)(os) = *(*byte)(is)
+				for e := range n {
+					*(*byte)(unsafe.Add(ob, e*so)) = *(*byte)(unsafe.Add(ib, e*si))
+				}
 			case opSwap8:
-				*(*uint64)(os) = bits.ReverseBytes64(*(*uint64)(is))
+				for e := range n {
+					*(*uint64)(unsafe.Add(ob, e*so)) = bits.ReverseBytes64(*(*uint64)(unsafe.Add(ib, e*si)))
+				}
 			case opSwap4:
-				*(*uint32)(os) = bits.ReverseBytes32(*(*uint32)(is))
+				for e := range n {
+					*(*uint32)(unsafe.Add(ob, e*so)) = bits.ReverseBytes32(*(*uint32)(unsafe.Add(ib, e*si)))
+				}
 			case opSwap2:
-				*(*uint16)(os) = bits.ReverseBytes16(*(*uint16)(is))
+				for e := range n {
+					*(*uint16)(unsafe.Add(ob, e*so)) = bits.ReverseBytes16(*(*uint16)(unsafe.Add(ib, e*si)))
+				}
 			case opCopy:
-				copy(unsafe.Slice((*byte)(os), o.n), unsafe.Slice((*byte)(is), o.n))
+				for e := range n {
+					copy(unsafe.Slice((*byte)(unsafe.Add(ob, e*so)), o.n), unsafe.Slice((*byte)(unsafe.Add(ib, e*si)), o.n))
+				}
 			case opSwap:
-				swapRun(unsafe.Slice((*byte)(os), o.n*o.size), unsafe.Slice((*byte)(is), o.n*o.size), o.size)
+				for e := range n {
+					is, os := unsafe.Add(ib, e*si), unsafe.Add(ob, e*so)
+					switch {
+					case o.size == 4 && o.n <= 8: // int[2] of a struct: in line
+						for j := range o.n {
+							*(*uint32)(unsafe.Add(os, 4*j)) = bits.ReverseBytes32(*(*uint32)(unsafe.Add(is, 4*j)))
+						}
+					case o.size == 8 && o.n <= 8:
+						for j := range o.n {
+							*(*uint64)(unsafe.Add(os, 8*j)) = bits.ReverseBytes64(*(*uint64)(unsafe.Add(is, 8*j)))
+						}
+					default:
+						swapRun(unsafe.Slice((*byte)(os), o.n*o.size), unsafe.Slice((*byte)(is), o.n*o.size), o.size)
+					}
+				}
 			default:
-				convComp(unsafe.Slice((*byte)(os), o.osize), unsafe.Slice((*byte)(is), o.size), o.cls, &p.from, &p.to, o.pre, ce)
+				for e := range n {
+					is, os := unsafe.Add(ib, e*si), unsafe.Add(ob, e*so)
+					convComp(unsafe.Slice((*byte)(os), o.osize), unsafe.Slice((*byte)(is), o.size), o.cls, &p.from, &p.to, o.pre, ce)
+				}
 			}
 		}
 	}
 }
+
+// planBlock is how many elements run sees step by step at a time.
+const planBlock = 64
 
 // swapRun reverses the bytes of each s-byte element of in into out (the
 // same length; out may be in). Eight bytes at a time: two 4-byte or four

@@ -143,6 +143,12 @@ func (l *Comm) checkRemoteGroup(b []byte) ([]int, error) {
 // context pairs[0] and its hidden local communicator with pairs[1],
 // inheriting c's error handler. The pairs are released on failure.
 func (c *Comm) deriveInter(group, remote []int, pairs []int) (*Comm, error) {
+	return c.deriveInterInto(nil, group, remote, pairs)
+}
+
+// deriveInterInto is deriveInter building into (with its handle and
+// error handler) instead of a new communicator when into is not nil.
+func (c *Comm) deriveInterInto(into *Comm, group, remote []int, pairs []int) (*Comm, error) {
 	w := c.w
 	release := func() {
 		for _, p := range pairs {
@@ -155,14 +161,23 @@ func (c *Comm) deriveInter(group, remote []int, pairs []int) (*Comm, error) {
 		return nil, err
 	}
 	hidden.errhandler = HandleErrorsReturn
-	nc, err := w.setupComm(&Comm{group: group, remote: remote, local: hidden, ctx: uint32(2 * pairs[0])}, 0)
+	nc, h := into, Handle(0)
+	if nc == nil {
+		nc = &Comm{}
+	} else {
+		h = nc.handle
+	}
+	nc.group, nc.remote, nc.local, nc.ctx = group, remote, hidden, uint32(2*pairs[0])
+	nc, err = w.setupComm(nc, h)
 	if err != nil {
 		release()
 		return nil, err
 	}
-	c.mu.Lock()
-	nc.errhandler, nc.userEH = c.errhandler, c.userEH
-	c.mu.Unlock()
+	if into == nil {
+		c.mu.Lock()
+		nc.errhandler, nc.userEH = c.errhandler, c.userEH
+		c.mu.Unlock()
+	}
 	if c.IsInter() {
 		nc.dynSeed, nc.dynFirst = c.dynSeed, c.dynFirst
 	}
@@ -379,12 +394,12 @@ func agreePairs(l *Comm, leader, n int, seed uint64, xchg func([]byte) ([]byte, 
 
 // interDup is MPI_Comm_dup's agreement on an intercommunicator: a new
 // intercommunicator over the same two groups.
-func (c *Comm) interDup() (*Comm, error) {
+func (c *Comm) interDup(into *Comm) (*Comm, error) {
 	pairs, err := agreePairs(c.local, 0, 2, c.pairSeed(), c.leaderXchg())
 	if err != nil {
 		return nil, err
 	}
-	return c.deriveInter(append([]int(nil), c.group...), append([]int(nil), c.remote...), pairs)
+	return c.deriveInterInto(into, append([]int(nil), c.group...), append([]int(nil), c.remote...), pairs)
 }
 
 // interSplit is MPI_Comm_split on an intercommunicator (MPI-2): the local
@@ -538,12 +553,14 @@ func compareInter(a, b *Comm) int {
 // CollSendTyped sends count elements of dt at buf to rank dest (a remote
 // rank on an intercommunicator) on c's collective context.
 func (c *Comm) CollSendTyped(buf unsafe.Pointer, count int, dt *Datatype, dest, tag int) error {
-	return c.CollSend(sendView(buf, count, dt), dest, tag)
+	data, m := c.w.sendData(buf, count, dt)
+	return c.w.Send(c, c.ctx+1, data, dest, tag, ModeStandard|m)
 }
 
 // CollIsendTyped starts CollSendTyped.
 func (c *Comm) CollIsendTyped(buf unsafe.Pointer, count int, dt *Datatype, dest, tag int) (*Request, error) {
-	return c.CollIsend(sendView(buf, count, dt), dest, tag)
+	data, m := c.w.sendData(buf, count, dt)
+	return c.w.Isend(c, c.ctx+1, data, dest, tag, ModeStandard|m)
 }
 
 // CollRecvTyped receives count elements of dt into buf from rank src on

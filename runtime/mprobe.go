@@ -84,7 +84,7 @@ func (m *Message) status() Status {
 		return Status{Source: ProcNull, Tag: AnyTag}
 	}
 	h := &m.u.hdr
-	return Status{Source: int(h.Source), Tag: int(h.Tag), Count: int64(h.Len), SenderSizes: m.comm.w.senderSizes(m.u.peer)}
+	return Status{Source: int(h.Source), Tag: int(h.Tag), Count: int64(h.Len), SenderSizes: m.comm.w.senderSizes(m.u.peer, h.Flags)}
 }
 
 // Improbe looks for a message matching (src, tag) on context ctx of c and,
@@ -107,16 +107,20 @@ func (w *World) Improbe(c *Comm, ctx uint32, src, tag int) (*Message, Status, bo
 }
 
 // Mprobe blocks until a message matching (src, tag) arrives and takes it
-// like Improbe.
-func (w *World) Mprobe(c *Comm, ctx uint32, src, tag int) (*Message, Status) {
+// like Improbe, or until no sender is left (ProbeLost's error).
+func (w *World) Mprobe(c *Comm, ctx uint32, src, tag int) (*Message, Status, error) {
 	var msg *Message
 	var st Status
+	var err error
 	w.waitUntil(func() bool {
 		var ok bool
 		msg, st, ok = w.Improbe(c, ctx, src, tag)
-		return ok
+		if !ok {
+			err = w.ProbeLost(c, src)
+		}
+		return ok || err != nil
 	})
-	return msg, st
+	return msg, st, err
 }
 
 // ImrecvTyped starts receiving message m into up to count elements of dt

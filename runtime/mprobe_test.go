@@ -28,7 +28,7 @@ func TestMprobeAnySource(t *testing.T) {
 		}
 		next := make([]int, n)
 		for k := 0; k < (n-1)*len(sizes); k++ {
-			m, st := w.Mprobe(c, c.Context(), mpirt.AnySource, mpirt.AnyTag)
+			m, st, _ := w.Mprobe(c, c.Context(), mpirt.AnySource, mpirt.AnyTag)
 			src, i := st.Source, next[st.Source]
 			if st.Tag != i || st.Count != int64(sizes[i]) {
 				t.Fatalf("message %d from %d: tag %d count %d", i, src, st.Tag, st.Count)
@@ -65,7 +65,7 @@ func TestMprobeProcNull(t *testing.T) {
 	db, _ := mpirt.PredefinedDatatype(mpirt.TypeByte)
 	job(t, 1, 256, 64, func(t *testing.T, w *mpirt.World) {
 		c := w.CommWorld()
-		m, st := w.Mprobe(c, c.Context(), mpirt.ProcNull, 3)
+		m, st, _ := w.Mprobe(c, c.Context(), mpirt.ProcNull, 3)
 		if !m.NoProc() || st.Source != mpirt.ProcNull || w.AddMessage(m) != mpirt.HandleMessageNoProc {
 			t.Fatalf("Mprobe(PROC_NULL): %+v", st)
 		}

@@ -30,7 +30,7 @@ func (w *World) maxPayload(peer int) int {
 // complete when the device took the bytes. Its frame has SendID 0: there
 // is no request to cancel (capi's C express lane sends the same frames).
 func (w *World) Send(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendMode) error {
-	if dest != ProcNull && mode != ModeSync && mode != ModeBuffered {
+	if dest != ProcNull && (mode == ModeStandard || mode == ModeReady) {
 		if peer := c.peerOf(dest); peer != w.cfg.Rank && len(buf) <= w.eagerTo[peer] {
 			return w.routes[peer].Send(peer, Header{Kind: FrameEager, Context: ctx, Source: int32(c.rank),
 				Tag: int32(tag), Len: uint64(len(buf))}, buf)
@@ -74,10 +74,14 @@ func (w *World) isend(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendM
 	if dest == ProcNull {
 		return w.completedRequest(c, ReqSend, ProcNull, AnyTag), nil
 	}
+	var flags uint8
+	if mode&modePacked != 0 { // a packed buffer of another representation (hpack.go)
+		flags, mode = FlagPacked, mode&^modePacked
+	}
 	peer := c.peerOf(dest)
 	r := w.newRequest()
 	r.w, r.Kind, r.comm, r.ctx, r.buf, r.peer, r.onDone = w, ReqSend, c, ctx, buf, peer, onDone
-	r.hdr = Header{Context: ctx, Source: int32(c.rank), Tag: int32(tag), Len: uint64(len(buf))}
+	r.hdr = Header{Flags: flags, Context: ctx, Source: int32(c.rank), Tag: int32(tag), Len: uint64(len(buf))}
 	h := &r.hdr
 	if peer == w.cfg.Rank || len(buf) <= w.eagerTo[peer] {
 		h.Kind = FrameEager
@@ -158,6 +162,17 @@ func (w *World) postRecv(r *Request, c *Comm, ctx uint32, buf []byte, src, tag i
 	q := m.queuesLocked(ctx)
 	u := q.findUnexpectedLocked(src, tag, true)
 	if u == nil {
+		if src == AnySource && w.p2px.failures.any.Load() {
+			// No sender left on an intercommunicator to a job that
+			// died: fail rather than wait forever (under m.mu, so a
+			// loss recorded now finds the receive posted instead).
+			if err := w.remoteLostError(c); err != nil {
+				m.unlock()
+				r.Err, r.Status.Error = err, ErrOther
+				w.complete(r)
+				return
+			}
+		}
 		q.appendPostedLocked(r)
 		m.unlock()
 		return
@@ -181,21 +196,47 @@ func (w *World) Iprobe(c *Comm, ctx uint32, src, tag int) (Status, bool) {
 	u := m.queuesLocked(ctx).findUnexpectedLocked(src, tag, false)
 	var st Status
 	if u != nil {
-		st = Status{Source: int(u.hdr.Source), Tag: int(u.hdr.Tag), Count: int64(u.hdr.Len), SenderSizes: w.senderSizes(u.peer)}
+		st = Status{Source: int(u.hdr.Source), Tag: int(u.hdr.Tag), Count: int64(u.hdr.Len), SenderSizes: w.senderSizes(u.peer, u.hdr.Flags)}
 	}
 	m.unlock()
 	return st, u != nil
 }
 
-// Probe blocks until a matching message is available.
+// Probe blocks until a matching message is available, or until no
+// sender is left (ProbeLost): then the status is empty and a receive
+// with the same pattern fails.
 func (w *World) Probe(c *Comm, ctx uint32, src, tag int) Status {
+	st, _ := w.ProbeErr(c, ctx, src, tag)
+	return st
+}
+
+// ProbeErr is Probe that returns ProbeLost's error when no sender is
+// left.
+func (w *World) ProbeErr(c *Comm, ctx uint32, src, tag int) (Status, error) {
 	var st Status
+	var err error
 	w.waitUntil(func() bool {
 		var ok bool
 		st, ok = w.Iprobe(c, ctx, src, tag)
-		return ok
+		if !ok {
+			err = w.ProbeLost(c, src)
+		}
+		return ok || err != nil
 	})
-	return st
+	return st, err
+}
+
+// ProbeLost is the error of a probe of c for src that found nothing and
+// never will: src is a lost process, or MPI_ANY_SOURCE on an
+// intercommunicator whose remote group is lost; nil otherwise.
+func (w *World) ProbeLost(c *Comm, src int) error {
+	if !w.p2px.failures.any.Load() || src == ProcNull {
+		return nil
+	}
+	if src == AnySource {
+		return w.remoteLostError(c)
+	}
+	return w.peerError(c.peerOf(src))
 }
 
 // handle is the Handler every device calls for an incoming frame.
@@ -285,12 +326,12 @@ func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
 	}
 	r.Status.Count = int64(n)
 	if h.Kind == FrameEager {
-		if h.Flags&(FlagSync|FlagForeign) == 0 {
+		if h.Flags&(FlagSync|FlagForeign|FlagPacked) == 0 {
 			copy(r.buf[:n], payload)
 			w.complete(r)
 			return
 		}
-		if h.Flags&FlagForeign == 0 || !w.convertEager(r, peer, h, payload) {
+		if h.Flags&(FlagForeign|FlagPacked) == 0 || !w.convertEager(r, peer, h, payload) {
 			copy(r.buf[:n], payload)
 		}
 		if h.Flags&FlagSync != 0 {
@@ -301,8 +342,8 @@ func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
 	}
 	// Rendezvous.
 	r.peer = peer // a lost peer fails the receive (PeerFailed)
-	if h.Flags&(FlagRMA|FlagForeign) != 0 {
-		if h.Flags&FlagForeign != 0 {
+	if h.Flags&(FlagRMA|FlagForeign|FlagPacked) != 0 {
+		if h.Flags&(FlagForeign|FlagPacked) != 0 {
 			w.stageForeign(r, peer, h)
 		} else if rr := w.remote[peer]; rr != nil && h.Len > 0 {
 			w.deliverRMA(rr, r, peer, h, n)

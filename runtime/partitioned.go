@@ -108,8 +108,8 @@ func (c *Comm) launchPartitioned(st *partState) error {
 		w.complete(op)
 		return nil
 	}
-	data := sendView(st.buf, st.partitions*st.count, st.dt)
-	_, err := w.isend(c, st.ctx, data, st.peer, st.tag, ModeStandard, func(sr *Request) {
+	data, m := w.sendData(st.buf, st.partitions*st.count, st.dt)
+	_, err := w.isend(c, st.ctx, data, st.peer, st.tag, ModeStandard|m, func(sr *Request) {
 		op.Err = sr.Err
 		w.complete(op)
 	})

@@ -262,7 +262,11 @@ func (c *Comm) IbsendTyped(buf unsafe.Pointer, count int, dt *Datatype, dest, ta
 	if n > 0 {
 		dt.Pack(data, buf, count)
 	}
-	r, err := w.Isend(c, c.ctx, data, dest, tag, ModeStandard)
+	var m SendMode
+	if w.reps != nil && isPackedType(dt) {
+		data, m = w.packedPayload(data)
+	}
+	r, err := w.Isend(c, c.ctx, data, dest, tag, ModeStandard|m)
 	p.mu.Lock()
 	if err != nil {
 		p.used -= cost

@@ -28,9 +28,13 @@ package mpirt
 // atomic each (plus a futex wait under contention); post/start/complete/
 // wait are one atomic per group member plus the waits.
 //
-// Windows whose processes are on several hosts have no segment: their
-// operations travel as messages served by the target's receive path
-// (rma_net.go).
+// Windows whose processes are on several hosts have one control segment
+// per host, shared by the window's processes of that host (indexed by
+// their position among them, lidx): pairs of one host use it exactly as
+// above, pairs of different hosts send their operations as messages
+// served by the target's receive path (rma_net.go), which takes the
+// same lock and accumulate words of the target's segment, so both kinds
+// of origins are atomic and exclusive against each other.
 
 import (
 	"encoding/binary"
@@ -68,6 +72,9 @@ const (
 // Control segment layout. All words are uint32 unless said otherwise.
 const (
 	ctrlMagic       = 0x574d5047 // "GPMW"
+	ctrlBarCount    = 8          // fence barrier of a window on one host: arrivals,
+	ctrlBarGen      = 12         // its generation,
+	ctrlBarWait     = 16         // the sleepers on the generation
 	ctrlRankStride  = 64         // per rank: lock and accumulate lock words, their sleeper counts
 	ctrlLockOff     = 0
 	ctrlAccOff      = 4
@@ -146,9 +153,10 @@ type Win struct {
 	size   int64
 	unit   int64
 
-	seg     []byte
-	net     *rmaNet // the window spans hosts (rma_net.go): no segment
+	seg     []byte  // the control segment of this host's processes of the window
+	net     *rmaNet // the window spans hosts (rma_net.go): the other hosts' ranks
 	layout  winLayout
+	lidx    []int // window rank -> index in the segment, -1: another host
 	targets []winTarget
 	freed   bool
 
@@ -313,20 +321,32 @@ func (c *Comm) NewWin(flavor int, base unsafe.Pointer, size, unit int64, info *I
 	win := &Win{w: c.w, comm: wc, flavor: flavor, size: size, unit: unit}
 	win.Errh.Set(c.w, HandleErrorsAreFatal)
 	win.SetInfo(info)
-	setup := func() error { return win.setup(base, noncontig) }
+	var hosts []string
 	if spans {
-		setup = func() error { return win.setupNet(base) }
+		if hosts, err = c.hostsOf(); err != nil {
+			wc.Free()
+			return nil, err
+		}
 	}
-	if err := setup(); err != nil {
+	if err := win.setup(base, noncontig, hosts); err != nil {
 		wc.Free()
 		return nil, err
+	}
+	if spans {
+		if err := win.setupNet(); err != nil {
+			unmapSegment(win.seg)
+			win.seg = nil
+			wc.Free()
+			return nil, err
+		}
 	}
 	win.handle = c.w.winTable().Add(win)
 	return win, nil
 }
 
-// setup exchanges the cards, creates and maps the segment.
-func (win *Win) setup(base unsafe.Pointer, noncontig bool) error {
+// setup exchanges the cards, creates and maps the segment of this host's
+// processes (hosts: every rank's host, nil when all are on this one).
+func (win *Win) setup(base unsafe.Pointer, noncontig bool, hosts []string) error {
 	c := win.comm
 	n := c.Size()
 	var mine [32]byte
@@ -339,7 +359,6 @@ func (win *Win) setup(base unsafe.Pointer, noncontig bool) error {
 		return err
 	}
 	cards := make([]winCard, n)
-	sizes := make([]int64, n)
 	for r, b := range all {
 		if len(b) != 32 {
 			return Errorf(ErrIntern, "", "window card of rank %d has %d bytes", r, len(b))
@@ -350,13 +369,27 @@ func (win *Win) setup(base unsafe.Pointer, noncontig bool) error {
 			size: int64(binary.LittleEndian.Uint64(b[16:])),
 			unit: int64(binary.LittleEndian.Uint64(b[24:])),
 		}
-		sizes[r] = cards[r].size
 	}
-	win.layout = newWinLayout(n, win.flavor, sizes, noncontig)
-	// Rank 0 creates the segment and tells its name (empty: failed).
+	// This host's ranks, in window order; the first (the leader)
+	// creates the segment.
+	win.lidx = make([]int, n)
+	var sizes []int64
+	leader := -1
+	for r := range win.lidx {
+		win.lidx[r] = -1
+		if hosts == nil || hosts[r] == hosts[c.Rank()] {
+			if leader < 0 {
+				leader = r
+			}
+			win.lidx[r] = len(sizes)
+			sizes = append(sizes, cards[r].size)
+		}
+	}
+	win.layout = newWinLayout(len(sizes), win.flavor, sizes, noncontig)
+	// The leaders create the segments and tell their names (empty: failed).
 	var name string
 	var cerr error
-	if c.Rank() == 0 {
+	if c.Rank() == leader {
 		name = fmt.Sprintf("gmpi-%d-win%d", os.Getpid(), winSeq.Add(1))
 		win.seg, cerr = createSegment(name, win.layout.total)
 		if cerr != nil {
@@ -365,23 +398,23 @@ func (win *Win) setup(base unsafe.Pointer, noncontig bool) error {
 	}
 	names, err := c.sysAllgather([]byte(name), 1)
 	if err != nil {
-		if c.Rank() == 0 && name != "" {
+		if c.Rank() == leader && name != "" {
 			unix.Unlink("/dev/shm/" + name)
 			unmapSegment(win.seg)
 		}
 		return err
 	}
-	name = string(names[0])
+	name = string(names[leader])
 	ok := byte(1)
 	if name == "" {
 		ok = 0
-	} else if c.Rank() != 0 {
+	} else if c.Rank() != leader {
 		if win.seg, cerr = openSegment(name, win.layout.total); cerr != nil {
 			ok = 0
 		}
 	}
 	oks, err := c.sysAllgather([]byte{ok}, 2)
-	if c.Rank() == 0 && name != "" {
+	if c.Rank() == leader && name != "" {
 		unix.Unlink("/dev/shm/" + name)
 	}
 	if err == nil {
@@ -404,14 +437,14 @@ func (win *Win) setup(base unsafe.Pointer, noncontig bool) error {
 	for r, cd := range cards {
 		t := &win.targets[r]
 		t.pid, t.base, t.size, t.dispUnit = int(cd.pid), uintptr(cd.base), cd.size, cd.unit
-		if win.layout.parts != nil {
-			off := win.layout.parts[r]
+		if win.lidx[r] >= 0 && win.layout.parts != nil {
+			off := win.layout.parts[win.lidx[r]]
 			t.mapped = win.seg[off : off+int(cd.size) : off+int(cd.size)]
 		}
 	}
 	if win.layout.parts != nil {
 		me := &win.targets[c.Rank()]
-		win.base = unsafe.Pointer(unsafe.SliceData(win.seg[win.layout.parts[c.Rank()]:]))
+		win.base = unsafe.Pointer(unsafe.SliceData(win.seg[win.layout.parts[win.lidx[c.Rank()]]:]))
 		if me.size == 0 && win.flavor == FlavorAllocate {
 			win.base = nil
 		}
@@ -447,7 +480,7 @@ func (win *Win) SharedQuery(rank int) (int64, int64, unsafe.Pointer, error) {
 		return 0, 0, nil, Errorf(ErrRank, "", "invalid rank argument rank: %d (the window has %d processes)", rank, len(win.targets))
 	}
 	t := &win.targets[rank]
-	return t.size, t.dispUnit, unsafe.Pointer(unsafe.SliceData(win.seg[win.layout.parts[rank]:])), nil
+	return t.size, t.dispUnit, unsafe.Pointer(unsafe.SliceData(win.seg[win.layout.parts[win.lidx[rank]]:])), nil
 }
 
 // Free is MPI_Win_free (collective): it fails with MPI_ERR_RMA_SYNC while
@@ -517,6 +550,10 @@ func unmapSegment(b []byte) {
 		unix.Munmap(b)
 	}
 }
+
+// local reports whether rank t is on this host (reached through the
+// segment), else it is reached by messages.
+func (win *Win) local(t int) bool { return win.lidx[t] >= 0 }
 
 // word returns the uint32 at offset off of the segment.
 func (win *Win) word(off int) *uint32 {

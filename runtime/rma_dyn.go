@@ -10,7 +10,7 @@ import (
 // a target address without the target's help. A free slot has base 0.
 
 func (win *Win) region(t, i int) (base, size *uint64) {
-	off := win.layout.regions + (t*maxRegions+i)*regionSize
+	off := win.layout.regions + (win.lidx[t]*maxRegions+i)*regionSize
 	return (*uint64)(unsafe.Pointer(&win.seg[off])), (*uint64)(unsafe.Pointer(&win.seg[off+8]))
 }
 
@@ -27,13 +27,6 @@ func (win *Win) Attach(base unsafe.Pointer, size int64) error {
 	}
 	win.mu.Lock()
 	defer win.mu.Unlock()
-	if win.net != nil {
-		if err := win.net.attach(base, size); err != nil {
-			return err
-		}
-		win.regions[uintptr(base)] = 0
-		return nil
-	}
 	me := win.comm.Rank()
 	lo, hi := uint64(uintptr(base)), uint64(uintptr(base))+uint64(size)
 	free := -1
@@ -52,6 +45,12 @@ func (win *Win) Attach(base unsafe.Pointer, size int64) error {
 	}
 	if free < 0 {
 		return Errorf(ErrRMAAttach, "", "already %d regions attached to the window (the most gmpi keeps)", maxRegions)
+	}
+	if win.net != nil {
+		// For the origins of other hosts.
+		if err := win.net.attach(base, size); err != nil {
+			return err
+		}
 	}
 	pb, ps := win.region(me, free)
 	atomic.StoreUint64(ps, uint64(size))
@@ -72,8 +71,9 @@ func (win *Win) Detach(base unsafe.Pointer) error {
 		return Errorf(ErrRMAAttach, "", "memory at %p is not attached to the window", base)
 	}
 	if win.net != nil {
-		delete(win.regions, uintptr(base))
-		return win.net.detach(base)
+		if err := win.net.detach(base); err != nil {
+			return err
+		}
 	}
 	pb, ps := win.region(win.comm.Rank(), i)
 	atomic.StoreUint64(pb, 0)

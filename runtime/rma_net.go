@@ -1,27 +1,31 @@
 package mpirt
 
-// Windows whose processes are on several hosts: every operation, lock
-// request and PSCW notice travels as a FrameRMA frame over the device that
-// serves them from its own receive path (AsyncReceiver: tcp's drainer
-// goroutine, or whichever thread reads the socket), so a target applies
-// them while it computes without calling MPI (passive target progress).
-// Every pair of such a window talks this way, also two ranks of one host
-// (the tcp device reaches every rank for this), so that all accumulates
-// into one process are applied by that process, under one lock (accMu):
-// per-call atomicity whatever the op and type, and the order of issue per
-// origin (frames of a pair are read in order and served one at a time);
-// an origin's accesses to its own memory take the same path without a
-// message. Frame header: Context is the window's context id, Source the
-// sender's rank in the window, Tag the operation, SendID the origin's
-// answer id, Offset the target address, Len the lock type (requests) or
-// the error class (answers).
+// Windows whose processes are on several hosts: the ranks of one host
+// share a control segment (rma.go) and reach each other through it; an
+// operation, lock request or PSCW notice to a rank of another host
+// travels as a FrameRMA frame over the device that serves them from its
+// own receive path (AsyncReceiver: tcp's drainer goroutine, or whichever
+// thread reads the socket), so a target applies them while it computes
+// without calling MPI (passive target progress). The receive path takes
+// the target's words in its host's segment: accumulates under its
+// accumulate lock (the one the origins of its host take: per-call
+// atomicity whatever the op and type, and the order of issue per origin,
+// as frames of a pair are read in order and served one at a time), lock
+// requests on its lock word (a request that must wait is granted by a
+// goroutine that waits for the word). Frame header: Context is the
+// window's context id, Source the sender's rank in the window, Tag the
+// operation, SendID the origin's answer id, Offset the target offset
+// from its base (an address for dynamic windows), Len the lock type
+// (requests) or the error class (answers).
 //
 // Data: the origin flattens the target datatype into (offset, length)
-// segments relative to the target address (data blocks for put and get;
+// segments relative to the target offset (data blocks for put and get;
 // whole-element spans, padding of pair types included, for accumulates)
 // and sends them with the data, cut in pieces of at most rmaPiece bytes;
-// a fetching operation waits for its answers before it returns, the others
-// are complete locally when sent and remotely at the next flush, unlock,
+// a fetching operation completes when its answers are in: at the next
+// flush, unlock, fence or MPI_Win_complete, or (request forms) when the
+// last answer arrives, which completes the request. The others are
+// complete locally when sent and remotely at the next flush, unlock,
 // fence or (for the target) MPI_Win_wait. Dynamic windows: the origin
 // checks addresses against its copy of the target's attached regions,
 // fetched again on a miss; the target checks every segment again.
@@ -36,8 +40,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // Operations (Header.Tag of FrameRMA frames).
@@ -49,7 +51,7 @@ const (
 	rmaOpCAS
 	rmaOpFlush
 	rmaOpLock   // Len: lock type
-	rmaOpUnlock // Len: lock type
+	rmaOpUnlock // Len: lock type (the answer follows the release)
 	rmaOpPost
 	rmaOpComplete
 	rmaOpRegions
@@ -69,18 +71,40 @@ type rmaWait struct {
 	done atomic.Bool
 	cls  int    // error class of the answer
 	data []byte // the answer's payload when segs is nil (regions)
+	grp  *rmaGroup
+}
+
+// rmaGroup completes a request once the answers of its operation are in.
+type rmaGroup struct {
+	nt     *rmaNet
+	t      int
+	left   atomic.Int32
+	waits  []*rmaWait
+	finish func()
+	req    *Request
+}
+
+// arrived counts one answer of g in; the last completes the request.
+func (g *rmaGroup) arrived() {
+	if g.left.Add(-1) != 0 {
+		return
+	}
+	for _, wt := range g.waits {
+		if wt.cls != 0 {
+			g.req.Err = remoteErr(wt.cls, g.t, "one-sided operation")
+			break
+		}
+	}
+	if g.req.Err == nil && g.finish != nil {
+		g.finish()
+	}
+	g.nt.win.w.complete(g.req)
 }
 
 // netRegion is an attached region of a dynamic window.
 type netRegion struct {
 	lo, n uint64
 	p     unsafe.Pointer
-}
-
-// lockReq is a lock request queued at its target.
-type lockReq struct {
-	origin, typ int
-	id          uint64
 }
 
 // rmaNet is the state of a window spanning hosts.
@@ -91,14 +115,7 @@ type rmaNet struct {
 	me    int
 	world []int // window rank -> world rank
 
-	alloc []byte // this process's memory of an allocated window
-
 	// Target side.
-	accMu    sync.Mutex // serializes accumulates into this process
-	lkMu     sync.Mutex
-	excl     bool
-	shared   int
-	lkQueue  []lockReq
 	regMu    sync.Mutex
 	regs     []netRegion // attached regions (dynamic)
 	errMu    sync.Mutex
@@ -131,6 +148,7 @@ type rmaNet struct {
 type rmaFetch struct {
 	waits  []*rmaWait
 	finish func()
+	req    *Request // a request form's: it completes the operation
 }
 
 type rmaOut struct {
@@ -153,9 +171,9 @@ func (c *Comm) windowSpansHosts() (bool, error) {
 	return false, nil
 }
 
-// setupNet builds the state of a window spanning hosts (after the cards'
-// exchange fails or succeeds on every process alike).
-func (win *Win) setupNet(base unsafe.Pointer) error {
+// setupNet builds the state of a window spanning hosts, after setup
+// (collective: fails on every process alike).
+func (win *Win) setupNet() error {
 	c := win.comm
 	w := c.w
 	n := c.Size()
@@ -166,64 +184,29 @@ func (win *Win) setupNet(base unsafe.Pointer) error {
 	ok := byte(1)
 	for r := 0; r < n; r++ {
 		nt.world[r] = c.WorldRank(r)
-		if r != nt.me && (w.rmaDev == nil || !w.rmaDev.Reaches(nt.world[r])) {
+		if !win.local(r) && (w.rmaDev == nil || !w.rmaDev.Reaches(nt.world[r])) {
 			ok = 2
 		}
 	}
-	if win.flavor == FlavorAllocate && win.size > 0 {
-		m, err := unix.Mmap(-1, 0, roundUp(int(win.size), pageSize), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
-		if err != nil {
-			ok = 3
-		} else {
-			nt.alloc = m
-			base = unsafe.Pointer(unsafe.SliceData(m))
-		}
-	}
-	win.base = base
-	var mine [33]byte
-	binary.LittleEndian.PutUint64(mine[0:], uint64(uintptr(base)))
-	binary.LittleEndian.PutUint64(mine[8:], uint64(win.size))
-	binary.LittleEndian.PutUint64(mine[16:], uint64(win.unit))
-	mine[32] = ok
 	// Registered before the exchange: a peer may send once it is done.
-	w.rmaWins.Store(nt.ctx, win)
-	all, err := c.sysAllgather(mine[:], 0)
+	w.rmaWins.Store(nt.ctx, nt)
+	all, err := c.sysAllgather([]byte{ok}, 3)
 	if err == nil {
-		win.targets = make([]winTarget, n)
 		for r, b := range all {
-			if len(b) != 33 {
-				err = Errorf(ErrIntern, "", "window card of rank %d has %d bytes", r, len(b))
+			if len(b) != 1 || b[0] != 1 {
+				err = Errorf(ErrUnsupportedOperation, "", "rank %d of the window cannot reach every rank of other hosts over the tcp device (which windows spanning hosts need)", r)
 				break
 			}
-			switch b[32] {
-			case 1:
-			case 3:
-				err = Errorf(ErrNoMem, "", "rank %d of the window could not allocate %d bytes", r, binary.LittleEndian.Uint64(b[8:]))
-			default:
-				err = Errorf(ErrUnsupportedOperation, "", "rank %d of the window cannot reach every other one over the tcp device (which windows spanning hosts need)", r)
-			}
-			if err != nil {
-				break
-			}
-			win.targets[r] = winTarget{base: uintptr(binary.LittleEndian.Uint64(b[0:])),
-				size: int64(binary.LittleEndian.Uint64(b[8:])), dispUnit: int64(binary.LittleEndian.Uint64(b[16:]))}
 		}
 	}
 	if err != nil {
 		w.rmaWins.Delete(nt.ctx)
-		if nt.alloc != nil {
-			unix.Munmap(nt.alloc)
-		}
 		return err
 	}
-	win.layout = winLayout{n: n}
 	win.net = nt
-	if win.flavor == FlavorDynamic {
-		win.regions = map[uintptr]int{}
-	}
 	nt.senders.Add(1)
 	go nt.sender()
-	w.logf("window (context %d) spans hosts: its operations travel as messages", nt.ctx)
+	w.logf("window (context %d) spans hosts: %d of its %d processes share this host's segment, the others are reached by messages", nt.ctx, win.layout.n, n)
 	return nil
 }
 
@@ -236,10 +219,6 @@ func (nt *rmaNet) free() {
 	nt.outCond.Broadcast()
 	nt.outMu.Unlock()
 	nt.senders.Wait()
-	if nt.alloc != nil {
-		unix.Munmap(nt.alloc)
-		nt.alloc = nil
-	}
 }
 
 // sender sends the answers the receive path queued (a Handler never
@@ -276,9 +255,9 @@ func (w *World) rmaFrame(peer int, h *Header, payload []byte) bool {
 		w.logf("gmpi: one-sided frame for unknown window context %d from %d", h.Context, peer)
 		return true
 	}
-	nt := v.(*Win).net
+	nt := v.(*rmaNet)
 	src := int(h.Source)
-	if nt == nil || src < 0 || src >= len(nt.world) || nt.world[src] != peer {
+	if src < 0 || src >= len(nt.world) || nt.world[src] != peer {
 		w.logf("gmpi: bad one-sided frame from %d", peer)
 		return true
 	}
@@ -308,7 +287,7 @@ func (nt *rmaNet) gotAnswer(h *Header, payload []byte) {
 	wt := nt.waits[h.SendID]
 	delete(nt.waits, h.SendID)
 	nt.waitMu.Unlock()
-	if wt == nil {
+	if wt == nil || wt.done.Load() {
 		nt.win.w.logf("gmpi: one-sided answer for unknown id %d", h.SendID)
 		return
 	}
@@ -326,7 +305,13 @@ func (nt *rmaNet) gotAnswer(h *Header, payload []byte) {
 			pos += s.n
 		}
 	}
+	nt.waitMu.Lock()
 	wt.done.Store(true)
+	g := wt.grp
+	nt.waitMu.Unlock()
+	if g != nil {
+		g.arrived()
+	}
 	nt.win.w.waker.Wake()
 }
 
@@ -491,21 +476,38 @@ func (nt *rmaNet) issue(t, op int, addr int64, elem, opH Handle, segs, fsegs []r
 	return waits, nil
 }
 
-// fetched completes a fetching operation to t now (a request form, or a
-// target in this process), or at the next synchronization that completes
-// operations to t (flush, unlock, fence, MPI_Win_complete).
-func (nt *rmaNet) fetched(t int, now bool, waits []*rmaWait, finish func()) error {
-	if now || t == nt.me {
-		if cls := nt.await(waits...); cls != 0 {
-			return remoteErr(cls, t, "one-sided operation")
+// fetched registers the fetching operation a (to another host) whose
+// answers are waits: it completes at the next synchronization that
+// completes operations to a.Target (flush, unlock, fence,
+// MPI_Win_complete), and for a request form (a.Request) when its last
+// answer arrives, which completes the request (a.Req) then.
+func (nt *rmaNet) fetched(a *RMAArgs, waits []*rmaWait, finish func()) error {
+	t := a.Target
+	f := rmaFetch{waits: waits, finish: finish}
+	if a.Request {
+		req := &Request{w: nt.win.w, Kind: ReqSend, comm: nt.win.comm}
+		req.Status = Status{Source: AnySource, Tag: AnyTag}
+		g := &rmaGroup{nt: nt, t: t, waits: waits, finish: finish, req: req}
+		g.left.Store(int32(len(waits)) + 1)
+		in := int32(1)
+		nt.waitMu.Lock()
+		for _, wt := range waits {
+			if wt.done.Load() {
+				in++
+			} else {
+				wt.grp = g
+			}
 		}
-		if finish != nil {
-			finish()
+		nt.waitMu.Unlock()
+		if g.left.Add(-in) == 0 {
+			g.left.Store(1)
+			g.arrived()
 		}
-		return nil
+		a.Req = req
+		f = rmaFetch{waits: waits, req: req}
 	}
 	nt.fetchMu.Lock()
-	nt.fetches[t] = append(nt.fetches[t], rmaFetch{waits: waits, finish: finish})
+	nt.fetches[t] = append(nt.fetches[t], f)
 	nt.fetchMu.Unlock()
 	return nil
 }
@@ -518,6 +520,13 @@ func (nt *rmaNet) completeFetches(t int) error {
 	nt.fetchMu.Unlock()
 	var first error
 	for _, f := range fs {
+		if f.req != nil {
+			nt.win.w.waitFor(f.req)
+			if f.req.Err != nil && first == nil {
+				first = f.req.Err
+			}
+			continue
+		}
 		cls := nt.await(f.waits...)
 		if cls != 0 {
 			if first == nil {
@@ -577,11 +586,10 @@ func (nt *rmaNet) locate(a int64, n int) []byte {
 		}
 		return nil
 	}
-	b := uint64(uintptr(win.base))
-	if win.base == nil || lo < b || hi > b+uint64(win.size) {
+	if win.base == nil || hi > uint64(win.size) {
 		return nil
 	}
-	return unsafe.Slice((*byte)(unsafe.Add(win.base, lo-b)), n)
+	return unsafe.Slice((*byte)(unsafe.Add(win.base, lo)), n)
 }
 
 // serve applies a request of window rank o (or, for an answer, completes
@@ -597,7 +605,7 @@ func (nt *rmaNet) serve(o int, h *Header, payload []byte) {
 	case rmaOpLock:
 		nt.lockRequest(o, int(h.Len), h.SendID)
 	case rmaOpUnlock:
-		nt.unlockRequest(int(h.Len))
+		nt.win.releaseLocal(nt.me, int(h.Len))
 		nt.answer(o, h.SendID, nt.takeDeferred(o), nil)
 	case rmaOpPost:
 		nt.posts[o].Add(1)
@@ -658,7 +666,14 @@ func (nt *rmaNet) serveData(o int, h *Header, payload []byte) {
 			fail(ErrRMARange)
 			return
 		}
-		total += s.n
+		// An origin cuts its operations in pieces of at most rmaPiece
+		// bytes (issue): a piece naming more (many segments over the
+		// same bytes, say) would make a fetch allocate what the frame
+		// never announced.
+		if total += s.n; total > rmaPiece {
+			fail(ErrIntern)
+			return
+		}
 	}
 	var elem *Datatype
 	if op == rmaOpAcc || op == rmaOpGetAcc || op == rmaOpCAS {
@@ -667,8 +682,14 @@ func (nt *rmaNet) serveData(o int, h *Header, payload []byte) {
 			fail(ErrType)
 			return
 		}
-		nt.accMu.Lock()
-		defer nt.accMu.Unlock()
+		// Accumulates take predefined operations only: a peer never
+		// gets to run one of this process's user functions.
+		if op != rmaOpCAS && !IsPredefinedOp(opH) {
+			fail(ErrOp)
+			return
+		}
+		nt.win.accLock(nt.me)
+		defer nt.win.accUnlock(nt.me)
 	}
 	var out []byte
 	if fetch && op != rmaOpCAS {
@@ -715,54 +736,21 @@ func (nt *rmaNet) serveData(o int, h *Header, payload []byte) {
 	}
 }
 
-// lockRequest queues or grants a lock request of origin o.
+// lockRequest grants a lock request of origin o when this process's lock
+// is free for it, else hands it to a goroutine that waits for the lock.
 func (nt *rmaNet) lockRequest(o, typ int, id uint64) {
-	nt.lkMu.Lock()
-	if len(nt.lkQueue) == 0 && nt.grantableLocked(typ) {
-		nt.takeLocked(typ)
-		nt.lkMu.Unlock()
+	if typ != LockExclusive && typ != LockShared {
+		nt.answer(o, id, ErrLocktype, nil)
+		return
+	}
+	if nt.win.tryAcquire(nt.me, typ) {
 		nt.answer(o, id, 0, nil)
 		return
 	}
-	nt.lkQueue = append(nt.lkQueue, lockReq{origin: o, typ: typ, id: id})
-	nt.lkMu.Unlock()
-}
-
-func (nt *rmaNet) grantableLocked(typ int) bool {
-	if typ == LockExclusive {
-		return !nt.excl && nt.shared == 0
-	}
-	return !nt.excl
-}
-
-func (nt *rmaNet) takeLocked(typ int) {
-	if typ == LockExclusive {
-		nt.excl = true
-	} else {
-		nt.shared++
-	}
-}
-
-// unlockRequest releases a lock and grants the queued requests that fit,
-// in order.
-func (nt *rmaNet) unlockRequest(typ int) {
-	nt.lkMu.Lock()
-	if typ == LockExclusive {
-		nt.excl = false
-	} else if nt.shared > 0 {
-		nt.shared--
-	}
-	var grant []lockReq
-	for len(nt.lkQueue) > 0 && nt.grantableLocked(nt.lkQueue[0].typ) {
-		q := nt.lkQueue[0]
-		nt.lkQueue = nt.lkQueue[1:]
-		nt.takeLocked(q.typ)
-		grant = append(grant, q)
-	}
-	nt.lkMu.Unlock()
-	for _, q := range grant {
-		nt.answer(q.origin, q.id, 0, nil)
-	}
+	go func() {
+		nt.win.acquireLocal(nt.me, typ)
+		nt.answer(o, id, 0, nil)
+	}()
 }
 
 // acquire takes target t's lock (waits for the grant).
@@ -916,7 +904,7 @@ func (win *Win) accumulateNet(a *RMAArgs, addr int64, noop, fetch bool) error {
 		return err
 	}
 	rdt, result, rc := a.RDT, a.Result, a.RCount
-	return win.net.fetched(a.Target, a.Request, waits, func() {
+	return win.net.fetched(a, waits, func() {
 		packed := make([]byte, tc*tdt.Size())
 		tdt.Pack(packed, unsafe.Add(unsafe.Pointer(unsafe.SliceData(res)), -tdt.TrueLB()), tc)
 		rdt.Unpack(result, packed, rc)
@@ -940,5 +928,5 @@ func (nt *rmaNet) issueCAS(t int, addr int64, dt *Datatype, in, result []byte) e
 		nt.waitMu.Unlock()
 		return err
 	}
-	return nt.fetched(t, false, []*rmaWait{wt}, nil)
+	return nt.fetched(&RMAArgs{Target: t}, []*rmaWait{wt}, nil)
 }

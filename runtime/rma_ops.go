@@ -25,9 +25,11 @@ type RMAArgs struct {
 	TCount  int
 	TDT     *Datatype
 	Op      Handle
-	// Request: a request form (MPI_Rget, ...), whose request completes
-	// when the call returns, so a fetch completes in the call.
+	// Request: a request form (MPI_Rget, ...). Req is its request when
+	// the operation is not complete on return (a fetch from another
+	// host: complete when the answer arrived), nil when it is.
 	Request bool
+	Req     *Request
 }
 
 // rmaSeg is one block of a transfer: n bytes at offset off from the
@@ -88,7 +90,7 @@ func (win *Win) target(a *RMAArgs) (addr int64, skip bool, err error) {
 		return 0, true, nil
 	}
 	if err := win.checkRank(a.Target); err != nil {
-		return 0, false, Errorf(ErrRank, "", "invalid target_rank argument: %d (the window has %d processes)", a.Target, win.layout.n)
+		return 0, false, Errorf(ErrRank, "", "invalid target_rank argument: %d (the window has %d processes)", a.Target, len(win.targets))
 	}
 	if ok, err := win.canAccess(a.Target); err != nil {
 		return 0, false, err
@@ -114,7 +116,7 @@ func (win *Win) target(a *RMAArgs) (addr int64, skip bool, err error) {
 		return lo, false, nil
 	}
 	lo += int64(a.TDT.TrueLB())
-	if win.flavor == FlavorDynamic && win.net != nil {
+	if win.flavor == FlavorDynamic && !win.local(a.Target) {
 		ok, err := win.net.attachedRemote(a.Target, uint64(lo), sp)
 		if err != nil {
 			return 0, false, err
@@ -133,7 +135,9 @@ func (win *Win) target(a *RMAArgs) (addr int64, skip bool, err error) {
 	if lo < 0 || lo > t.size || sp > t.size-lo {
 		return 0, false, Errorf(ErrRMARange, "", "target bytes [%d, %d) are outside rank %d's window of %d bytes", lo, lo+sp, a.Target, t.size)
 	}
-	if t.mapped != nil {
+	if t.mapped != nil || !win.local(a.Target) {
+		// An offset in the mapping, or from the base of a process of
+		// another host.
 		return a.Disp * t.dispUnit, false, nil
 	}
 	return int64(t.base) + a.Disp*t.dispUnit, false, nil
@@ -218,7 +222,7 @@ func (win *Win) Put(a *RMAArgs) error {
 	}
 	data := sendView(a.Origin, a.OCount, a.ODT)
 	var one [1]rmaSeg
-	if win.net != nil {
+	if !win.local(a.Target) {
 		_, err := win.net.issue(a.Target, rmaOpPut, addr, 0, 0, targetSegs(a.TDT, a.TCount, unsafe.Pointer(unsafe.SliceData(data)), true, one[:]), nil, true, 1)
 		return err
 	}
@@ -237,7 +241,7 @@ func (win *Win) Get(a *RMAArgs) error {
 	buf, done := recvView(a.Origin, a.OCount, a.ODT)
 	var one [1]rmaSeg
 	segs := targetSegs(a.TDT, a.TCount, unsafe.Pointer(unsafe.SliceData(buf)), true, one[:])
-	if win.net != nil {
+	if !win.local(a.Target) {
 		waits, err := win.net.issue(a.Target, rmaOpGet, addr, 0, 0, segs, segs, false, 1)
 		if err != nil {
 			return err
@@ -246,7 +250,7 @@ func (win *Win) Get(a *RMAArgs) error {
 		if done != nil {
 			finish = func() { done(&Request{Status: Status{Count: int64(len(buf))}}) }
 		}
-		return win.net.fetched(a.Target, a.Request, waits, finish)
+		return win.net.fetched(a, waits, finish)
 	}
 	if err := win.xfer(a.Target, addr, segs, false); err != nil {
 		return err
@@ -317,7 +321,7 @@ func (win *Win) GetAccumulate(a *RMAArgs) error {
 		return err
 	}
 	tdt, tc := a.TDT, a.TCount
-	if win.net != nil {
+	if !win.local(a.Target) {
 		return win.accumulateNet(a, addr, noop, fetch)
 	}
 	if win.targets[a.Target].mapped != nil && tdt.IsContiguous() && (noop || a.ODT.IsContiguous()) && (!fetch || a.RDT.IsContiguous()) {
@@ -387,7 +391,7 @@ func (win *Win) CompareAndSwap(a *RMAArgs) error {
 		return err
 	}
 	n := dt.Size()
-	if win.net != nil {
+	if !win.local(a.Target) {
 		in := make([]byte, 2*n)
 		copy(in, unsafe.Slice((*byte)(a.Origin), n))
 		copy(in[n:], unsafe.Slice((*byte)(a.Compare), n))
@@ -410,7 +414,7 @@ func (win *Win) CompareAndSwap(a *RMAArgs) error {
 }
 
 // CompletedRequest returns a request that is complete already (the
-// request-based RMA operations, which complete when issued).
+// request-based RMA operations that complete when issued).
 func (w *World) CompletedRequest(c *Comm) *Request {
 	return w.completedRequest(c, ReqSend, AnySource, AnyTag)
 }

@@ -40,38 +40,66 @@ func wake(p, waiters *uint32) {
 	}
 }
 
-// Per-rank words of the control segment.
+// Per-rank words of the control segment (t, r: window ranks of this host).
 func (win *Win) lockWords(t int) (p, waiters *uint32) {
-	o := win.layout.ranks + t*ctrlRankStride
+	o := win.layout.ranks + win.lidx[t]*ctrlRankStride
 	return win.word(o + ctrlLockOff), win.word(o + ctrlLockWaitOff)
 }
 
 func (win *Win) accWords(t int) (p, waiters *uint32) {
-	o := win.layout.ranks + t*ctrlRankStride
+	o := win.layout.ranks + win.lidx[t]*ctrlRankStride
 	return win.word(o + ctrlAccOff), win.word(o + ctrlAccWaitOff)
 }
 
 // pscwWaiters counts rank r's sleepers on PSCW counters.
 func (win *Win) pscwWaiters(r int) *uint32 {
-	return win.word(win.layout.ranks + r*ctrlRankStride + ctrlPscwWaitOff)
+	return win.word(win.layout.ranks + win.lidx[r]*ctrlRankStride + ctrlPscwWaitOff)
+}
+
+// postWord counts the posts of target t for origin o; completeWord the
+// completes of origin o at target t (both of this host).
+func (win *Win) postWord(t, o int) *uint32 {
+	return win.word(win.layout.post + 4*(win.lidx[t]*win.layout.n+win.lidx[o]))
+}
+
+func (win *Win) completeWord(t, o int) *uint32 {
+	return win.word(win.layout.complete + 4*(win.lidx[t]*win.layout.n+win.lidx[o]))
 }
 
 const lockWriter = 1 << 31
 
 // acquire takes rank t's window lock (shared or exclusive).
 func (win *Win) acquire(t, typ int) error {
-	if win.net != nil {
+	if !win.local(t) {
 		return win.net.acquire(t, typ)
 	}
-	p, waiters := win.lockWords(t)
+	win.acquireLocal(t, typ)
+	return nil
+}
+
+// tryAcquire takes the lock of t (of this host) if it is free for typ.
+func (win *Win) tryAcquire(t, typ int) bool {
+	p, _ := win.lockWords(t)
 	for {
 		v := atomic.LoadUint32(p)
 		if typ == LockExclusive {
-			if v == 0 && atomic.CompareAndSwapUint32(p, 0, lockWriter) {
-				return nil
-			}
-		} else if v&lockWriter == 0 && atomic.CompareAndSwapUint32(p, v, v+1) {
-			return nil
+			return v == 0 && atomic.CompareAndSwapUint32(p, 0, lockWriter)
+		}
+		if v&lockWriter != 0 {
+			return false
+		}
+		if atomic.CompareAndSwapUint32(p, v, v+1) {
+			return true
+		}
+	}
+}
+
+// acquireLocal waits for the lock of t (of this host).
+func (win *Win) acquireLocal(t, typ int) {
+	p, waiters := win.lockWords(t)
+	for {
+		if win.tryAcquire(t, typ) {
+			return
 		}
 		waitWord(p, waiters, func(x uint32) bool {
 			if typ == LockExclusive {
@@ -85,9 +113,15 @@ func (win *Win) acquire(t, typ int) error {
 // release drops rank t's window lock (on a window spanning hosts, once
 // the operations issued to t are complete there).
 func (win *Win) release(t, typ int) error {
-	if win.net != nil {
+	if !win.local(t) {
 		return win.net.release(t, typ)
 	}
+	win.releaseLocal(t, typ)
+	return nil
+}
+
+// releaseLocal drops the lock of t (of this host).
+func (win *Win) releaseLocal(t, typ int) {
 	p, waiters := win.lockWords(t)
 	if typ == LockExclusive {
 		atomic.StoreUint32(p, 0)
@@ -95,7 +129,6 @@ func (win *Win) release(t, typ int) error {
 		atomic.AddUint32(p, ^uint32(0))
 	}
 	wake(p, waiters)
-	return nil
 }
 
 // accLock and accUnlock bracket a read-modify-write at rank t.
@@ -141,14 +174,37 @@ func (win *Win) Fence(assert int) error {
 		if err := win.net.flushAll(); err != nil {
 			return err
 		}
-	}
-	if err := win.comm.Coll.Barrier(win.comm); err != nil {
-		return err
+		if err := win.comm.Coll.Barrier(win.comm); err != nil {
+			return err
+		}
+	} else {
+		win.segBarrier()
 	}
 	win.mu.Lock()
 	win.fence = assert&ModeNosucceed == 0
 	win.mu.Unlock()
 	return nil
+}
+
+// segBarrier is the fence of a window whose processes are all on this
+// host: a counter and a generation word in the segment (capi's express
+// lane runs the same barrier in C, so fences of both kinds meet).
+func (win *Win) segBarrier() {
+	cnt, gen, waiters := win.word(ctrlBarCount), win.word(ctrlBarGen), win.word(ctrlBarWait)
+	g := atomic.LoadUint32(gen)
+	if atomic.AddUint32(cnt, 1) == uint32(win.layout.n) {
+		atomic.StoreUint32(cnt, 0)
+		atomic.AddUint32(gen, 1)
+		wake(gen, waiters)
+		return
+	}
+	waitWord(gen, waiters, func(v uint32) bool { return v != g })
+}
+
+// ExpressBarrier returns the words of segBarrier and the number of
+// processes that meet there (ExpressTarget's windows only).
+func (win *Win) ExpressBarrier() (words *uint32, n int) {
+	return win.word(ctrlBarCount), win.layout.n
 }
 
 // commRanks turns a group into ranks of the window's communicator.
@@ -184,22 +240,19 @@ func (win *Win) Post(g *Group, assert int) error {
 	if win.postGroup != nil {
 		return Errorf(ErrRMASync, "", "MPI_Win_post while an exposure epoch is open")
 	}
-	n, me := win.layout.n, win.comm.Rank()
+	me := win.comm.Rank()
 	if win.waited == nil {
-		win.waited = make([]uint32, n)
+		win.waited = make([]uint32, len(win.targets))
 	}
 	win.fence = false
-	if win.net != nil {
-		for _, o := range ranks {
+	for _, o := range ranks {
+		if !win.local(o) {
 			if err := win.net.send(o, Header{Tag: rmaOpPost}, nil); err != nil {
 				return err
 			}
+			continue
 		}
-		win.postGroup = ranks
-		return nil
-	}
-	for _, o := range ranks {
-		p := win.word(win.layout.post + 4*(me*n+o))
+		p := win.postWord(me, o)
 		atomic.AddUint32(p, 1)
 		wake(p, win.pscwWaiters(o))
 	}
@@ -219,20 +272,20 @@ func (win *Win) Start(g *Group, assert int) error {
 	if win.startGroup != nil || win.passiveLocked() {
 		return Errorf(ErrRMASync, "", "MPI_Win_start while an access epoch is open")
 	}
-	n, me := win.layout.n, win.comm.Rank()
+	me := win.comm.Rank()
 	if win.started == nil {
-		win.started = make([]uint32, n)
+		win.started = make([]uint32, len(win.targets))
 	}
 	win.fence = false
 	for _, t := range ranks {
 		want := win.started[t] + 1
-		if win.net != nil {
+		if !win.local(t) {
 			pc := &win.net.posts[t]
 			win.w.waitUntil(func() bool { return int32(pc.Load()-want) >= 0 })
 			win.started[t] = want
 			continue
 		}
-		waitWord(win.word(win.layout.post+4*(t*n+me)), win.pscwWaiters(me), func(v uint32) bool { return int32(v-want) >= 0 })
+		waitWord(win.postWord(t, me), win.pscwWaiters(me), func(v uint32) bool { return int32(v-want) >= 0 })
 		win.started[t] = want
 	}
 	win.startGroup = ranks
@@ -246,12 +299,13 @@ func (win *Win) Complete() error {
 	if win.startGroup == nil {
 		return Errorf(ErrRMASync, "", "MPI_Win_complete without MPI_Win_start")
 	}
-	n, me := win.layout.n, win.comm.Rank()
-	if win.net != nil {
-		// The notice follows the operations on each pair's ordered
-		// path: the target's MPI_Win_wait sees them applied.
-		var first error
-		for _, t := range win.startGroup {
+	me := win.comm.Rank()
+	var first error
+	for _, t := range win.startGroup {
+		if !win.local(t) {
+			// The notice follows the operations on the pair's
+			// ordered path: the target's MPI_Win_wait sees them
+			// applied.
 			if err := win.net.completeFetches(t); err != nil && first == nil {
 				first = err
 			}
@@ -259,27 +313,23 @@ func (win *Win) Complete() error {
 			if err := win.net.send(t, Header{Tag: rmaOpComplete}, nil); err != nil && first == nil {
 				first = err
 			}
+			continue
 		}
-		win.startGroup = nil
-		return first
-	}
-	for _, t := range win.startGroup {
-		p := win.word(win.layout.complete + 4*(t*n+me))
+		p := win.completeWord(t, me)
 		atomic.AddUint32(p, 1)
 		wake(p, win.pscwWaiters(t))
 	}
 	win.startGroup = nil
-	return nil
+	return first
 }
 
 // completedLocked reports whether origin o completed its epoch.
 func (win *Win) completedLocked(o int) bool {
-	n, me := win.layout.n, win.comm.Rank()
 	want := win.waited[o] + 1
-	if win.net != nil {
+	if !win.local(o) {
 		return int32(win.net.completes[o].Load()-want) >= 0
 	}
-	return int32(atomic.LoadUint32(win.word(win.layout.complete+4*(me*n+o)))-want) >= 0
+	return int32(atomic.LoadUint32(win.completeWord(win.comm.Rank(), o))-want) >= 0
 }
 
 // Wait is MPI_Win_wait (block) and MPI_Win_test (!block): closes the
@@ -290,18 +340,18 @@ func (win *Win) Wait(block bool) (bool, error) {
 	if win.postGroup == nil {
 		return false, Errorf(ErrRMASync, "", "no exposure epoch (MPI_Win_post) to wait for")
 	}
-	n, me := win.layout.n, win.comm.Rank()
+	me := win.comm.Rank()
 	for _, o := range win.postGroup {
 		if !win.completedLocked(o) {
 			if !block {
 				return false, nil
 			}
-			if win.net != nil {
+			if !win.local(o) {
 				win.w.waitUntil(func() bool { return win.completedLocked(o) })
 				continue
 			}
 			want := win.waited[o] + 1
-			waitWord(win.word(win.layout.complete+4*(me*n+o)), win.pscwWaiters(me), func(v uint32) bool { return int32(v-want) >= 0 })
+			waitWord(win.completeWord(me, o), win.pscwWaiters(me), func(v uint32) bool { return int32(v-want) >= 0 })
 		}
 	}
 	for _, o := range win.postGroup {
@@ -312,8 +362,8 @@ func (win *Win) Wait(block bool) (bool, error) {
 }
 
 func (win *Win) checkRank(rank int) error {
-	if rank < 0 || rank >= win.layout.n {
-		return Errorf(ErrRank, "", "invalid rank argument rank: %d (the window has %d processes)", rank, win.layout.n)
+	if rank < 0 || rank >= len(win.targets) {
+		return Errorf(ErrRank, "", "invalid rank argument rank: %d (the window has %d processes)", rank, len(win.targets))
 	}
 	return nil
 }
@@ -424,10 +474,10 @@ func (win *Win) LockAll(assert int) error {
 	win.lockAll = true
 	win.lockAllChecked = assert&ModeNocheck == 0
 	if win.lockAllHeld == nil {
-		win.lockAllHeld = make([]bool, win.layout.n)
+		win.lockAllHeld = make([]bool, len(win.targets))
 	}
 	if win.lockAllChecked {
-		for t := 0; t < win.layout.n; t++ {
+		for t := range win.targets {
 			if win.eagerLock(t) {
 				if err := win.acquire(t, LockShared); err != nil {
 					return err
@@ -520,4 +570,48 @@ func (win *Win) canAccess(t int) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// ExpressTarget returns rank t's window memory when it is mapped in this
+// process and no process of the window is on another host (so every
+// operation to t is a copy by the origin), with t's displacement unit;
+// nil otherwise. capi's express lane copies small contiguous puts and
+// gets into it without entering Go.
+func (win *Win) ExpressTarget(t int) (mem []byte, unit int64) {
+	if win.net != nil || t < 0 || t >= len(win.targets) {
+		return nil, 0
+	}
+	return win.targets[t].mapped, win.targets[t].dispUnit
+}
+
+// ExpressAccWords returns target t's accumulate lock word and its
+// sleeper count (ExpressTarget's windows only): holding the word (0 -> 1)
+// excludes every other accumulate into t; whoever stores 0 again calls
+// FUTEX_WAKE on it when the count is not 0.
+func (win *Win) ExpressAccWords(t int) (p, waiters *uint32) { return win.accWords(t) }
+
+// ExpressState fills, per target, whether an operation may be a plain
+// copy now (an access epoch to it is open and the lock it needs, if any,
+// is taken) and whether MPI_Win_flush on it only orders memory (a
+// passive target epoch is open); fence reports whether an MPI_Win_fence
+// without MPI_MODE_NOSUCCEED leaves the state as it is (a fence epoch is
+// open, no other), so that it only has to meet the others (segBarrier).
+func (win *Win) ExpressState(access, flush []bool) (fence bool) {
+	win.mu.Lock()
+	defer win.mu.Unlock()
+	fence = win.net == nil && win.fence && !win.passiveLocked() && win.startGroup == nil && win.postGroup == nil
+	for t := range access {
+		typ, locked := win.locks[t]
+		flush[t] = win.net == nil && (locked || win.lockAll)
+		access[t] = win.net == nil && (win.fence || locked && (typ == 0 || typ&lockHeld != 0) ||
+			win.lockAll && (!win.lockAllChecked || win.lockAllHeld[t]))
+	}
+	if win.net == nil {
+		for _, t := range win.startGroup {
+			if t < len(access) {
+				access[t] = true
+			}
+		}
+	}
+	return fence
 }

@@ -41,6 +41,9 @@ type Schedule struct {
 	// foreground: a blocking call waits for the schedule at once, so it
 	// does not start background progress.
 	foreground bool
+	// again, when set (Loop), is asked after the last round whether the
+	// schedule runs once more from its first round.
+	again func() bool
 }
 
 type stepKind uint8
@@ -62,7 +65,8 @@ type step struct {
 	count int
 	dt    *Datatype
 	fn    func() error
-	tag   int // 0: the schedule's own tag (steps inlined from another schedule keep its tag)
+	bufFn func() []byte // SendFunc: the bytes to send, asked for when the step runs
+	tag   int           // 0: the schedule's own tag (steps inlined from another schedule keep its tag)
 }
 
 // schedTagBase is above every fixed tag the collective components use.
@@ -108,6 +112,20 @@ func (s *Schedule) Recv(c *Comm, buf []byte, peer int) {
 		s.add(step{kind: stepRecv, c: c, peer: peer, buf: buf})
 	}
 }
+
+// SendFunc adds a send of the bytes fn returns when the step runs (their
+// length may differ from run to run), to rank peer of c.
+func (s *Schedule) SendFunc(c *Comm, fn func() []byte, peer int) {
+	if peer != ProcNull {
+		s.add(step{kind: stepSend, c: c, peer: peer, bufFn: fn})
+	}
+}
+
+// Loop makes the schedule start over from its first round each time its
+// last round completed, as long as again (called then) returns true: a
+// service that runs in the background (background progress advances it)
+// until it decides to end, which completes its request.
+func (s *Schedule) Loop(again func() bool) { s.again = again }
 
 // RecvPacked adds a receive of count elements of dt, packed, into buf
 // (PackedLen bytes): a Recv whose bytes are known to be typed data, so
@@ -222,6 +240,10 @@ func (s *Schedule) run() bool {
 	w := s.c.w
 	for s.pending.Load() == 0 {
 		if err := s.failed(); err != nil || s.cur == len(s.rounds) {
+			if err == nil && s.again != nil && len(s.rounds) > 0 && s.again() {
+				s.cur = 0
+				continue
+			}
 			s.finish(err)
 			return true
 		}
@@ -240,12 +262,15 @@ func (s *Schedule) run() bool {
 					s.fail(err)
 				}
 			case stepSend, stepSendTyped:
-				buf := st.buf
+				buf, m := st.buf, ModeStandard
+				if st.bufFn != nil {
+					buf = st.bufFn()
+				}
 				if st.kind == stepSendTyped {
-					buf = sendView(st.p, st.count, st.dt)
+					buf, m = w.sendData(st.p, st.count, st.dt)
 				}
 				s.pending.Add(1)
-				if _, err := w.isend(st.c, st.c.CollContext(), buf, st.peer, tag, ModeStandard, s.hook); err != nil {
+				if _, err := w.isend(st.c, st.c.CollContext(), buf, st.peer, tag, m, s.hook); err != nil {
 					s.pending.Add(-1)
 					s.fail(err)
 				}

@@ -20,7 +20,8 @@ func (c *Comm) SendrecvTyped(sbuf unsafe.Pointer, scount int, sdt *Datatype, des
 		if dest == ProcNull {
 			return nil
 		}
-		return w.Send(c, c.ctx, sendView(sbuf, scount, sdt), dest, stag, ModeStandard)
+		data, m := w.sendData(sbuf, scount, sdt)
+		return w.Send(c, c.ctx, data, dest, stag, ModeStandard|m)
 	}
 	if src == ProcNull {
 		return Status{Source: ProcNull, Tag: AnyTag}, send()
@@ -61,7 +62,8 @@ func (c *Comm) wait(r *Request, err error) (Status, error) {
 // status.
 func (c *Comm) IsendrecvTyped(sbuf unsafe.Pointer, scount int, sdt *Datatype, dest, stag int,
 	rbuf unsafe.Pointer, rcount int, rdt *Datatype, src, rtag int) (*Request, error) {
-	return c.isendrecv(sendView(sbuf, scount, sdt), dest, stag, rbuf, rcount, rdt, src, rtag)
+	data, m := c.w.sendData(sbuf, scount, sdt)
+	return c.isendrecv(data, m, dest, stag, rbuf, rcount, rdt, src, rtag)
 }
 
 // IsendrecvReplace starts SendrecvReplace (MPI_Isendrecv_replace). The
@@ -71,13 +73,17 @@ func (c *Comm) IsendrecvReplace(buf unsafe.Pointer, count int, dt *Datatype, des
 	if len(packed) > 0 {
 		dt.Pack(packed, buf, count)
 	}
-	return c.isendrecv(packed, dest, stag, buf, count, dt, src, rtag)
+	var m SendMode
+	if c.w.reps != nil && isPackedType(dt) {
+		packed, m = c.w.packedPayload(packed)
+	}
+	return c.isendrecv(packed, m, dest, stag, buf, count, dt, src, rtag)
 }
 
 // isendrecv posts the receive, then starts the send. The returned request
 // (a receive, to the completion calls) completes from the last child's
 // completion hook; the builder holds one count until both children exist.
-func (c *Comm) isendrecv(data []byte, dest, stag int, rbuf unsafe.Pointer, rcount int, rdt *Datatype, src, rtag int) (*Request, error) {
+func (c *Comm) isendrecv(data []byte, mode SendMode, dest, stag int, rbuf unsafe.Pointer, rcount int, rdt *Datatype, src, rtag int) (*Request, error) {
 	w := c.w
 	p := &Request{w: w, Kind: ReqRecv, comm: c, ctx: c.ctx}
 	p.Status = Status{Source: ProcNull, Tag: AnyTag}
@@ -110,7 +116,7 @@ func (c *Comm) isendrecv(data []byte, dest, stag int, rbuf unsafe.Pointer, rcoun
 	if dest != ProcNull {
 		pending.Add(1)
 		var err error
-		if sr, err = w.isend(c, c.ctx, data, dest, stag, ModeStandard, func(*Request) { release() }); err != nil {
+		if sr, err = w.isend(c, c.ctx, data, dest, stag, ModeStandard|mode, func(*Request) { release() }); err != nil {
 			if rr != nil {
 				w.Cancel(rr)
 			}

@@ -146,7 +146,7 @@ func runThreadsAnySource(t *testing.T, n, iters int) {
 					runtime.Gosched()
 				}
 			case 3:
-				m, _ := w.Mprobe(c, ctx, mpirt.AnySource, tag)
+				m, _, _ := w.Mprobe(c, ctx, mpirt.AnySource, tag)
 				w.AddMessage(m)
 				return w.MrecvTyped(m, p, len(buf), db)
 			case 4:

@@ -94,12 +94,14 @@ func recvView(p unsafe.Pointer, count int, dt *Datatype) ([]byte, func(*Request)
 
 // IsendTyped starts a send of count elements of dt at buf.
 func (c *Comm) IsendTyped(buf unsafe.Pointer, count int, dt *Datatype, dest, tag int, mode SendMode) (*Request, error) {
-	return c.w.Isend(c, c.ctx, sendView(buf, count, dt), dest, tag, mode)
+	data, m := c.w.sendData(buf, count, dt)
+	return c.w.Isend(c, c.ctx, data, dest, tag, mode|m)
 }
 
 // SendTyped is the blocking form of IsendTyped.
 func (c *Comm) SendTyped(buf unsafe.Pointer, count int, dt *Datatype, dest, tag int, mode SendMode) error {
-	return c.w.Send(c, c.ctx, sendView(buf, count, dt), dest, tag, mode)
+	data, m := c.w.sendData(buf, count, dt)
+	return c.w.Send(c, c.ctx, data, dest, tag, mode|m)
 }
 
 // IrecvTyped posts a receive of up to count elements of dt into buf.

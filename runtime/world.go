@@ -69,7 +69,7 @@ type World struct {
 
 	// rmaDev is the device that serves frames of windows spanning hosts
 	// from its own receive path (AsyncReceiver; rmaSend is the same
-	// device); rmaWins maps a window's context id to the *Win.
+	// device); rmaWins maps a window's context id to its *rmaNet.
 	rmaDev  AsyncReceiver
 	rmaSend Device
 	rmaWins sync.Map

@@ -190,3 +190,48 @@ func tune(c *net.TCPConn, timeout time.Duration) {
 // sockBuf is the requested socket buffer size (the kernel doubles it
 // and caps it at net.core.[rw]mem_max).
 const sockBuf = 4 << 20
+
+// lanRTT is the round trip under which Config.Congestion "auto" takes a
+// loss-based algorithm (lanCC) instead of the system's default.
+const lanRTT = time.Millisecond
+
+// lanCC are the algorithms "auto" tries in order on a fast path: cubic
+// needs CAP_NET_ADMIN unless net.ipv4.tcp_allowed_congestion_control
+// lists it; reno is always allowed.
+var lanCC = []string{"cubic", "reno"}
+
+// congestion sets the congestion control of the installed connection fd
+// to p as Config.Congestion says.
+//
+// Why "auto" leaves BBR (a common system default) on a fast path: BBR
+// paces every connection with a timer of the kernel, which on the veth
+// pair between two network namespaces of a 2-vCPU VM capped one stream at
+// 2.2-2.4 GB/s in every repetition, where cubic and reno reached 5-10 GB/s
+// (bench/tcp.sh, README). Over a wide-area path BBR's small queues are
+// worth keeping, so a connection whose handshake took 1 ms or more keeps
+// the system's choice. A refused choice (not available, not allowed)
+// leaves the default too: it changes speed, never correctness.
+func (d *Device) congestion(p *peer, fd int) {
+	var try []string
+	switch cc := d.cfg.Congestion; cc {
+	case "system":
+		return
+	case "auto", "":
+		info, err := unix.GetsockoptTCPInfo(fd, unix.IPPROTO_TCP, unix.TCP_INFO)
+		if err != nil || info.Min_rtt == 0 || time.Duration(info.Min_rtt)*time.Microsecond >= lanRTT {
+			return
+		}
+		try = lanCC
+	default:
+		try = []string{cc}
+	}
+	for _, cc := range try {
+		err := unix.SetsockoptString(fd, unix.IPPROTO_TCP, unix.TCP_CONGESTION, cc)
+		if err == nil {
+			return
+		}
+		if d.cfg.Congestion != "auto" {
+			d.logf("tcp: congestion control %q for the connection to rank %d: %v (keeping the system's)", cc, p.rank, err)
+		}
+	}
+}

@@ -110,9 +110,13 @@ type Config struct {
 	PollSockets bool
 	// Log receives diagnostics (refused connections); may be nil.
 	Log func(format string, args ...any)
-	// Params are the tunables (GMPI_TCP_TIMEOUT, GMPI_TCP_EAGER_LIMIT);
-	// nil: New reads the process environment.
+	// Params are the tunables (GMPI_TCP_TIMEOUT, GMPI_TCP_EAGER_LIMIT,
+	// GMPI_TCP_CONGESTION); nil: New reads the process environment.
 	Params *param.Values
+	// Congestion is the congestion control of every connection: "auto"
+	// (see congestion), "system" (the kernel's default) or an algorithm
+	// name. "": GMPI_TCP_CONGESTION.
+	Congestion string
 }
 
 // DefaultTimeout is Config.Timeout when neither it nor GMPI_TCP_TIMEOUT
@@ -334,6 +338,9 @@ func New(cfg Config) (*Device, error) {
 	}
 	if cfg.EagerLimit <= 0 {
 		cfg.EagerLimit = param.TCPEagerLimit.Get(params)
+	}
+	if cfg.Congestion == "" {
+		cfg.Congestion = param.TCPCongestion.Get(params)
 	}
 	d := &Device{cfg: cfg, job: jobHash(cfg.JobID), peers: make([]*peer, cfg.Size), pending: map[net.Conn]bool{},
 		gate: auth.NewGate(0), authTO: param.AuthTimeout.Get(params)}
@@ -593,6 +600,7 @@ func (d *Device) installLocked(p *peer, nc *net.TCPConn) {
 		d.failLocked(p, err)
 		return
 	}
+	d.congestion(p, fd)
 	c := &conn{fd: fd, done: make(chan struct{})}
 	c.rx.fd = fd
 	c.rx.buf = make([]byte, 64<<10)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -62,7 +64,7 @@ func newJob(t *testing.T, n, eager int, poll ...bool) []*rank {
 		ranks[i] = &rank{card: card, logs: &logBuf{}}
 		ranks[i].dev, err = tcp.New(tcp.Config{Rank: i, Size: n, JobID: "test", Secret: secret, Listener: l,
 			Peers: others(i, n), Card: func(p int) (string, error) { return ranks[p].card, nil },
-			Hosts: hosts(n), Waker: wakers[i], EagerLimit: eager, Timeout: 5 * time.Second,
+			Hosts: jobHosts(n), Waker: wakers[i], EagerLimit: eager, Timeout: 5 * time.Second,
 			Log: ranks[i].logs.logf, PollSockets: len(poll) > 0 && poll[0]})
 		if err != nil {
 			t.Fatal(err)
@@ -73,7 +75,7 @@ func newJob(t *testing.T, n, eager int, poll ...bool) []*rank {
 		for _, p := range others(i, n) {
 			routes = append(routes, mpirt.Route{Peer: p, Device: r.dev})
 		}
-		w, err := mpirt.NewWorld(mpirt.Config{Rank: i, Size: n, Hosts: hosts(n)}, routes, wakers[i],
+		w, err := mpirt.NewWorld(mpirt.Config{Rank: i, Size: n, Hosts: jobHosts(n)}, routes, wakers[i],
 			coll.NewSelector(basic.Component{}))
 		if err != nil {
 			t.Fatal(err)
@@ -92,6 +94,10 @@ func others(i, n int) []int {
 	}
 	return o
 }
+
+// jobHosts names the hosts of newJob's ranks (a test may set it, and
+// must restore it).
+var jobHosts = hosts
 
 func hosts(n int) []string {
 	h := make([]string, n)
@@ -430,5 +436,52 @@ func TestOrderlyClose(t *testing.T) {
 		if n := r.logs.count(); n != 0 {
 			t.Errorf("rank %d logged %v", i, r.logs.lines)
 		}
+	}
+}
+
+// GMPI_TCP_CONGESTION: auto takes a loss-based algorithm on a fast path
+// (loopback), system keeps the kernel's default, a name is taken as is
+// (reno is always allowed), on both ends of the connection.
+func TestCongestionControl(t *testing.T) {
+	def, err := os.ReadFile("/proc/sys/net/ipv4/tcp_congestion_control")
+	if err != nil {
+		t.Skip("no /proc/sys/net/ipv4/tcp_congestion_control")
+	}
+	for _, tc := range []struct {
+		set  string
+		want []string
+	}{
+		{"", []string{"cubic", "reno"}},
+		{"system", []string{strings.TrimSpace(string(def))}},
+		{"reno", []string{"reno"}},
+	} {
+		t.Run("GMPI_TCP_CONGESTION="+tc.set, func(t *testing.T) {
+			t.Setenv("GMPI_TCP_CONGESTION", tc.set)
+			ranks := newJob(t, 2, 1024, true)
+			run(t, ranks, func(t *testing.T, r *rank, c *mpirt.Comm) {
+				// A rendezvous message each way: both ends installed
+				// the connection once it is back.
+				buf := make([]byte, 100000)
+				if c.Rank() == 0 {
+					if err := c.Send(pattern(len(buf), 1), 1, 0, mpirt.ModeStandard); err != nil {
+						t.Error(err)
+					}
+					if _, err := c.Recv(buf, 1, 0); err != nil {
+						t.Error(err)
+					}
+				} else {
+					if _, err := c.Recv(buf, 0, 0); err != nil {
+						t.Error(err)
+					}
+					if err := c.Send(buf, 0, 0, mpirt.ModeStandard); err != nil {
+						t.Error(err)
+					}
+				}
+				got := tcp.CongestionOf(r.dev, 1-c.Rank())
+				if !slices.Contains(tc.want, got) {
+					t.Errorf("rank %d: congestion control %q, want one of %q", c.Rank(), got, tc.want)
+				}
+			})
+		})
 	}
 }

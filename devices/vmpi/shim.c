@@ -55,7 +55,7 @@ static struct {
 	void *lib;
 	int abi;
 	void *init_thread, *finalize, *comm_dup, *comm_free, *comm_rank, *comm_size;
-	void *isend, *irecv, *recv, *test, *wait, *cancel, *get_count, *err_string;
+	void *isend, *irecv, *recv, *test, *wait, *cancel, *get_count, *err_string, *send;
 	/* Open MPI's predefined objects (their addresses are the handles). */
 	void *om_world, *om_byte;
 	void *comm_group, *group_incl, *group_free, *comm_create_group, *ibarrier, *ibcast, *iallreduce, *ireduce;
@@ -88,9 +88,9 @@ int vmpi_open(const char *path, char *err, int n) {
 	}
 	static const char *names[] = {"MPI_Init_thread", "MPI_Finalize", "MPI_Comm_dup", "MPI_Comm_free",
 		"MPI_Comm_rank", "MPI_Comm_size", "MPI_Isend", "MPI_Irecv", "MPI_Recv", "MPI_Test", "MPI_Wait",
-		"MPI_Cancel", "MPI_Get_count", "MPI_Error_string"};
+		"MPI_Cancel", "MPI_Get_count", "MPI_Error_string", "MPI_Send"};
 	void **slots[] = {&v.init_thread, &v.finalize, &v.comm_dup, &v.comm_free, &v.comm_rank, &v.comm_size,
-		&v.isend, &v.irecv, &v.recv, &v.test, &v.wait, &v.cancel, &v.get_count, &v.err_string};
+		&v.isend, &v.irecv, &v.recv, &v.test, &v.wait, &v.cancel, &v.get_count, &v.err_string, &v.send};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		*slots[i] = dlsym(lib, names[i]);
 		if (!*slots[i]) {
@@ -398,4 +398,144 @@ int vmpi_ireduce(const void *sbuf, void *rbuf, int count, int dtype, int op, int
 		rc = ((om_ireduce_fn)v.ireduce)(sbuf, rbuf, count, dt, o, root, c, &r);
 	*req = (uint64_t)(uintptr_t)r;
 	return rc;
+}
+
+/* The frame receive (shim.h). state: 0 none, 1 posted, 2 a frame is
+ * there (tested complete, not taken yet). */
+static struct {
+	uint8_t *buf;
+	int cap, state, src, count;
+	int err; /* a repost failed: the next vmpi_frame_next reports it */
+	int ich_req;
+	void *om_req;
+} fr;
+
+static int frame_post(void)
+{
+	int rc;
+	if (v.abi == VMPI_ABI_MPICH)
+		rc = ((ich_irecv_fn)v.irecv)(fr.buf, fr.cap, MPICH_BYTE, -2, 1, v.ich_comm, &fr.ich_req);
+	else
+		rc = ((om_irecv_fn)v.irecv)(fr.buf, fr.cap, v.om_byte, -1, 1, v.om_comm, &fr.om_req);
+	if (rc == 0)
+		fr.state = 1;
+	return rc;
+}
+
+int vmpi_frame_start(void *buf, int cap)
+{
+	fr.buf = buf;
+	fr.cap = cap;
+	fr.state = 0;
+	return frame_post();
+}
+
+int vmpi_frame_repost(void)
+{
+	fr.state = 0;
+	int rc = frame_post();
+	if (rc != 0)
+		fr.err = rc;
+	return rc;
+}
+
+/* frame_test tests the posted receive; 1: a frame is there (state 2). The
+ * count is read from the status as the vendors' mpi.h lay it out (bytes,
+ * as the datatype is MPI_BYTE; frames are far below 2 GiB). */
+static int frame_test(int *rc)
+{
+	int flag = 0;
+	if (v.abi == VMPI_ABI_MPICH) {
+		mpich_status s;
+		if ((*rc = ((ich_test_fn)v.test)(&fr.ich_req, &flag, &s)) != 0 || !flag)
+			return 0;
+		fr.src = s.source;
+		fr.count = s.count_lo;
+	} else {
+		ompi_status s;
+		if ((*rc = ((om_test_fn)v.test)(&fr.om_req, &flag, &s)) != 0 || !flag)
+			return 0;
+		fr.src = s.source;
+		fr.count = (int)s.ucount;
+	}
+	fr.state = 2;
+	return 1;
+}
+
+int vmpi_frame_next(int consumed, int *flag, int *src, int *count)
+{
+	int rc = 0;
+	*flag = 0;
+	if (fr.err != 0 && !consumed)
+		return fr.err;
+	if (consumed && (rc = vmpi_frame_repost()) != 0)
+		return rc;
+	if (fr.state == 2 || (fr.state == 1 && frame_test(&rc))) {
+		*flag = 1;
+		*src = fr.src;
+		*count = fr.count;
+		fr.state = 3; /* the caller's */
+	}
+	return rc;
+}
+
+const uint8_t *vmpi_frame_peek(int *src, int *count, int *rc)
+{
+	*rc = fr.err;
+	if (fr.state == 2 || (fr.state == 1 && frame_test(rc))) {
+		*src = fr.src;
+		*count = fr.count;
+		return fr.buf;
+	}
+	return NULL;
+}
+
+int vmpi_frame_take(void) { return vmpi_frame_repost(); }
+
+int vmpi_frame_stop(void)
+{
+	int rc = 0;
+	if (fr.state == 1) {
+		if (v.abi == VMPI_ABI_MPICH) {
+			mpich_status s;
+			((ich_cancel_fn)v.cancel)(&fr.ich_req);
+			rc = ((ich_wait_fn)v.wait)(&fr.ich_req, &s);
+		} else {
+			ompi_status s;
+			((om_cancel_fn)v.cancel)(&fr.om_req);
+			rc = ((om_wait_fn)v.wait)(&fr.om_req, &s);
+		}
+	}
+	fr.state = 0;
+	fr.err = 0;
+	return rc;
+}
+
+typedef int (*ich_send_fn)(const void *, int, int, int, int, int);
+typedef int (*om_send_fn)(const void *, int, void *, int, int, void *);
+
+int vmpi_send_small(int dest, const void *hdr, const void *payload, int n)
+{
+	uint8_t f[VMPI_PREFIX + VMPI_HEADER + VMPI_SMALL];
+	if (n < 0 || n > VMPI_SMALL)
+		return -1;
+	uint64_t len = (uint64_t)n;
+	uint32_t one = 1;
+	memcpy(f, &len, 8);
+	memcpy(f + 8, &one, 4);
+	memset(f + 12, 0, 4);
+	memcpy(f + VMPI_PREFIX, hdr, VMPI_HEADER);
+	if (n)
+		memcpy(f + VMPI_PREFIX + VMPI_HEADER, payload, (size_t)n);
+	int total = VMPI_PREFIX + VMPI_HEADER + n;
+	if (v.abi == VMPI_ABI_MPICH)
+		return ((ich_send_fn)v.send)(f, total, MPICH_BYTE, dest, 1, v.ich_comm);
+	return ((om_send_fn)v.send)(f, total, v.om_byte, dest, 1, v.om_comm);
+}
+
+int vmpi_send_small_fields(int dest, uint64_t w0, uint64_t w1, uint64_t len, uint64_t send_id,
+	uint64_t recv_id, uint64_t offset, const void *payload, int n)
+{
+	uint64_t h[6] = {w0, w1, len, send_id, recv_id, offset};
+	return vmpi_send_small(dest, h, payload, n);
 }

@@ -27,6 +27,44 @@ int vmpi_test(uint64_t *req, int *flag, int *src, int *tag, int *count);
 int vmpi_wait(uint64_t *req, int *src, int *tag, int *count);
 int vmpi_recv(void *buf, int n, int src, int tag, int *count);
 int vmpi_cancel(uint64_t *req);
+
+/* The frame receive: one receive for the device's frame tag from any
+ * source is posted in the vendor at all times, into buf (cap bytes). Go's
+ * Poll and capi's express lane (below MPI_THREAD_MULTIPLE, one thread at
+ * a time) share it through these calls, so a frame one of them tested
+ * but left alone is the other's next.
+ *
+ * vmpi_frame_start posts it. vmpi_frame_next first reposts it when
+ * consumed is set (the caller is done with the previous frame), then
+ * reports in *flag whether a frame is there: one tested complete now, or
+ * one left by vmpi_frame_peek; *src is its vendor rank and *count its
+ * bytes, and the frame is the caller's until it passes consumed (or calls
+ * vmpi_frame_repost). vmpi_frame_stop withdraws the receive. They return
+ * the vendor's error code. */
+int vmpi_frame_start(void *buf, int cap);
+int vmpi_frame_next(int consumed, int *flag, int *src, int *count);
+int vmpi_frame_repost(void);
+int vmpi_frame_stop(void);
+
+/* vmpi_frame_peek: the next frame, if one is there, without taking it:
+ * its bytes, vendor source and length; NULL (nothing, or *rc set when
+ * the vendor failed: the Go path then reports it). A frame peeked stays
+ * for vmpi_frame_next unless vmpi_frame_take takes it (and reposts). */
+const uint8_t *vmpi_frame_peek(int *src, int *count, int *rc);
+int vmpi_frame_take(void);
+
+/* vmpi_send_small sends one frame with an inline payload of n bytes (at
+ * most VMPI_SMALL) with the vendor's blocking send, built on the stack
+ * from hdr (mpirt.Header, 48 bytes) and payload: the vendor sends
+ * messages this small eagerly, so it returns once the vendor holds the
+ * bytes (as the isend and tests of a larger frame would). The frame tag
+ * is the device's (1). */
+enum { VMPI_PREFIX = 16, VMPI_HEADER = 48, VMPI_SMALL = 1024 };
+int vmpi_send_small(int dest, const void *hdr, const void *payload, int n);
+/* The same with the header's fields as arguments (Go's Send: no pointer
+ * to a header escapes). */
+int vmpi_send_small_fields(int dest, uint64_t kfct, uint64_t srctag, uint64_t len, uint64_t send_id,
+	uint64_t recv_id, uint64_t offset, const void *payload, int n);
 int vmpi_finalize(void);
 /* vmpi_setenv sets (value != NULL) or removes an environment variable in
  * the C environment the vendor library reads. */

@@ -30,7 +30,20 @@
 // other requests pending the same loop advances them too; with
 // MPI_ANY_SOURCE or tcp peers the tcp goroutines deliver on their own
 // while the loop polls the vendor. A body is read with the vendor's
-// blocking receive (its header arrived, the body is on its way).
+// blocking receive (its header arrived, the body is on its way). The
+// posted receive lives in the shim (vmpi_frame_*): Poll reposts the
+// previous frame's receive and tests for the next in one call.
+//
+// The specified case without Go (capi's express lane, express.h): below
+// MPI_THREAD_MULTIPLE, MPI_Send of a small message to a vendor peer
+// builds the frame on the C stack and sends it with the vendor's
+// blocking send (vmpi_send_small; Go's Send does the same for payloads
+// up to VMPI_SMALL), and MPI_Recv from a vendor peer (or MPI_ANY_SOURCE)
+// with nothing posted or unexpected in the matching engine tests the
+// posted frame receive itself (vmpi_frame_peek), copies a frame the
+// engine would have matched to it into the user's buffer and reposts
+// (vmpi_frame_take); any other frame stays for Poll, and the call goes
+// the Go way.
 //
 // Collectives (mpirt.VendorColls): coll/hier hands the part of a
 // blocking barrier, bcast, reduce or allreduce that falls inside the
@@ -185,10 +198,9 @@ type Device struct {
 	h    mpirt.Handler
 	sink mpirt.DataSink
 
-	rbuf    unsafe.Pointer // C memory: the posted tagFrame receive's buffer
-	rreq    C.uint64_t     // the posted receive (under pmu)
-	posted  bool
-	scratch []byte // eager bodies (under pmu)
+	rbuf    unsafe.Pointer // C memory: the posted tagFrame receive's buffer (shim.c's vmpi_frame_*)
+	posted  bool           // the frame receive is in place (under pmu)
+	scratch []byte         // eager bodies (under pmu)
 
 	packs []unsafe.Pointer // free C buffers for outgoing frames (under mu)
 
@@ -267,11 +279,7 @@ func (d *Device) Start(h mpirt.Handler) error {
 	d.rbuf = C.malloc(C.size_t(frameCap))
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.postLocked()
-}
-
-func (d *Device) postLocked() error {
-	if rc := C.vmpi_irecv(d.rbuf, C.int(frameCap), -1, tagFrame, &d.rreq); rc != 0 {
+	if rc := C.vmpi_frame_start(d.rbuf, C.int(frameCap)); rc != 0 {
 		return fmt.Errorf("vmpi: MPI_Irecv: %s", errorString(rc))
 	}
 	d.posted = true
@@ -285,6 +293,23 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 		return fmt.Errorf("vmpi: rank %d is not in this vendor job", peer)
 	}
 	dest := C.int(d.vrank[peer])
+	if len(payload) <= C.VMPI_SMALL {
+		// One call: the frame is built on the C stack and sent with the
+		// vendor's blocking send (eager at this size).
+		w := (*[6]uint64)(unsafe.Pointer(&hdr))
+		var p unsafe.Pointer
+		if len(payload) > 0 {
+			p = unsafe.Pointer(unsafe.SliceData(payload))
+		}
+		d.mu.Lock()
+		rc := C.vmpi_send_small_fields(dest, C.uint64_t(w[0]), C.uint64_t(w[1]), C.uint64_t(w[2]), C.uint64_t(w[3]),
+			C.uint64_t(w[4]), C.uint64_t(w[5]), p, C.int(len(payload)))
+		d.mu.Unlock()
+		if rc != 0 {
+			return fmt.Errorf("vmpi: MPI_Send to rank %d: %s", peer, errorString(rc))
+		}
+		return nil
+	}
 	inline := len(payload) <= inlineMax
 	d.mu.Lock()
 	pack := d.packLocked()
@@ -370,32 +395,42 @@ func (d *Device) Poll() int {
 	}
 	defer d.pmu.Unlock()
 	n := 0
-	for n < pollBudget && d.posted {
-		var flag, src, tag, cnt C.int
+	// One vendor call per frame: the repost of the previous frame's
+	// receive and the test for the next (vmpi_frame_next).
+	consumed := C.int(0)
+	for d.posted {
+		var flag, src, cnt C.int
+		if n == pollBudget {
+			if consumed == 0 {
+				break
+			}
+			d.mu.Lock()
+			rc := C.vmpi_frame_repost()
+			d.mu.Unlock()
+			if rc != 0 {
+				d.posted = false
+				// No way to receive again: the vendor's peers are lost.
+				d.fail(fmt.Errorf("vmpi: the vendor MPI failed: MPI_Irecv: %s", errorString(rc)))
+			}
+			break
+		}
 		d.mu.Lock()
-		rc := C.vmpi_test(&d.rreq, &flag, &src, &tag, &cnt)
+		rc := C.vmpi_frame_next(consumed, &flag, &src, &cnt)
 		d.mu.Unlock()
 		if rc != 0 {
 			d.posted = false
-			d.fail(fmt.Errorf("vmpi: the vendor MPI failed: MPI_Test: %s", errorString(rc)))
+			d.fail(fmt.Errorf("vmpi: the vendor MPI failed: MPI_Irecv/MPI_Test: %s", errorString(rc)))
 			break
 		}
 		if flag == 0 {
 			break
 		}
-		d.posted = false
 		d.deliver(int(src), unsafe.Slice((*byte)(d.rbuf), int(cnt)))
 		if d.broken != nil {
+			d.posted = false
 			break
 		}
-		d.mu.Lock()
-		err := d.postLocked()
-		d.mu.Unlock()
-		if err != nil {
-			// No way to receive again: the vendor's peers are lost.
-			d.fail(fmt.Errorf("vmpi: the vendor MPI failed: %v", err))
-			break
-		}
+		consumed = 1
 		n++
 	}
 	return n
@@ -452,9 +487,7 @@ func (d *Device) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.posted {
-		C.vmpi_cancel(&d.rreq)
-		var s, t, c C.int
-		C.vmpi_wait(&d.rreq, &s, &t, &c)
+		C.vmpi_frame_stop()
 		d.posted = false
 	}
 	for _, p := range d.packs {
@@ -468,6 +501,13 @@ func (d *Device) Close() error {
 		return fmt.Errorf("vmpi: MPI_Finalize: %s", errorString(rc))
 	}
 	return nil
+}
+
+// VendorRanks maps the vendor job: the vendor rank of every world rank
+// (-1: not a peer) and the world rank of every vendor rank (-1: not a
+// peer; this process is not its own peer). capi's express lane reads them.
+func (d *Device) VendorRanks() (byWorld, byVendor []int) {
+	return append([]int(nil), d.vrank...), append([]int(nil), d.grank...)
 }
 
 // Peers lists the world ranks the device reaches, in order.
@@ -621,3 +661,8 @@ func (g *vgroup) Free() error {
 	}
 	return nil
 }
+
+// The shim's frame calls use the device's frame tag, prefix and the
+// runtime's header size; a small frame is inline.
+var _ = [1]int{}[(tagFrame-1)+(prefixSize-C.VMPI_PREFIX)+(mpirt.HeaderSize-C.VMPI_HEADER)+
+	(C.VMPI_SMALL-min(C.VMPI_SMALL, inlineMax))]

@@ -243,6 +243,11 @@ typedef int (MPI_Datarep_conversion_function_c)(void *, MPI_Datatype, MPI_Count,
 #define MPI_WIN_FLAVOR_SHARED 4
 #define MPI_WIN_SEPARATE 1
 #define MPI_WIN_UNIFIED 0
+/* MPI-4 constants Open MPI 4.1's header lacks: where Open MPI 5 (also
+ * libmpi.so.40) has them, its values; the name limits are gmpi's. */
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c*) 0)
 /* Error classes Open MPI 4.1 does not have: values above its
  * MPI_ERR_LASTCODE, so that every gmpi class has a distinct front value. */
 #define MPI_ERR_SESSION 93
@@ -265,7 +270,16 @@ enum {
     MPI_COMBINER_DARRAY, MPI_COMBINER_F90_REAL, MPI_COMBINER_F90_COMPLEX,
     MPI_COMBINER_F90_INTEGER, MPI_COMBINER_RESIZED, MPI_COMBINER_HINDEXED_BLOCK
 };
-enum { MPI_COMM_TYPE_SHARED };
+/* Split types: Open MPI's numbering (its OMPI_COMM_TYPE_* names are not
+ * gmpi split types: MPI_Comm_split_type refuses them); the MPI-4 hardware
+ * types where Open MPI 5 puts them. */
+enum {
+    MPI_COMM_TYPE_SHARED, OMPI_COMM_TYPE_HWTHREAD, OMPI_COMM_TYPE_CORE, OMPI_COMM_TYPE_L1CACHE,
+    OMPI_COMM_TYPE_L2CACHE, OMPI_COMM_TYPE_L3CACHE, OMPI_COMM_TYPE_SOCKET, OMPI_COMM_TYPE_NUMA,
+    OMPI_COMM_TYPE_BOARD, OMPI_COMM_TYPE_HOST, OMPI_COMM_TYPE_CU, OMPI_COMM_TYPE_CLUSTER,
+    MPI_COMM_TYPE_HW_UNGUIDED, MPI_COMM_TYPE_HW_GUIDED
+};
+#define OMPI_COMM_TYPE_NODE MPI_COMM_TYPE_SHARED
 
 /* The predefined objects and the handles that point to them. */
 #define OMPI_PREDEFINED_GLOBAL(type, global) ((type)((void *)&(global)))
@@ -373,6 +387,9 @@ extern struct gmpi_ompi_predefined ompi_mpi_errors_are_fatal;
 extern struct gmpi_ompi_predefined ompi_mpi_errors_return;
 extern struct gmpi_ompi_predefined ompi_mpi_ldblcplex;
 extern struct gmpi_ompi_predefined ompi_mpi_real2;
+/* MPI-4 handles (Open MPI 5's names). */
+extern struct gmpi_ompi_predefined ompi_mpi_errors_abort;
+extern struct gmpi_ompi_predefined ompi_mpi_instance_null;
 #define MPI_GROUP_NULL OMPI_PREDEFINED_GLOBAL(MPI_Group, ompi_mpi_group_null)
 #define MPI_COMM_NULL OMPI_PREDEFINED_GLOBAL(MPI_Comm, ompi_mpi_comm_null)
 #define MPI_REQUEST_NULL OMPI_PREDEFINED_GLOBAL(MPI_Request, ompi_request_null)
@@ -478,6 +495,8 @@ extern struct gmpi_ompi_predefined ompi_mpi_real2;
 #define MPI_COUNT OMPI_PREDEFINED_GLOBAL(MPI_Datatype, ompi_mpi_count)
 #define MPI_ERRORS_ARE_FATAL OMPI_PREDEFINED_GLOBAL(MPI_Errhandler, ompi_mpi_errors_are_fatal)
 #define MPI_ERRORS_RETURN OMPI_PREDEFINED_GLOBAL(MPI_Errhandler, ompi_mpi_errors_return)
+#define MPI_ERRORS_ABORT OMPI_PREDEFINED_GLOBAL(MPI_Errhandler, ompi_mpi_errors_abort)
+#define MPI_SESSION_NULL OMPI_PREDEFINED_GLOBAL(MPI_Session, ompi_mpi_instance_null)
 
 extern MPI_Fint *MPI_F_STATUS_IGNORE;
 extern MPI_Fint *MPI_F_STATUSES_IGNORE;

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 )
@@ -25,11 +26,16 @@ type Attack struct {
 }
 
 // Start opens the garbage, half-open and slow connections and flood
-// silent ones to addr. The slow one writes a byte every slow.
+// silent ones to addr (host:port, or the path of a Unix socket). The
+// slow one writes a byte every slow.
 func Start(addr string, flood int, slow time.Duration) (*Attack, error) {
 	a := &Attack{Addr: addr, start: time.Now(), stop: make(chan struct{})}
+	network := "tcp"
+	if strings.HasPrefix(addr, "/") {
+		network = "unix"
+	}
 	dial := func(kind string) (net.Conn, error) {
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		c, err := net.DialTimeout(network, addr, 5*time.Second)
 		if err != nil {
 			return nil, fmt.Errorf("%s connection to %s: %w", kind, addr, err)
 		}

@@ -13,7 +13,8 @@
 // "PROG __emu-helper host ...") started in its own network, UTS and mount
 // namespaces. It sets its hostname, makes its mounts private, bind-mounts
 // a generated /etc/hosts naming every emulated host and its own
-// /proc/sys/kernel/random/boot_id, mounts the sysfs of its network
+// /proc/sys/kernel/random/boot_id, mounts an empty read-only tmpfs over
+// each directory the host must not see (Topology.Hidden), mounts the sysfs of its network
 // namespace on /sys, bind-mounts an /etc/resolv.conf that fails at once
 // (no DNS server is reachable from inside), raises the TCP buffer maxima to 32 MiB, and then
 // waits for its stdin to close. Its eth0 is a veth whose peer is a port of
@@ -112,6 +113,12 @@ type Topology struct {
 	Sites []Site
 	Links []Link
 
+	// Hidden maps a host to directories it must not see: each gets an
+	// empty read-only tmpfs mounted over it in the host's mount namespace
+	// (a file system the host's machine has no access to). The
+	// directories must exist; the other hosts see them as they are.
+	Hidden map[string][]string
+
 	// Helper is the program started for the router and the host holders
 	// with HelperArg as its first argument; empty means this program
 	// (os.Executable).
@@ -138,6 +145,7 @@ const (
 type Grid struct {
 	prefix string   // "gmpi-<pid>-<tag>"
 	border []string // the router's -firewall and -private arguments
+	hidden map[string][]string
 	helper string
 	nsent  string // path of nsenter
 
@@ -233,6 +241,19 @@ func validate(t Topology) ([]Link, error) {
 			}
 		}
 	}
+	for h, dirs := range t.Hidden {
+		if _, ok := hostSeen[h]; !ok {
+			return nil, fmt.Errorf("emu: hidden directories for %q, which is not a host of the topology", h)
+		}
+		for _, d := range dirs {
+			if !filepath.IsAbs(d) || filepath.Clean(d) == "/" {
+				return nil, fmt.Errorf("emu: host %s: cannot hide %q (want an absolute path below /)", h, d)
+			}
+			if st, err := os.Stat(d); err != nil || !st.IsDir() {
+				return nil, fmt.Errorf("emu: host %s must not see %s, which is not a directory here: create it first (it is hidden by mounting an empty file system over it)", h, d)
+			}
+		}
+	}
 	links := make([]Link, n*n)
 	set := make([]bool, n*n)
 	for _, l := range t.Links {
@@ -293,6 +314,7 @@ func Start(t Topology) (*Grid, error) {
 		spawn:  newSpawner(),
 	}
 	g.border = borderArgs(t)
+	g.hidden = t.Hidden
 	for si, s := range t.Sites {
 		st := siteState{name: s.Name}
 		for k, h := range s.Hosts {
@@ -399,8 +421,11 @@ func (g *Grid) build(links []Link) error {
 		if err := os.WriteFile(boot, []byte(newUUID()+"\n"), 0o444); err != nil {
 			return fmt.Errorf("emu: %w", err)
 		}
-		if h.proc, err = g.startHelper(unix.CLONE_NEWNET|unix.CLONE_NEWUTS|unix.CLONE_NEWNS,
-			[]string{"host", "-name", h.name, "-hosts", hostsFile, "-resolv", resolvFile, "-boot-id", boot}); err != nil {
+		hargs := []string{"host", "-name", h.name, "-hosts", hostsFile, "-resolv", resolvFile, "-boot-id", boot}
+		for _, d := range g.hidden[h.name] {
+			hargs = append(hargs, "-hide", d)
+		}
+		if h.proc, err = g.startHelper(unix.CLONE_NEWNET|unix.CLONE_NEWUTS|unix.CLONE_NEWNS, hargs); err != nil {
 			return fmt.Errorf("emu: starting host %s: %w", h.name, err)
 		}
 	}

@@ -548,6 +548,9 @@ func TestValidate(t *testing.T) {
 		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x")}, {Name: "B", Hosts: hosts("y")}}, Links: []Link{{A: "A", B: "B", Delay: -1}}}, "negative delay"},
 		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x")}, {Name: "B", Hosts: hosts("y")}}, Links: []Link{{A: "A", B: "B", Rate: -1}}}, "bad rate"},
 		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x")}, {Name: "B", Hosts: hosts("y")}}, Links: []Link{{A: "A", B: "B"}, {A: "B", B: "A"}}}, "given twice"},
+		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x")}}, Hidden: map[string][]string{"z": {"/tmp"}}}, `"z", which is not a host`},
+		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x")}}, Hidden: map[string][]string{"x": {"tmp"}}}, `cannot hide "tmp"`},
+		{Topology{Sites: []Site{{Name: "A", Hosts: hosts("x")}}, Hidden: map[string][]string{"x": {"/nonexistent-gmpi-dir"}}}, "not a directory here: create it first"},
 	} {
 		_, err := validate(c.top)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -56,6 +56,8 @@ func hostMain(args []string) error {
 	hosts := fs.String("hosts", "", "file to bind-mount on /etc/hosts")
 	resolv := fs.String("resolv", "", "file to bind-mount on /etc/resolv.conf")
 	bootID := fs.String("boot-id", "", "file to bind-mount on /proc/sys/kernel/random/boot_id")
+	var hide listFlag
+	fs.Var(&hide, "hide", "directory to hide under an empty read-only tmpfs (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -79,6 +81,12 @@ func hostMain(args []string) error {
 	bindOver(*resolv, "/etc/resolv.conf") // optional: only makes failed lookups fast
 	if err := unix.Mount(*bootID, "/proc/sys/kernel/random/boot_id", "", unix.MS_BIND, ""); err != nil {
 		return fmt.Errorf("bind-mounting boot_id: %w", err)
+	}
+	// Directories of file systems this host's machine does not see.
+	for _, d := range hide {
+		if err := unix.Mount("gmpi-unseen", d, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0755"); err != nil {
+			return fmt.Errorf("hiding %s: %w", d, err)
+		}
 	}
 	// /sys of this network namespace (what "ip netns exec" does).
 	unix.Unmount("/sys", unix.MNT_DETACH)

@@ -53,6 +53,12 @@
 //	                          # one that differs runs PROG.ARCH, through
 //	                          # qemu-ARCH-static when this computer cannot
 //	  executable = "/path/z/prog"  # the program to run there instead
+//	  filesystems = ["/scratch"]   # directories only this machine (and the
+//	                          # others that list them) sees; a directory no
+//	                          # machine lists is seen by all. MPI-IO routes
+//	                          # the others' access to a file there through
+//	                          # processes that see it; --emulate hides it
+//	                          # from the other machines' hosts
 //
 //	  [site.machine.vmpi]     # the machine's vendor MPI
 //	  lib = "/opt/vendor/lib/libmpi.so"
@@ -70,6 +76,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -142,6 +149,9 @@ type Machine struct {
 	// Executable is the program the machine's processes run instead of
 	// the command line's ("" none).
 	Executable string
+	// FileSystems are the directories (absolute, clean) of the grid's
+	// declared file systems that this machine sees.
+	FileSystems []string
 }
 
 // Host is one computer: a host name and the processes placed on it.
@@ -226,6 +236,33 @@ func (g *Grid) Hosts() []*Host {
 		}
 	}
 	return hs
+}
+
+// FileSystems lists the directories that some machine of the grid
+// declares (filesystems), sorted.
+func (g *Grid) FileSystems() []string {
+	var all []string
+	for _, h := range g.Hosts() {
+		for _, fs := range h.Machine.FileSystems {
+			if !slices.Contains(all, fs) {
+				all = append(all, fs)
+			}
+		}
+	}
+	sort.Strings(all)
+	return all
+}
+
+// Unseen lists the declared file systems that machine m does not see
+// (its processes reach files there only through other processes).
+func (g *Grid) Unseen(m *Machine) []string {
+	var out []string
+	for _, fs := range g.FileSystems() {
+		if !slices.Contains(m.FileSystems, fs) {
+			out = append(out, fs)
+		}
+	}
+	return out
 }
 
 // LinkBetween is the link between sites a and b (a != b).
@@ -640,6 +677,19 @@ func (p *parser) machine(mt *table, s *Site, machNames, hostNames map[string]str
 		p.errf(mt.at("arch"), "bad arch %q: want an architecture name such as \"s390x\" or \"x86_64\"", m.Arch)
 	}
 	m.Executable = mt.str("executable", false)
+	for _, fs := range mt.strs("filesystems") {
+		c := filepath.Clean(fs)
+		switch {
+		case !filepath.IsAbs(fs):
+			p.errf(mt.at("filesystems"), "file system %q must be an absolute path", fs)
+		case c == "/":
+			p.errf(mt.at("filesystems"), "file system \"/\": the root is seen by every machine; name a directory below it")
+		case slices.Contains(m.FileSystems, c):
+			p.errf(mt.at("filesystems"), "file system %q is listed twice", fs)
+		default:
+			m.FileSystems = append(m.FileSystems, c)
+		}
+	}
 	if vt := mt.sub("vmpi"); vt != nil {
 		v := &VMPI{Lib: vt.str("lib", true), Launcher: vt.str("launcher", false)}
 		if v.Lib != "" && !filepath.IsAbs(v.Lib) {

@@ -269,3 +269,51 @@ firewall = ["5000:5009", "22"]
 		}
 	}
 }
+
+func TestFileSystems(t *testing.T) {
+	g, err := Parse("fs.toml", `
+[[site]]
+name = "a"
+  [[site.machine]]
+  name = "ma"
+  hosts = ["a0"]
+  filesystems = ["/scratch/", "/home/a"]
+[[site]]
+name = "b"
+  [[site.machine]]
+  name = "mb"
+  hosts = ["b0"]
+  filesystems = ["/home/a"]
+  [[site.machine]]
+  name = "mc"
+  hosts = ["c0"]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(g.FileSystems(), " "); got != "/home/a /scratch" {
+		t.Errorf("FileSystems: %q", got)
+	}
+	for _, c := range []struct{ m, want string }{{"ma", ""}, {"mb", "/scratch"}, {"mc", "/home/a /scratch"}} {
+		for _, s := range g.Sites {
+			for _, m := range s.Machines {
+				if m.Name == c.m {
+					if got := strings.Join(g.Unseen(m), " "); got != c.want {
+						t.Errorf("Unseen(%s) = %q, want %q", c.m, got, c.want)
+					}
+				}
+			}
+		}
+	}
+	for _, bad := range []struct{ fs, msg string }{
+		{`["scratch"]`, `fs.toml:6: file system "scratch" must be an absolute path`},
+		{`["/"]`, `fs.toml:6: file system "/": the root is seen by every machine`},
+		{`["/x", "/x/"]`, `fs.toml:6: file system "/x/" is listed twice`},
+		{`"/x"`, `fs.toml:6: "filesystems" must be an array of strings`},
+	} {
+		_, err := Parse("fs.toml", "[[site]]\nname = \"a\"\n  [[site.machine]]\n  name = \"m\"\n  hosts = [\"h\"]\n  filesystems = "+bad.fs+"\n")
+		if err == nil || !strings.Contains(err.Error(), bad.msg) {
+			t.Errorf("filesystems = %s: got %v, want %q", bad.fs, err, bad.msg)
+		}
+	}
+}

@@ -39,7 +39,13 @@ var (
 	ErrNotFound  = errors.New("service name not published")        // MPI_ERR_NAME
 	ErrNotMine   = errors.New("service name not published here")   // MPI_ERR_SERVICE
 	ErrPublished = errors.New("service name is already published") // MPI_ERR_SERVICE
+	ErrFull      = fmt.Errorf("the name server holds its maximum of %d names", MaxNames)
 )
+
+// MaxNames bounds the names a name server holds (each at most 2*maxLen
+// bytes): a client that publishes without end is refused with ErrFull
+// beyond it, and the server's memory stays bounded.
+const MaxNames = 1 << 16
 
 // maxLen bounds service and port names.
 const maxLen = 1024
@@ -160,6 +166,15 @@ type Server struct {
 	// Timeout bounds a connection's handshake and then its request (10 s).
 	Timeout time.Duration
 	gate    *auth.Gate // connections in their handshake
+	// Max bounds the names held (0: MaxNames).
+	Max int
+}
+
+func (s *Server) maxNames() int {
+	if s.Max > 0 {
+		return s.Max
+	}
+	return MaxNames
 }
 
 // NewServer makes a server for clients that prove key.
@@ -244,6 +259,9 @@ func (s *Server) answer(line string) string {
 		if _, dup := s.names[svc]; dup {
 			return "err published"
 		}
+		if len(s.names) >= s.maxNames() {
+			return "err full"
+		}
 		s.names[svc] = port
 		return "ok"
 	case f[0] == "lookup" && len(f) == 2:
@@ -317,6 +335,8 @@ func parseAnswer(addr, line string) (string, error) {
 		return "", ErrNotMine
 	case len(f) == 2 && f[0] == "err" && f[1] == "published":
 		return "", ErrPublished
+	case len(f) == 2 && f[0] == "err" && f[1] == "full":
+		return "", ErrFull
 	}
 	return "", fmt.Errorf("name server %s: malformed answer %.40q", addr, line)
 }

@@ -91,6 +91,39 @@ func TestServer(t *testing.T) {
 	}
 }
 
+// TestServerFull: a client publishing without end is refused with
+// ErrFull at the server's bound; lookups and unpublishing go on, and a
+// name unpublished makes room again.
+func TestServerFull(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	s := NewServer(key)
+	s.Max = 20
+	go s.Serve(l)
+	cl := &Client{Addr: l.Addr().String(), Key: key}
+	for i := 0; i < 20; i++ {
+		if err := cl.Publish(fmt.Sprint("svc", i), "port"); err != nil {
+			t.Fatalf("name %d of 20: %v", i, err)
+		}
+	}
+	if err := cl.Publish("one-more", "port"); !errors.Is(err, ErrFull) || !strings.Contains(err.Error(), "maximum") {
+		t.Fatalf("name 21 of 20: %v", err)
+	}
+	if p, err := cl.Lookup("svc7"); err != nil || p != "port" {
+		t.Fatalf("lookup when full: %q %v", p, err)
+	}
+	if err := cl.Unpublish("svc7"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Publish("one-more", "port"); err != nil {
+		t.Fatalf("after an unpublish: %v", err)
+	}
+}
+
 func FuzzAnswer(f *testing.F) {
 	fuzzseed.Add(f, []any{"publish 6162 6364"}, []any{"lookup 6162"}, []any{"unpublish 6162"}, []any{"unpublish zz"},
 		[]any{"publish 6162"}, []any{"lookup"}, []any{""}, []any{"publish 61 " + strings.Repeat("00", 2000)}, []any{"bogus 61"})
@@ -104,7 +137,7 @@ func FuzzAnswer(f *testing.F) {
 // "malformed answer" error, never a panic or a port longer than maxLen.
 func FuzzClientAnswer(f *testing.F) {
 	fuzzseed.Add(f, []any{"ok\n"}, []any{"ok " + hx("gmpi1;127.0.0.1;5000;00") + "\n"}, []any{"err name\n"},
-		[]any{"err service\n"}, []any{"err published\n"}, []any{"err request\n"}, []any{"ok zz\n"},
+		[]any{"err service\n"}, []any{"err published\n"}, []any{"err full\n"}, []any{"err request\n"}, []any{"ok zz\n"},
 		[]any{"ok " + strings.Repeat("61", maxLen+1) + "\n"}, []any{"x name\n"}, []any{""})
 	f.Fuzz(func(t *testing.T, line string) {
 		port, err := parseAnswer("fuzz", line)

@@ -90,6 +90,8 @@ var (
 		"low:high: every port gmpi listens on (rank links, mpirun's PMI port, relays, MPI ports) comes from this range (empty: any port); a grid file's port_range sets it per site or host")
 	TCPAdvertise = String("GMPI_TCP_ADVERTISE", "", ScopeTCP,
 		"the address (host or IP, optionally host:port) other hosts dial to reach this rank, when it differs from the one it binds (NAT, multi-homed hosts); a grid file's advertise sets it per host")
+	TCPCongestion = String("GMPI_TCP_CONGESTION", "auto", ScopeTCP,
+		"congestion control of the tcp device's connections: auto (cubic, else reno, on a connection whose handshake round trip was under 1 ms; the system's default on slower paths), system (always the system's default), or an algorithm name the kernel offers (net.ipv4.tcp_available_congestion_control)")
 	TCPPoll = Auto("GMPI_TCP_POLL", ScopeTCP,
 		"1/0: the waiting thread reads tcp sockets itself and, alone, sleeps on them in poll(2) (auto: only without shared-memory peers)")
 
@@ -124,8 +126,10 @@ var (
 		"the host the launch placed this rank on (empty: the kernel's host name)"))
 	JobID = internal(String("GMPI_JOBID", "", ScopeLaunch,
 		"names the job in shared-memory segment names (empty: from the PMI key-value space name)"))
-	Site    = internal(String("GMPI_SITE", "", ScopeLaunch, "the rank's site for the topology attributes"))
-	Machine = internal(String("GMPI_MACHINE", "", ScopeLaunch, "the rank's machine for the topology attributes"))
+	Site     = internal(String("GMPI_SITE", "", ScopeLaunch, "the rank's site for the topology attributes"))
+	Machine  = internal(String("GMPI_MACHINE", "", ScopeLaunch, "the rank's machine for the topology attributes"))
+	IOUnseen = internal(String("GMPI_IO_UNSEEN", "", ScopeLaunch,
+		"directories of the grid's file systems this rank's machine does not see, separated by ':' (MPI-IO routes its access to files there through processes that see them)"))
 	VMPI    = internal(String("GMPI_VMPI", "", ScopeLaunch, "the rank's vendor MPI job for the topology attributes"))
 	VMPILib = internal(String("GMPI_VMPI_LIB", "", ScopeLaunch,
 		"the vendor MPI library a rank of a vMPI machine loads (set by mpirun __vmpi-exec)"))

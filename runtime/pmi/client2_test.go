@@ -400,6 +400,8 @@ func TestPMI2Malformed(t *testing.T) {
 			op: func(c *pmi.Client) error { return c.Barrier() }, wantText: "kvs-fence"},
 		{name: "put refused", init: okInit, replies: []string{okFull, okID, okAttr, frame("cmd=kvs-put-response;rc=1;errmsg=full;")},
 			op: func(c *pmi.Client) error { return c.Put("k", "v") }, wantText: "full"},
+		{name: "encoded errmsg", init: okInit, replies: []string{okFull, okID, okAttr, frame("cmd=kvs-put-response;rc=1;errmsg=no%20such%20machine;")},
+			op: func(c *pmi.Client) error { return c.Put("k", "v") }, wantText: "rc=1: no such machine"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

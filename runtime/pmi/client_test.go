@@ -440,3 +440,60 @@ func TestDialSecret(t *testing.T) {
 		t.Error("GMPI_PMI_AUTH=1 without a secret accepted")
 	}
 }
+
+// TestKVSBound: a rank that puts more keys, or more bytes, than its part
+// of the key-value space allows gets an error naming the bound, its
+// connection stays usable, overwriting its own keys costs nothing more,
+// and the other ranks are not affected.
+func TestKVSBound(t *testing.T) {
+	clients, _, events := job(t, 2, server.Config{MaxKeys: 10, MaxBytes: 400})
+	c := clients[0]
+	for i := 0; i < 10; i++ {
+		if err := c.Put("k"+strconv.Itoa(i), "v"); err != nil {
+			t.Fatalf("put %d of 10: %v", i, err)
+		}
+	}
+	err := c.Put("k10", "v")
+	if err == nil || !strings.Contains(err.Error(), "kvs_bound") || !strings.Contains(err.Error(), "rank_0") || !strings.Contains(err.Error(), "at_most_10_per_rank") {
+		t.Fatalf("the 11th key: %v", err)
+	}
+	if ev := waitEvent(t, events, server.EventProtocolError); ev.Rank != 0 || !strings.Contains(ev.Message, "kvs bound") {
+		t.Errorf("event %+v", ev)
+	}
+	for i := 0; i < 20; i++ { // overwrites of its own keys
+		if err := c.Put("k3", strconv.Itoa(i)); err != nil {
+			t.Fatalf("overwrite %d: %v", i, err)
+		}
+	}
+	if v, err := c.Get("k3"); err != nil || v != "19" {
+		t.Fatalf("k3 = %q, %v", v, err)
+	}
+	// Rank 1 has its own bound: bytes first.
+	d := clients[1]
+	if err := d.Put("big", strings.Repeat("x", 300)); err != nil {
+		t.Fatal(err)
+	}
+	err = d.Put("big2", strings.Repeat("y", 100))
+	if err == nil || !strings.Contains(err.Error(), "kvs_bound") || !strings.Contains(err.Error(), "rank_1") || !strings.Contains(err.Error(), "bytes") {
+		t.Fatalf("bytes beyond the bound: %v", err)
+	}
+	if err := d.Put("big", strings.Repeat("z", 350)); err != nil { // replaces its 300 bytes
+		t.Fatalf("overwrite with a longer value within the bound: %v", err)
+	}
+	// Rank 1 takes over one of rank 0's keys: rank 0 may put one more.
+	if err := d.Put("k0", "w"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Put("k10", "v"); err != nil {
+		t.Fatalf("rank 0 after rank 1 took over k0: %v", err)
+	}
+	parallel(t, clients, func(r int, c *pmi.Client) error {
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		if v, err := c.Get("k0"); err != nil || v != "w" {
+			return fmt.Errorf("k0 = %q, %v", v, err)
+		}
+		return nil
+	})
+}

@@ -162,7 +162,7 @@ func (p v1) readReply(want string) (map[string]string, error) {
 		if msg == "" {
 			msg = f["errmsg"]
 		}
-		return f, &rcError{cmd: want, rc: rc, msg: msg}
+		return f, &rcError{cmd: want, rc: rc, msg: DecodeValue(msg)}
 	}
 	return f, nil
 }

@@ -119,7 +119,7 @@ func (p v2) request(want, cmd string, kv ...string) (map[string]string, error) {
 		return nil, p.fail(fmt.Errorf("pmi: expected cmd=%s from server, got %q", want, body))
 	}
 	if rc, ok := f["rc"]; ok && rc != "0" {
-		return f, &rcError{cmd: want, rc: rc, msg: f["errmsg"]}
+		return f, &rcError{cmd: want, rc: rc, msg: DecodeValue(f["errmsg"])}
 	}
 	return f, nil
 }

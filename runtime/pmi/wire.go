@@ -255,6 +255,9 @@ func ParseCommand2(body string) (map[string]string, error) {
 		if first && (k != "cmd" || v == "") {
 			return nil, fmt.Errorf("pmi: PMI-2 message does not start with cmd=: %q", body)
 		}
+		if !first && k == "cmd" {
+			return nil, fmt.Errorf("pmi: PMI-2 message has a second cmd field: %q", body)
+		}
 		first = false
 		fields[k] = v
 	}

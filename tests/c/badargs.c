@@ -1,10 +1,10 @@
 /* badargs: every function of the API table that takes a handle by value
- * is called with the null handle and with a freed handle in that
- * position, and every function with a count with a negative count, the
+ * (or, to free, commit, close, start or cancel it, by pointer) is called
+ * with the null handle and with a freed handle in that position, and every function with a count with a negative count, the
  * other arguments valid; each call must fail with the class the standard
  * names (MPI_ERR_COMM, MPI_ERR_TYPE, MPI_ERR_GROUP, MPI_ERR_OP, MPI_ERR_ARG
  * for error handlers, MPI_ERR_INFO, MPI_ERR_FILE, MPI_ERR_WIN,
- * MPI_ERR_COUNT), with an
+ * MPI_ERR_REQUEST, MPI_ERR_SESSION, MPI_ERR_COUNT), with an
  * error string naming the function, and never crash. The calls are
  * generated from capi/spec/mpi.txt into badargs_calls.h (go generate in
  * capi/). Run on one process: nothing communicates when the checks hold. */
@@ -30,6 +30,8 @@ static MPI_Errhandler bad_errh[2];
 static MPI_Info bad_info[2];
 static MPI_File bad_file[2], good_file;
 static MPI_Win bad_win[2], good_win;
+static MPI_Request bad_req[2];
+static MPI_Session bad_session[2];
 static char win_mem[64];
 /* BADARGS_NULL_ONLY=1 leaves out the freed handles (to compare with MPICH,
  * which cannot tell a freed handle and crashes on some). */
@@ -76,6 +78,8 @@ int main(int argc, char **argv)
     bad_info[0] = MPI_INFO_NULL;
     bad_file[0] = MPI_FILE_NULL;
     bad_win[0] = MPI_WIN_NULL;
+    bad_req[0] = MPI_REQUEST_NULL;
+    bad_session[0] = MPI_SESSION_NULL;
     /* A valid window and file for the one-sided and I/O functions, and a
      * freed one of each, made before the other freed handles: a window and a
      * file hold communicators, which would take the freed slots. */
@@ -127,6 +131,18 @@ int main(int argc, char **argv)
         MPI_Info_create(&in);
         bad_info[1] = in;
         MPI_Info_free(&in);
+        MPI_Request r;
+        static int one;
+        MPI_Send_init(&one, 1, MPI_INT, 0, 0, MPI_COMM_SELF, &r);
+        bad_req[1] = r;
+        MPI_Request_free(&r);
+        MPI_Session s;
+        if (MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s) != MPI_SUCCESS) {
+            fprintf(stderr, "cannot make a session to test with\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        bad_session[1] = s;
+        MPI_Session_finalize(&s);
     }
     errs += badargs_calls();
     MPI_Win_free(&good_win);

@@ -1030,6 +1030,10 @@ static int badargs_calls(void)
     }
     for (int v = 0; v < nbad; v++) {
         S_RESET();
+        EXPECT_ERR(errs, MPI_Comm_free(&(MPI_Comm){bad_comm[v]}), MPI_ERR_COMM, "MPI_Comm_free", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
         EXPECT_ERR(errs, MPI_Comm_get_info(bad_comm[v], S(1)), MPI_ERR_COMM, "MPI_Comm_get_info", NULL);
     }
     for (int v = 0; v < nbad; v++) {
@@ -1200,6 +1204,10 @@ static int badargs_calls(void)
     }
     S_RESET();
     EXPECT_ERR(errs, MPI_Status_set_elements_x(S(0), MPI_INT, -1), MPI_ERR_COUNT, "MPI_Status_set_elements_x", NULL);
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Type_commit(&(MPI_Datatype){bad_type[v]}), MPI_ERR_TYPE, "MPI_Type_commit", NULL);
+    }
     S_RESET();
     EXPECT_ERR(errs, MPI_Type_contiguous(-1, MPI_INT, S(2)), MPI_ERR_COUNT, "MPI_Type_contiguous", NULL);
     for (int v = 0; v < nbad; v++) {
@@ -1247,6 +1255,10 @@ static int badargs_calls(void)
     for (int v = 0; v < nbad; v++) {
         S_RESET();
         EXPECT_ERR(errs, MPI_Type_dup(bad_type[v], S(1)), MPI_ERR_TYPE, "MPI_Type_dup", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Type_free(&(MPI_Datatype){bad_type[v]}), MPI_ERR_TYPE, "MPI_Type_free", NULL);
     }
     for (int v = 0; v < nbad; v++) {
         S_RESET();
@@ -1358,6 +1370,10 @@ static int badargs_calls(void)
         S_RESET();
         EXPECT_ERR(errs, MPI_Comm_set_errhandler(MPI_COMM_WORLD, bad_errh[v]), MPI_ERR_ARG, "MPI_Comm_set_errhandler", NULL);
     }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Errhandler_free(&(MPI_Errhandler){bad_errh[v]}), MPI_ERR_ARG, "MPI_Errhandler_free", NULL);
+    }
     for (int v = 1; v < nbad; v++) {
         S_RESET();
         EXPECT_ERR(errs, MPI_File_call_errhandler(bad_file[v], 0), MPI_ERR_FILE, "MPI_File_call_errhandler", NULL);
@@ -1373,6 +1389,18 @@ static int badargs_calls(void)
     for (int v = 0; v < nbad; v++) {
         S_RESET();
         EXPECT_ERR(errs, MPI_File_set_errhandler(good_file, bad_errh[v]), MPI_ERR_ARG, "MPI_File_set_errhandler", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Session_call_errhandler(bad_session[v], 0), MPI_ERR_SESSION, "MPI_Session_call_errhandler", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Session_get_errhandler(bad_session[v], S(1)), MPI_ERR_SESSION, "MPI_Session_get_errhandler", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Session_set_errhandler(bad_session[v], MPI_ERRORS_RETURN), MPI_ERR_SESSION, "MPI_Session_set_errhandler", NULL);
     }
     for (int v = 0; v < nbad; v++) {
         S_RESET();
@@ -1421,6 +1449,10 @@ static int badargs_calls(void)
     for (int v = 0; v < nbad; v++) {
         S_RESET();
         EXPECT_ERR(errs, MPI_Group_excl(bad_group[v], 0, S(2), S(3)), MPI_ERR_GROUP, "MPI_Group_excl", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Group_free(&(MPI_Group){bad_group[v]}), MPI_ERR_GROUP, "MPI_Group_free", NULL);
     }
     for (int v = 0; v < nbad; v++) {
         S_RESET();
@@ -1476,6 +1508,10 @@ static int badargs_calls(void)
     }
     for (int v = 0; v < nbad; v++) {
         S_RESET();
+        EXPECT_ERR(errs, MPI_Info_free(&(MPI_Info){bad_info[v]}), MPI_ERR_INFO, "MPI_Info_free", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
         EXPECT_ERR(errs, MPI_Info_get(bad_info[v], S(1), 0, S(3), S(4)), MPI_ERR_INFO, "MPI_Info_get", NULL);
     }
     for (int v = 0; v < nbad; v++) {
@@ -1512,7 +1548,47 @@ static int badargs_calls(void)
     }
     for (int v = 0; v < nbad; v++) {
         S_RESET();
+        EXPECT_ERR(errs, MPI_Group_from_session_pset(bad_session[v], S(1), S(2)), MPI_ERR_SESSION, "MPI_Group_from_session_pset", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Session_get_info(bad_session[v], S(1)), MPI_ERR_SESSION, "MPI_Session_get_info", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Session_get_nth_pset(bad_session[v], MPI_INFO_NULL, 0, S(3), S(4)), MPI_ERR_SESSION, "MPI_Session_get_nth_pset", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Session_get_num_psets(bad_session[v], MPI_INFO_NULL, S(2)), MPI_ERR_SESSION, "MPI_Session_get_num_psets", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Session_get_pset_info(bad_session[v], S(1), S(2)), MPI_ERR_SESSION, "MPI_Session_get_pset_info", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
         EXPECT_ERR(errs, MPI_Op_commutative(bad_op[v], S(1)), MPI_ERR_OP, "MPI_Op_commutative", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Op_free(&(MPI_Op){bad_op[v]}), MPI_ERR_OP, "MPI_Op_free", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Parrived(bad_req[v], 0, S(2)), MPI_ERR_REQUEST, "MPI_Parrived", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Pready(0, bad_req[v]), MPI_ERR_REQUEST, "MPI_Pready", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Pready_list(0, S(1), bad_req[v]), MPI_ERR_REQUEST, "MPI_Pready_list", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Pready_range(0, 0, bad_req[v]), MPI_ERR_REQUEST, "MPI_Pready_range", NULL);
     }
     S_RESET();
     EXPECT_ERR(errs, MPI_Precv_init(S(0), 1, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_INFO_NULL, S(8)), MPI_ERR_COUNT, "MPI_Precv_init", NULL);
@@ -1771,6 +1847,26 @@ static int badargs_calls(void)
     for (int v = 0; v < nbad; v++) {
         S_RESET();
         EXPECT_ERR(errs, MPI_Ssend_init(S(0), 1, MPI_INT, 0, 0, bad_comm[v], S(6)), MPI_ERR_COMM, "MPI_Ssend_init", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Cancel(&(MPI_Request){bad_req[v]}), MPI_ERR_REQUEST, "MPI_Cancel", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Grequest_complete(bad_req[v]), MPI_ERR_REQUEST, "MPI_Grequest_complete", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Request_free(&(MPI_Request){bad_req[v]}), MPI_ERR_REQUEST, "MPI_Request_free", NULL);
+    }
+    for (int v = 1; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Request_get_status(bad_req[v], S(1), S(2)), MPI_ERR_REQUEST, "MPI_Request_get_status", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Start(&(MPI_Request){bad_req[v]}), MPI_ERR_REQUEST, "MPI_Start", NULL);
     }
     S_RESET();
     EXPECT_ERR(errs, MPI_Startall(-1, S(1)), MPI_ERR_COUNT, "MPI_Startall", NULL);
@@ -2032,6 +2128,10 @@ static int badargs_calls(void)
     }
     for (int v = 0; v < nbad; v++) {
         S_RESET();
+        EXPECT_ERR(errs, MPI_Win_free(&(MPI_Win){bad_win[v]}), MPI_ERR_WIN, "MPI_Win_free", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
         EXPECT_ERR(errs, MPI_Win_get_group(bad_win[v], S(1)), MPI_ERR_WIN, "MPI_Win_get_group", NULL);
     }
     for (int v = 0; v < nbad; v++) {
@@ -2117,6 +2217,10 @@ static int badargs_calls(void)
     for (int v = 0; v < nbad; v++) {
         S_RESET();
         EXPECT_ERR(errs, MPI_Comm_connect(S(0), MPI_INFO_NULL, 0, bad_comm[v], S(4)), MPI_ERR_COMM, "MPI_Comm_connect", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_Comm_disconnect(&(MPI_Comm){bad_comm[v]}), MPI_ERR_COMM, "MPI_Comm_disconnect", NULL);
     }
     for (int v = 1; v < nbad; v++) {
         S_RESET();
@@ -3691,6 +3795,10 @@ static int badargs_calls(void)
     for (int v = 1; v < nbad; v++) {
         S_RESET();
         EXPECT_ERR(errs, MPI_File_open(MPI_COMM_WORLD, S(1), 0, bad_info[v], S(4)), MPI_ERR_INFO, "MPI_File_open", NULL);
+    }
+    for (int v = 0; v < nbad; v++) {
+        S_RESET();
+        EXPECT_ERR(errs, MPI_File_close(&(MPI_File){bad_file[v]}), MPI_ERR_FILE, "MPI_File_close", NULL);
     }
     for (int v = 1; v < nbad; v++) {
         S_RESET();

@@ -13,10 +13,21 @@
  *  6. the parent may be freed while idups on it are pending: they still
  *     complete and work, and the parent's handle is invalid at once;
  *  7. MPI_Finalize completes an idup that the program never waited for
- *     (some ranks start it late).
+ *     (some ranks start it late);
+ *  8. the new handle exists at once, as MPICH's does: an error handler,
+ *     a name and an attribute set on it before the request completes are
+ *     in force afterwards (mpi4py sets the error handler right after
+ *     MPI_Comm_idup), and communicating on it before then is an error;
+ *  9. communicators from idups, used only after their wait as the
+ *     standard says, run the C lanes (small blocking collectives and
+ *     point-to-point) under their handle while other communicators are
+ *     created and freed around them, so that handles are reused (an
+ *     earlier version moved the new communicator onto the handle at
+ *     completion and left the lanes' registrations behind: it hung).
  * Before the fix idup was a blocking dup and cases 1, 3 and 4 hung. */
 #include "mtest.h"
 #include <stdlib.h>
+#include <string.h>
 
 #define K 4
 
@@ -220,6 +231,78 @@ int main(int argc, char **argv)
         errs += check_dups(MPI_COMM_WORLD, d, 2, "freed parent");
         MPI_Comm_free(&d[0]);
         MPI_Comm_free(&d[1]);
+    }
+    /* 8: set the error handler, the name and an attribute on the new
+     * handle before the idup completes; odd ranks start late, so an even
+     * rank's idup cannot complete before its Ssend. */
+    {
+        MPI_Comm d;
+        MPI_Request r;
+        int key, val = 8, *v = NULL, flag = 0, len = 0, sz = -1;
+        char name[MPI_MAX_OBJECT_NAME];
+        MPI_Errhandler eh;
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &key, NULL);
+        if (rank % 2 == 1)
+            MPI_Recv(&token, 1, MPI_INT, partner, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Comm_idup(MPI_COMM_WORLD, &d, &r);
+        MTEST_CHECK(errs, d != MPI_COMM_NULL, "idup: no handle before completion");
+        rc = MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
+        MTEST_CHECK(errs, rc == MPI_SUCCESS, "set_errhandler on the pending idup: rc %d", rc);
+        rc = MPI_Comm_set_name(d, "pending-idup");
+        MTEST_CHECK(errs, rc == MPI_SUCCESS, "set_name on the pending idup: rc %d", rc);
+        rc = MPI_Comm_set_attr(d, key, &val);
+        MTEST_CHECK(errs, rc == MPI_SUCCESS, "set_attr on the pending idup: rc %d", rc);
+        if (partner < size && rank % 2 == 0) {
+            rc = MPI_Comm_size(d, &sz);
+            MTEST_CHECK(errs, rc != MPI_SUCCESS, "MPI_Comm_size on the pending idup succeeded (%d)", sz);
+            token = 48;
+            MPI_Ssend(&token, 1, MPI_INT, partner, 8, MPI_COMM_WORLD);
+        }
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        MPI_Comm_get_name(d, name, &len);
+        MTEST_CHECK(errs, strcmp(name, "pending-idup") == 0, "name after completion: '%s'", name);
+        MPI_Comm_get_attr(d, key, &v, &flag);
+        MTEST_CHECK(errs, flag && v == &val, "attribute after completion: flag %d", flag);
+        MPI_Comm_get_errhandler(d, &eh);
+        MTEST_CHECK(errs, eh == MPI_ERRORS_RETURN, "error handler after completion is not MPI_ERRORS_RETURN");
+        MPI_Errhandler_free(&eh);
+        rc = MPI_Send(&val, 1, MPI_INT, size, 0, d);
+        MTEST_CHECK(errs, rc != MPI_SUCCESS, "send to rank %d on the idup succeeded", size);
+        errs += check_dups(MPI_COMM_WORLD, &d, 1, "pending handle");
+        MPI_Comm_free(&d);
+        MPI_Comm_free_keyval(&key);
+    }
+    /* 9: rounds of idups used after their wait for small blocking
+     * collectives (the C collective lane) and point-to-point, with other
+     * communicators created and freed in between so that handles come
+     * back. */
+    for (int round = 0; round < 12; round++) {
+        MPI_Comm d[3], other;
+        MPI_Request r[3];
+        MPI_Comm_idup(MPI_COMM_WORLD, &d[0], &r[0]);
+        MPI_Comm_dup(MPI_COMM_WORLD, &other);
+        MPI_Comm_idup(other, &d[1], &r[1]);
+        MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &d[2], &r[2]);
+        MPI_Waitall(3, r, MPI_STATUSES_IGNORE);
+        if (round % 2)
+            MPI_Comm_free(&other);
+        for (int i = 0; i < 3; i++) {
+            int sum = -1, b = rank == round % size ? 1000 + round : -1, in = -1, out = rank;
+            MPI_Barrier(d[i]);
+            MPI_Bcast(&b, 1, MPI_INT, round % size, d[i]);
+            MTEST_CHECK(errs, b == 1000 + round, "round %d dup %d: bcast got %d", round, i, b);
+            MPI_Allreduce(&out, &sum, 1, MPI_INT, MPI_SUM, d[i]);
+            MTEST_CHECK(errs, sum == size * (size - 1) / 2, "round %d dup %d: allreduce got %d", round, i, sum);
+            MPI_Sendrecv(&out, 1, MPI_INT, (rank + 1) % size, i, &in, 1, MPI_INT, (rank - 1 + size) % size, i,
+                         d[i], MPI_STATUS_IGNORE);
+            MTEST_CHECK(errs, in == (rank - 1 + size) % size, "round %d dup %d: sendrecv got %d", round, i, in);
+        }
+        MPI_Comm_free(&d[round % 3]);
+        MPI_Comm_free(&d[(round + 1) % 3]);
+        if (round % 2 == 0)
+            MPI_Comm_free(&other);
+        MPI_Barrier(d[(round + 2) % 3]);
+        MPI_Comm_free(&d[(round + 2) % 3]);
     }
     /* 7: an idup pending into MPI_Finalize. */
     {

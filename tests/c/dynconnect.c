@@ -1,29 +1,34 @@
 /* dynconnect: two separately launched jobs meet through a port
  * (MPI_Open_port / MPI_Comm_accept / MPI_Comm_connect) and use the
  * intercommunicator: point-to-point both ways, intercommunicator bcast and
- * allreduce, MPI_Comm_dup, MPI_Intercomm_merge, then MPI_Comm_disconnect.
- * Run by tests/scripts/dynproc.sh:
+ * allreduce (each side's root in turn), MPI_Comm_dup, MPI_Intercomm_merge,
+ * then MPI_Comm_disconnect. Run by tests/scripts/dynproc.sh, dynsizes.sh
+ * and dyngrid.sh:
  *
- *   dynconnect server FILE NCLIENTS [name]   accept NCLIENTS clients in turn;
- *                                            rank 0 writes the port name to FILE
- *                                            (or publishes it as SERVICE "name")
- *   dynconnect client FILE [name]            connect once (port from FILE or
- *                                            looked up under "name")
- *   dynconnect victim FILE                   connect, then block (the script
- *                                            kills it): the server must see an
- *                                            error and go on
+ *   dynconnect server FILE N [SERVICE]   accept N connections in turn; rank 0
+ *                                        writes the port name to FILE (and
+ *                                        publishes it as SERVICE)
+ *   dynconnect client FILE [SERVICE]     connect once (port from FILE, or
+ *                                        looked up under SERVICE)
+ *   dynconnect both FILE SERVICE         connect twice: through FILE, then
+ *                                        through SERVICE (two connections)
+ *   dynconnect forged FILE               connect to the port of FILE with a
+ *                                        wrong secret: MPI_ERR_PORT, and the
+ *                                        server takes no connection from it
+ *   dynconnect victim FILE               connect, then block (the script
+ *                                        kills it): the server must see an
+ *                                        error and go on
  *
  * The server survives a client killed mid-session: with an error handler
  * that returns on the intercommunicator, every server rank's receive from
- * the victim fails (through the handler, naming the victim's job), it
- * frees the communicator and accepts the next client. */
+ * the victim fails (through the handler, naming the victim's job), even
+ * one from MPI_ANY_SOURCE, and so do a later one and probes; it frees
+ * the communicator and accepts the next client. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "mtest.h"
-
-#define SERVICE "gmpi-dynconnect-test"
 
 static int errs = 0;
 
@@ -91,6 +96,14 @@ static void exercise(MPI_Comm inter, int server)
         MPI_Bcast(&v, 1, MPI_INT, 0, inter);
     if (!server)
         MTEST_CHECK(errs, v == 4242, "bcast: %d", v);
+    /* And from the client's last rank. */
+    v = server ? -1 : 5151;
+    if (server)
+        MPI_Bcast(&v, 1, MPI_INT, rsize - 1, inter);
+    else
+        MPI_Bcast(&v, 1, MPI_INT, rank == size - 1 ? MPI_ROOT : MPI_PROC_NULL, inter);
+    if (server)
+        MTEST_CHECK(errs, v == 5151, "bcast from the client: %d", v);
 
     /* Intercommunicator allreduce: each side gets the sum of the other's. */
     int mine = server ? 1 : 100, sum = 0;
@@ -131,11 +144,82 @@ static void read_port(const char *file, char *port)
     MTestError("no port file");
 }
 
+/* lookup_port finds SERVICE's port (rank 0; the server may not have
+ * published it yet). */
+static void lookup_port(const char *service, char *port)
+{
+    int rc = MPI_ERR_NAME;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    for (int i = 0; i < 600; i++) {
+        rc = MPI_Lookup_name(service, MPI_INFO_NULL, port);
+        if (rc == MPI_SUCCESS)
+            break;
+        usleep(100000);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MTEST_CHECK(errs, rc == MPI_SUCCESS, "lookup %s: rc %d", service, rc);
+}
+
+/* victim_seen runs on every server rank once the client that said it is
+ * a victim is killed: a receive pending when it dies fails through the
+ * intercommunicator's error handler (rank 0 names the source, the others
+ * use MPI_ANY_SOURCE), naming the job; so does a later receive of the
+ * other kind. The victim is told to wait for its end once every receive
+ * is posted. */
+static void victim_seen(MPI_Comm inter, int rank)
+{
+    MPI_Errhandler eh;
+    MPI_Comm_create_errhandler(on_error, &eh);
+    MPI_Comm_set_errhandler(inter, eh);
+    MPI_Errhandler_free(&eh);
+    handler_calls = 0;
+    int v, rc, cls = -1;
+    int src = rank == 0 ? 0 : MPI_ANY_SOURCE;
+    /* Every receive is posted before the victim says it is connected
+     * (the script kills it then). */
+    MPI_Request req;
+    MPI_Irecv(&v, 1, MPI_INT, src, 99, inter, &req);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int go = 1;
+    if (rank == 0)
+        MPI_Send(&go, 1, MPI_INT, 0, 2, inter);
+    rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MTEST_CHECK(errs, rc != MPI_SUCCESS, "receive (source %d) from a killed client succeeded", src);
+    MTEST_CHECK(errs, handler_calls == 1, "error handler called %d times", handler_calls);
+    MTEST_CHECK(errs, strstr(handler_msg, "connected job") != NULL, "message does not name the job: %s", handler_msg);
+    if (rank == 0) {
+        printf("server saw: %s\n", handler_msg);
+        fflush(stdout);
+    }
+    /* A receive posted after the failure fails too (the other kind of
+     * source). */
+    src = rank == 0 ? MPI_ANY_SOURCE : 0;
+    rc = MPI_Irecv(&v, 1, MPI_INT, src, 98, inter, &req);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &cls);
+    MTEST_CHECK(errs, rc != MPI_SUCCESS && cls != MPI_SUCCESS, "a later receive (source %d) succeeded", src);
+    MTEST_CHECK(errs, handler_calls == 2, "error handler called %d times after the later receive", handler_calls);
+    /* Probes find nothing and never will: they fail too, blocking ones
+     * rather than wait (each kind of source on each rank). */
+    int flag = 0;
+    MPI_Message msg;
+    rc = MPI_Iprobe(src, 97, inter, &flag, MPI_STATUS_IGNORE);
+    MTEST_CHECK(errs, rc != MPI_SUCCESS && !flag, "MPI_Iprobe (source %d) on a lost job: rc %d flag %d", src, rc, flag);
+    rc = MPI_Probe(rank == 0 ? 0 : MPI_ANY_SOURCE, 97, inter, MPI_STATUS_IGNORE);
+    MTEST_CHECK(errs, rc != MPI_SUCCESS, "MPI_Probe on a lost job succeeded");
+    rc = MPI_Mprobe(src, 97, inter, &msg, MPI_STATUS_IGNORE);
+    MTEST_CHECK(errs, rc != MPI_SUCCESS, "MPI_Mprobe on a lost job succeeded");
+    MTEST_CHECK(errs, handler_calls == 5, "error handler called %d times after the probes", handler_calls);
+    MPI_Comm_free(&inter);
+}
+
 int main(int argc, char **argv)
 {
     MTest_Init(&argc, &argv);
     if (argc < 3) {
-        fprintf(stderr, "usage: dynconnect server|client|victim FILE [N] [name]\n");
+        fprintf(stderr, "usage: dynconnect server|client|both|forged|victim FILE [N] [SERVICE]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int rank;
@@ -145,13 +229,12 @@ int main(int argc, char **argv)
 
     if (strcmp(mode, "server") == 0) {
         int n = argc > 3 ? atoi(argv[3]) : 1;
-        int byname = argc > 4 && strcmp(argv[4], "name") == 0;
+        const char *service = argc > 4 ? argv[4] : NULL;
         if (rank == 0) {
             MPI_Open_port(MPI_INFO_NULL, port);
             MTEST_CHECK(errs, strlen(port) > 0 && strlen(port) < MPI_MAX_PORT_NAME, "port name");
-            if (byname) {
-                MPI_Publish_name(SERVICE, MPI_INFO_NULL, port);
-            }
+            if (service)
+                MPI_Publish_name(service, MPI_INFO_NULL, port);
             char tmp[4096];
             snprintf(tmp, sizeof tmp, "%s.tmp", file);
             FILE *f = fopen(tmp, "w");
@@ -171,69 +254,73 @@ int main(int argc, char **argv)
                 MPI_Recv(&kind, 1, MPI_INT, 0, 1, inter, MPI_STATUS_IGNORE);
             MPI_Bcast(&kind, 1, MPI_INT, 0, MPI_COMM_WORLD);
             if (kind == 1) {
-                /* The victim is killed while every server rank waits for a
-                 * message from it: each sees the error through the
-                 * intercommunicator's error handler (also rank 1, which
-                 * never talked to it), naming the victim's job, and goes
-                 * on. */
-                MPI_Errhandler eh;
-                MPI_Comm_create_errhandler(on_error, &eh);
-                MPI_Comm_set_errhandler(inter, eh);
-                MPI_Errhandler_free(&eh);
-                handler_calls = 0;
-                int v;
-                rc = MPI_Recv(&v, 1, MPI_INT, 0, 99, inter, MPI_STATUS_IGNORE);
-                MTEST_CHECK(errs, rc != MPI_SUCCESS, "receive from a killed client succeeded");
-                MTEST_CHECK(errs, handler_calls == 1, "error handler called %d times", handler_calls);
-                MTEST_CHECK(errs, strstr(handler_msg, "connected job") != NULL, "message does not name the job: %s", handler_msg);
-                if (rank == 0) {
-                    printf("server saw: %s\n", handler_msg);
-                    fflush(stdout);
-                }
-                MPI_Comm_free(&inter);
+                victim_seen(inter, rank);
                 continue;
             }
+            int rsize;
+            MPI_Comm_remote_size(inter, &rsize);
             exercise(inter, 1);
             MPI_Comm_disconnect(&inter);
             MTEST_CHECK(errs, inter == MPI_COMM_NULL, "disconnect left the handle");
+            if (rank == 0) {
+                int size;
+                MPI_Comm_size(MPI_COMM_WORLD, &size);
+                printf("served %d x %d\n", size, rsize);
+                fflush(stdout);
+            }
         }
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 0) {
-            if (byname)
-                MPI_Unpublish_name(SERVICE, MPI_INFO_NULL, port);
+            if (service)
+                MPI_Unpublish_name(service, MPI_INFO_NULL, port);
             MPI_Close_port(port);
         }
-    } else {
-        int byname = argc > 3 && strcmp(argv[3], "name") == 0;
+    } else if (strcmp(mode, "forged") == 0) {
         if (rank == 0) {
-            if (byname) {
-                int rc;
-                for (int i = 0; i < 600; i++) {
-                    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-                    rc = MPI_Lookup_name(SERVICE, MPI_INFO_NULL, port);
-                    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-                    if (rc == MPI_SUCCESS)
-                        break;
-                    usleep(100000);
-                }
-                MTEST_CHECK(errs, rc == MPI_SUCCESS, "lookup: rc %d", rc);
-            } else {
-                read_port(file, port);
+            read_port(file, port);
+            char *sec = strrchr(port, ';');
+            MTEST_CHECK(errs, sec != NULL, "port name %s", port);
+            if (sec)
+                for (char *p = sec + 1; *p; p++)
+                    *p = *p == '0' ? '1' : '0';
+        }
+        MPI_Info quick;
+        MPI_Info_create(&quick);
+        MPI_Info_set(quick, "timeout", "2");
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Comm inter = MPI_COMM_WORLD;
+        int rc = MPI_Comm_connect(port, quick, 0, MPI_COMM_WORLD, &inter), cls = -1;
+        if (rc != MPI_SUCCESS)
+            MPI_Error_class(rc, &cls);
+        MTEST_CHECK(errs, cls == MPI_ERR_PORT && inter == MPI_COMM_NULL, "forged secret: class %d", cls);
+        MPI_Info_free(&quick);
+    } else {
+        int twice = strcmp(mode, "both") == 0;
+        const char *service = argc > 3 ? argv[3] : NULL;
+        for (int round = 0; round <= twice; round++) {
+            if (rank == 0) {
+                if (service && (!twice || round == 1))
+                    lookup_port(service, port);
+                else
+                    read_port(file, port);
             }
+            MPI_Comm inter;
+            MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+            int kind = strcmp(mode, "victim") == 0;
+            if (rank == 0)
+                MPI_Send(&kind, 1, MPI_INT, 0, 1, inter);
+            if (kind) {
+                int go;
+                if (rank == 0)
+                    MPI_Recv(&go, 1, MPI_INT, 0, 2, inter, MPI_STATUS_IGNORE);
+                printf("victim connected\n");
+                fflush(stdout);
+                for (;;)
+                    sleep(1); /* killed by the script */
+            }
+            exercise(inter, 0);
+            MPI_Comm_disconnect(&inter);
         }
-        MPI_Comm inter;
-        MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
-        int kind = strcmp(mode, "victim") == 0;
-        if (rank == 0)
-            MPI_Send(&kind, 1, MPI_INT, 0, 1, inter);
-        if (kind) {
-            printf("victim connected\n");
-            fflush(stdout);
-            for (;;)
-                sleep(1); /* killed by the script */
-        }
-        exercise(inter, 0);
-        MPI_Comm_disconnect(&inter);
     }
     MTest_Finalize(errs);
     return MTestReturnValue(errs);

@@ -1,10 +1,11 @@
 /* dynspawn: MPI_Comm_spawn and MPI_Comm_spawn_multiple.
  *
- * The parents (any number) spawn 3 copies of this program ("child"):
- * every errcode is MPI_SUCCESS, the intercommunicator has 3 remote
- * processes, an intercommunicator bcast reaches the children, each child
- * sends back its rank and world size, and the children's
- * MPI_Comm_get_parent is that intercommunicator (disconnected at the end).
+ * The parents (any number; testlist: 1 and 2) spawn 1, 2, 3 and 4 copies
+ * of this program ("child N"), one spawn after another: every errcode is
+ * MPI_SUCCESS, the intercommunicator has N remote processes, an
+ * intercommunicator bcast reaches the children, each child sends back its
+ * rank and world size, and the children's MPI_Comm_get_parent is that
+ * intercommunicator (disconnected at the end).
  * Then spawn_multiple starts "multi A" (1 process) and "multi B" (2): each
  * checks MPI_APPNUM (0 and 1) and its arguments; the A process spawns a
  * grandchild of its own (a spawn from a spawned job) and exchanges a
@@ -28,7 +29,8 @@ static int child_main(int argc, char **argv, MPI_Comm parent)
     MPI_Comm_remote_size(parent, &rsize);
     MTEST_CHECK(errs, inter && rsize >= 1, "parent comm: inter %d remote size %d", inter, rsize);
     if (strcmp(argv[1], "child") == 0) {
-        MTEST_CHECK(errs, size == 3 && appnum == 0, "child: size %d appnum %d", size, appnum);
+        int n = argc > 2 ? atoi(argv[2]) : -1;
+        MTEST_CHECK(errs, size == n && appnum == 0, "child: size %d of %d, appnum %d", size, n, appnum);
         int v = 0;
         MPI_Bcast(&v, 1, MPI_INT, 0, parent);
         MTEST_CHECK(errs, v == 777, "child: bcast got %d", v);
@@ -88,33 +90,37 @@ int main(int argc, char **argv)
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag);
     MTEST_CHECK(errs, flag && *usize >= size, "universe size: flag %d", flag);
 
-    /* 1. Three children, disconnected at the end. */
-    MPI_Comm inter;
-    int codes[3] = {-1, -1, -1};
-    char *cargv[] = {"child", NULL};
-    MPI_Comm_spawn(argv[0], cargv, 3, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes);
-    if (rank == 0)
-        for (int i = 0; i < 3; i++)
-            MTEST_CHECK(errs, codes[i] == MPI_SUCCESS, "errcode[%d] = %d", i, codes[i]);
+    /* 1. 1 to 4 children, each time disconnected at the end. */
     int rsize;
-    MPI_Comm_remote_size(inter, &rsize);
-    MTEST_CHECK(errs, rsize == 3, "remote size %d", rsize);
-    int v = 777;
-    MPI_Bcast(&v, 1, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
-    if (rank == 0) {
-        int seen = 0;
-        for (int i = 0; i < 3; i++) {
-            int me[2], cerrs;
-            MPI_Status st;
-            MPI_Recv(me, 2, MPI_INT, MPI_ANY_SOURCE, 5, inter, &st);
-            MTEST_CHECK(errs, me[0] == st.MPI_SOURCE && me[1] == 3, "child said %d/%d from %d", me[0], me[1], st.MPI_SOURCE);
-            seen |= 1 << me[0];
-            MPI_Recv(&cerrs, 1, MPI_INT, st.MPI_SOURCE, 6, inter, MPI_STATUS_IGNORE);
-            errs += cerrs;
+    for (int n = 1; n <= 4; n++) {
+        MPI_Comm inter;
+        int codes[4] = {-1, -1, -1, -1};
+        char nstr[8];
+        snprintf(nstr, sizeof nstr, "%d", n);
+        char *cargv[] = {"child", nstr, NULL};
+        MPI_Comm_spawn(argv[0], cargv, n, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes);
+        if (rank == 0)
+            for (int i = 0; i < n; i++)
+                MTEST_CHECK(errs, codes[i] == MPI_SUCCESS, "%d children: errcode[%d] = %d", n, i, codes[i]);
+        MPI_Comm_remote_size(inter, &rsize);
+        MTEST_CHECK(errs, rsize == n, "remote size %d, spawned %d", rsize, n);
+        int v = 777;
+        MPI_Bcast(&v, 1, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+        if (rank == 0) {
+            int seen = 0;
+            for (int i = 0; i < n; i++) {
+                int me[2], cerrs;
+                MPI_Status st;
+                MPI_Recv(me, 2, MPI_INT, MPI_ANY_SOURCE, 5, inter, &st);
+                MTEST_CHECK(errs, me[0] == st.MPI_SOURCE && me[1] == n, "child said %d/%d from %d", me[0], me[1], st.MPI_SOURCE);
+                seen |= 1 << me[0];
+                MPI_Recv(&cerrs, 1, MPI_INT, st.MPI_SOURCE, 6, inter, MPI_STATUS_IGNORE);
+                errs += cerrs;
+            }
+            MTEST_CHECK(errs, seen == (1 << n) - 1, "%d children: seen %x", n, seen);
         }
-        MTEST_CHECK(errs, seen == 7, "children seen %x", seen);
+        MPI_Comm_disconnect(&inter);
     }
-    MPI_Comm_disconnect(&inter);
 
     /* 2. spawn_multiple: two commands, MPI_ERRCODES_IGNORE, no disconnect. */
     char *cmds[2] = {argv[0], argv[0]};

@@ -10,8 +10,12 @@
  *   dynspawn2 soft       one parent, MPI_UNIVERSE_SIZE 3: soft "1:4" for 4
  *                        processes starts 2 (the free slots), errcodes
  *                        MPI_SUCCESS twice then MPI_ERR_SPAWN
- *   dynspawn2 site S P   2 children with info key site=S: each child's
- *                        processor name begins with P
+ *   dynspawn2 place K V P [K V P ...]
+ *                        for each triple, 2 children with the info key K=V
+ *                        (site, machine or host of the grid file): each
+ *                        child's processor name begins with P; P "-": the
+ *                        spawn must fail with MPI_ERR_SPAWN (no such place)
+ *   dynspawn2 site S P   the same as place site S P
  * Children send their processor name to parent rank 0 and disconnect. */
 #include <stdlib.h>
 #include <string.h>
@@ -99,17 +103,31 @@ int main(int argc, char **argv)
         MTEST_CHECK(errs, rc == MPI_SUCCESS && got == 2, "soft 1:4 in a universe of 3: rc %d, %d children", rc, got);
         MTEST_CHECK(errs, codes[0] == MPI_SUCCESS && codes[1] == MPI_SUCCESS && codes[2] != MPI_SUCCESS && codes[3] != MPI_SUCCESS,
                     "errcodes %d %d %d %d", codes[0], codes[1], codes[2], codes[3]);
-    } else if (strcmp(mode, "site") == 0 && argc == 4) {
-        rc = spawn(argv[0], 2, "site", argv[2], codes, names, &got);
-        MTEST_CHECK(errs, rc == MPI_SUCCESS && got == 2, "spawn at site %s: rc %d, %d children", argv[2], rc, got);
-        for (int i = 0; i < got; i++) {
-            const char *n = names + i * MPI_MAX_PROCESSOR_NAME;
-            MTEST_CHECK(errs, strncmp(n, argv[3], strlen(argv[3])) == 0, "child %d runs on %s, not at site %s", i, n, argv[2]);
-            if (rank == 0)
-                printf("child %d on %s\n", i, n);
+    } else if ((strcmp(mode, "site") == 0 && argc == 4) || (strcmp(mode, "place") == 0 && argc >= 5 && (argc - 2) % 3 == 0)) {
+        char **t = argv + (strcmp(mode, "site") == 0 ? 1 : 2);
+        for (; t + 2 < argv + argc; t += 3) {
+            const char *key = t[0], *val = t[1], *prefix = t[2];
+            rc = spawn(argv[0], 2, key, val, codes, names, &got);
+            if (strcmp(prefix, "-") == 0) {
+                check_class(rc, MPI_ERR_SPAWN, "spawn at no such place");
+                if (rank == 0 && rc != MPI_SUCCESS) {
+                    char msg[MPI_MAX_ERROR_STRING];
+                    int len;
+                    MPI_Error_string(rc, msg, &len);
+                    printf("%s=%s refused: %s\n", key, val, msg);
+                }
+                continue;
+            }
+            MTEST_CHECK(errs, rc == MPI_SUCCESS && got == 2, "spawn at %s=%s: rc %d, %d children", key, val, rc, got);
+            for (int i = 0; i < got; i++) {
+                const char *n = names + i * MPI_MAX_PROCESSOR_NAME;
+                MTEST_CHECK(errs, strncmp(n, prefix, strlen(prefix)) == 0, "child %d runs on %s, not at %s=%s", i, n, key, val);
+                if (rank == 0)
+                    printf("%s=%s: child %d on %s\n", key, val, i, n);
+            }
         }
-    } else if (rank == 0 && strcmp(mode, "site") != 0 && strcmp(mode, "soft") != 0) {
-        fprintf(stderr, "usage: dynspawn2 [soft | site SITE PREFIX]\n");
+    } else if (rank == 0) {
+        fprintf(stderr, "usage: dynspawn2 [soft | site SITE PREFIX | place KEY VALUE PREFIX ...]\n");
         errs++;
     }
     MTest_Finalize(errs);

@@ -10,13 +10,19 @@
  * x87 cannot hold; a struct with padding, a vector, an indexed type and a
  * subarray; MPI_BYTE untouched; MPI_Get_count/elements (also of a
  * probe); external32; MPI_PACKED packed on one machine and unpacked on
- * the other; MPI_ERR_TRUNCATE; every reduction collective (blocking and
- * nonblocking) and the others across the machines. */
+ * the other, typed messages received as MPI_PACKED and packed ones
+ * received typed, forwarded packed buffers, MPI_Bcast of packed data;
+ * long (rendezvous) messages; MPI_ERR_TRUNCATE; every reduction
+ * collective (blocking, nonblocking, persistent, a user operation) and
+ * the other collectives with roots on either machine; intercommunicator
+ * collectives across representations refused. */
 #include "mtest.h"
 #include <complex.h>
+#include <math.h>
 #include <float.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -31,12 +37,107 @@ static int big_endian(void) {
     return *(unsigned char *)&x == 0;
 }
 
-/* VAL(k) is element k of a test array: distinct bytes in every element. */
-#define EXCHANGE(ctype, mpitype, VAL, EQ)                                         \
+/* Test values: element k of every array has bytes that all differ (so
+ * that any byte misplaced by a conversion shows), built from a list of
+ * different bytes, most significant first; each machine builds the same
+ * values natively. distinct() makes n different nonzero bytes for
+ * element k; fix[j] >= 0 fixes byte j (a float's sign and exponent),
+ * bit j of top asks for byte j >= 0x80 (x87's explicit integer bit). */
+static void distinct(unsigned char *b, int n, int k, const int *fix, unsigned long long top) {
+    unsigned char used[256] = {1};
+    for (int j = 0; j < n; j++)
+        if (fix[j] >= 0) used[fix[j]] = 1;
+    unsigned v = 1 + 37u * (unsigned)k;
+    for (int j = 0; j < n; j++) {
+        if (fix[j] >= 0) {
+            b[j] = (unsigned char)fix[j];
+            continue;
+        }
+        while (used[v & 0xff] || ((top >> j & 1) && (v & 0xff) < 0x80)) v += 31;
+        b[j] = (unsigned char)v;
+        used[b[j]] = 1;
+        v += 31;
+    }
+}
+
+/* put_be stores n bytes given most significant first in native order. */
+static void put_be(void *dst, const unsigned char *b, int n) {
+    for (int j = 0; j < n; j++) ((unsigned char *)dst)[big_endian() ? j : n - 1 - j] = b[j];
+}
+
+/* ldval is the long double of 10 bytes in x87's layout (sign and
+ * exponent, then the 64-bit significand): exact in x87 and binary128
+ * alike, computed so on both machines. */
+static long double ldval(const unsigned char *b) {
+    uint64_t m = 0;
+    for (int j = 2; j < 10; j++) m = m << 8 | b[j];
+    long double v = ldexpl((long double)m, ((b[0] & 0x7f) << 8 | b[1]) - 16383 - 63);
+    return b[0] & 0x80 ? -v : v;
+}
+
+enum { KI, KF, KLD }; /* integer (or character), IEEE float, long double */
+struct part { void *p; int n, kind; };
+
+/* gen fills the parts of element k (one value, or the two halves of a
+ * complex or pair type) with bytes that all differ across the parts. */
+static void gen(const struct part *ps, int np, int k) {
+    unsigned char b[64];
+    int fix[64];
+    unsigned long long top = 0;
+    int n = 0;
+    for (int i = 0; i < np; i++) {
+        int sz = ps[i].kind == KLD ? 10 : ps[i].n;
+        for (int j = 0; j < sz; j++) fix[n + j] = -1;
+        int sign = (k + i) & 1 ? 0x80 : 0;
+        if (ps[i].kind == KF)
+            fix[n] = sign | (ps[i].n == 2 ? 0x3c : 0x3f); /* exponent about 0: normal */
+        if (ps[i].kind == KLD) {
+            fix[n] = sign | 0x3f;
+            top |= 1ull << (n + 2);
+        }
+        n += sz;
+    }
+    distinct(b, n, k, fix, top);
+    n = 0;
+    for (int i = 0; i < np; i++) {
+        if (ps[i].kind != KLD) {
+            put_be(ps[i].p, b + n, ps[i].n);
+            n += ps[i].n;
+            continue;
+        }
+        long double v = ldval(b + n);
+        memcpy(ps[i].p, &v, sizeof v);
+        if (LDBL_MANT_DIG == 64) {
+            /* x87 (little-endian): the 10 bytes reversed. */
+            const unsigned char *q = ps[i].p;
+            for (int j = 0; j < 10; j++)
+                if (q[j] != b[n + 9 - j]) {
+                    errs++;
+                    printf("%d: long double test value %d is not the x87 bytes planned\n", rank, k);
+                    break;
+                }
+        }
+        n += 10;
+    }
+}
+
+#define GI(x, k) gen((struct part[]){{&(x), sizeof(x), KI}}, 1, k)
+#define GF(x, k) gen((struct part[]){{&(x), sizeof(x), KF}}, 1, k)
+#define GLD(x, k) gen((struct part[]){{&(x), 16, KLD}}, 1, k)
+#define GC(x, k) gen((struct part[]){{&(x), sizeof(x) / 2, KF}, {(char *)&(x) + sizeof(x) / 2, sizeof(x) / 2, KF}}, 2, k)
+#define GLDC(x, k) gen((struct part[]){{&(x), 16, KLD}, {(char *)&(x) + 16, 16, KLD}}, 2, k)
+#define GPAIR(x, k, kv) gen((struct part[]){{&(x).v, sizeof((x).v), kv}, {&(x).i, sizeof((x).i), KI}}, 2, k)
+#define GTWIN(x, k) gen((struct part[]){{&(x).a, sizeof((x).a), KF}, {&(x).b, sizeof((x).b), KF}}, 2, k)
+#define GBOOL(x, k) ((x) = (k) % 3 == 0)
+
+/* Sends N values of ctype made by GEN to the partner, which sends its
+ * own: both check theirs (and MPI_Get_count) with EQ. */
+#define EXCHANGE(ctype, mpitype, GEN, EQ)                                         \
     do {                                                                          \
         ctype s[N], r[N];                                                         \
         memset(r, 0, sizeof r);                                                   \
-        for (int k = 0; k < N; k++) s[k] = VAL;                          \
+        memset(s, 0, sizeof s);                                                   \
+        for (int k = 0; k < N; k++) GEN(s[k], k);                                 \
         MPI_Status st;                                                            \
         MPI_Sendrecv(s, N, mpitype, partner, 1, r, N, mpitype, partner, 1,        \
                      MPI_COMM_WORLD, &st);                                        \
@@ -47,7 +148,9 @@ static int big_endian(void) {
             printf("%d: %s: count %d\n", rank, #mpitype, cnt);                    \
         }                                                                         \
         for (int k = 0; k < N; k++) {                                             \
-            ctype want = VAL;                                                     \
+            ctype want;                                                           \
+            memset(&want, 0, sizeof want);                                        \
+            GEN(want, k);                                                         \
             if (!(EQ)) {                                                          \
                 errs++;                                                           \
                 printf("%d: %s[%d] differs\n", rank, #mpitype, k);                \
@@ -67,73 +170,77 @@ struct ff { float a, b; };
 struct dd { double a, b; };
 struct q2 { _Float128 a, b; };
 
+/* Every predefined datatype but MPI_BYTE and MPI_PACKED (below), both
+ * ways. */
 static void predefined(void) {
-    EXCHANGE(char, MPI_CHAR, 'A' + k, SAME);
-    EXCHANGE(signed char, MPI_SIGNED_CHAR, -k - 1, SAME);
-    EXCHANGE(unsigned char, MPI_UNSIGNED_CHAR, 200 + k, SAME);
-    EXCHANGE(short, MPI_SHORT, -0x0102 - k * 0x0301, SAME);
-    EXCHANGE(unsigned short, MPI_UNSIGNED_SHORT, 0xf102 + k * 0x0101, SAME);
-    EXCHANGE(int, MPI_INT, -0x01020304 - k * 0x01010101, SAME);
-    EXCHANGE(unsigned, MPI_UNSIGNED, 0xf1020304u + k * 0x01010101u, SAME);
-    EXCHANGE(long, MPI_LONG, -0x0102030405060708L - k * 0x0101010101010101L, SAME);
-    EXCHANGE(unsigned long, MPI_UNSIGNED_LONG, 0xf102030405060708UL + k * 0x0101010101010101UL, SAME);
-    EXCHANGE(long long, MPI_LONG_LONG, -0x0102030405060708LL - k, SAME);
-    EXCHANGE(unsigned long long, MPI_UNSIGNED_LONG_LONG, 0xf102030405060708ULL + k, SAME);
-    EXCHANGE(float, MPI_FLOAT, 1.125f + k * 3.5f, SAME);
-    EXCHANGE(double, MPI_DOUBLE, -1.0 / 3.0 + k * 1e10, SAME);
-    EXCHANGE(long double, MPI_LONG_DOUBLE, 1.0L + k * 0x1p-60L, SAME);
-    EXCHANGE(wchar_t, MPI_WCHAR, L'a' + k * 0x0102, SAME);
-    EXCHANGE(_Bool, MPI_C_BOOL, k % 3 == 0, SAME);
-    EXCHANGE(int8_t, MPI_INT8_T, -k, SAME);
-    EXCHANGE(int16_t, MPI_INT16_T, -0x0102 * k, SAME);
-    EXCHANGE(int32_t, MPI_INT32_T, -0x01020304 * k, SAME);
-    EXCHANGE(int64_t, MPI_INT64_T, -0x0102030405060708LL + k, SAME);
-    EXCHANGE(uint8_t, MPI_UINT8_T, 255 - k, SAME);
-    EXCHANGE(uint16_t, MPI_UINT16_T, 0xf102 + k, SAME);
-    EXCHANGE(uint32_t, MPI_UINT32_T, 0xf1020304u + k, SAME);
-    EXCHANGE(uint64_t, MPI_UINT64_T, 0xf102030405060708ULL + k, SAME);
-    EXCHANGE(MPI_Aint, MPI_AINT, 0x0102030405060708L + k, SAME);
-    EXCHANGE(MPI_Offset, MPI_OFFSET, -0x0102030405060708L + k, SAME);
-    EXCHANGE(MPI_Count, MPI_COUNT, 0x0102030405060708L * (k % 3 - 1), SAME);
-    EXCHANGE(float _Complex, MPI_C_FLOAT_COMPLEX, 1.5f + k + (2.25f - k) * I, SAME);
-    EXCHANGE(double _Complex, MPI_C_DOUBLE_COMPLEX, 1.0 / 7 + k + (2.0 / 9 - k) * I, SAME);
-    EXCHANGE(long double _Complex, MPI_C_LONG_DOUBLE_COMPLEX, 0.5L + k + (0.25L - k) * I, SAME);
-    EXCHANGE(int, MPI_INTEGER, 0x01020304 + k, SAME);
-    EXCHANGE(float, MPI_REAL, 0.75f * k, SAME);
-    EXCHANGE(double, MPI_DOUBLE_PRECISION, 1e-300 * (k + 1), SAME);
-    EXCHANGE(long, MPI_INTEGER8, 0x0102030405060708L - k, SAME);
-#define PAIR(ctype, mpitype, V)                                                   \
-    EXCHANGE(ctype, mpitype, ((ctype){V, 0x01020304 + k}), r[k].v == want.v && r[k].i == want.i)
-    PAIR(struct fi, MPI_FLOAT_INT, 1.5f * k);
-    PAIR(struct di, MPI_DOUBLE_INT, 1.0 / 3 + k);
-    PAIR(struct li, MPI_LONG_INT, -0x0102030405060708L + k);
-    PAIR(struct si, MPI_SHORT_INT, (short)(0x0102 * k));
-    PAIR(struct ldi, MPI_LONG_DOUBLE_INT, 1.0L / 8 + k);
-    PAIR(struct ii, MPI_2INT, -0x0a0b0c0d - k);
-    PAIR(struct ii, MPI_2INTEGER, 0x0a0b0c0d + k);
-#define TWIN(ctype, mpitype, V)                                                   \
-    EXCHANGE(ctype, mpitype, ((ctype){V, -(V)}), r[k].a == want.a && r[k].b == want.b)
-    TWIN(struct ff, MPI_2REAL, 1.5f + k * 0.25f);
-    TWIN(struct dd, MPI_2DOUBLE_PRECISION, 1.0 / 3 + k);
+    EXCHANGE(char, MPI_CHAR, GI, SAME);
+    EXCHANGE(signed char, MPI_SIGNED_CHAR, GI, SAME);
+    EXCHANGE(unsigned char, MPI_UNSIGNED_CHAR, GI, SAME);
+    EXCHANGE(short, MPI_SHORT, GI, SAME);
+    EXCHANGE(unsigned short, MPI_UNSIGNED_SHORT, GI, SAME);
+    EXCHANGE(int, MPI_INT, GI, SAME);
+    EXCHANGE(unsigned, MPI_UNSIGNED, GI, SAME);
+    EXCHANGE(long, MPI_LONG, GI, SAME);
+    EXCHANGE(unsigned long, MPI_UNSIGNED_LONG, GI, SAME);
+    EXCHANGE(long long, MPI_LONG_LONG, GI, SAME);
+    EXCHANGE(long long, MPI_LONG_LONG_INT, GI, SAME);
+    EXCHANGE(unsigned long long, MPI_UNSIGNED_LONG_LONG, GI, SAME);
+    EXCHANGE(float, MPI_FLOAT, GF, SAME);
+    EXCHANGE(double, MPI_DOUBLE, GF, SAME);
+    EXCHANGE(long double, MPI_LONG_DOUBLE, GLD, SAME);
+    EXCHANGE(wchar_t, MPI_WCHAR, GI, SAME);
+    EXCHANGE(_Bool, MPI_C_BOOL, GBOOL, SAME);
+    EXCHANGE(int8_t, MPI_INT8_T, GI, SAME);
+    EXCHANGE(int16_t, MPI_INT16_T, GI, SAME);
+    EXCHANGE(int32_t, MPI_INT32_T, GI, SAME);
+    EXCHANGE(int64_t, MPI_INT64_T, GI, SAME);
+    EXCHANGE(uint8_t, MPI_UINT8_T, GI, SAME);
+    EXCHANGE(uint16_t, MPI_UINT16_T, GI, SAME);
+    EXCHANGE(uint32_t, MPI_UINT32_T, GI, SAME);
+    EXCHANGE(uint64_t, MPI_UINT64_T, GI, SAME);
+    EXCHANGE(MPI_Aint, MPI_AINT, GI, SAME);
+    EXCHANGE(MPI_Offset, MPI_OFFSET, GI, SAME);
+    EXCHANGE(MPI_Count, MPI_COUNT, GI, SAME);
+    EXCHANGE(float _Complex, MPI_C_FLOAT_COMPLEX, GC, SAME);
+    EXCHANGE(float _Complex, MPI_C_COMPLEX, GC, SAME);
+    EXCHANGE(double _Complex, MPI_C_DOUBLE_COMPLEX, GC, SAME);
+    EXCHANGE(long double _Complex, MPI_C_LONG_DOUBLE_COMPLEX, GLDC, SAME);
+    EXCHANGE(uint16_t, MPIX_C_FLOAT16, GF, SAME); /* binary16 bits: no _Float16 on s390x */
+    EXCHANGE(int, MPI_INTEGER, GI, SAME);
+    EXCHANGE(float, MPI_REAL, GF, SAME);
+    EXCHANGE(double, MPI_DOUBLE_PRECISION, GF, SAME);
+    EXCHANGE(long, MPI_INTEGER8, GI, SAME);
+#define PAIR_EQ (r[k].v == want.v && r[k].i == want.i)
+#define GPF(x, k) GPAIR(x, k, KF)
+#define GPI(x, k) GPAIR(x, k, KI)
+#define GPLD(x, k) GPAIR(x, k, KLD)
+    EXCHANGE(struct fi, MPI_FLOAT_INT, GPF, PAIR_EQ);
+    EXCHANGE(struct di, MPI_DOUBLE_INT, GPF, PAIR_EQ);
+    EXCHANGE(struct li, MPI_LONG_INT, GPI, PAIR_EQ);
+    EXCHANGE(struct si, MPI_SHORT_INT, GPI, PAIR_EQ);
+    EXCHANGE(struct ldi, MPI_LONG_DOUBLE_INT, GPLD, PAIR_EQ);
+    EXCHANGE(struct ii, MPI_2INT, GPI, PAIR_EQ);
+    EXCHANGE(struct ii, MPI_2INTEGER, GPI, PAIR_EQ);
+    EXCHANGE(struct ff, MPI_2REAL, GTWIN, r[k].a == want.a && r[k].b == want.b);
+    EXCHANGE(struct dd, MPI_2DOUBLE_PRECISION, GTWIN, r[k].a == want.a && r[k].b == want.b);
     /* The Fortran and C++ names. */
-    EXCHANGE(char, MPI_CHARACTER, 'a' + k, SAME);
-    EXCHANGE(int, MPI_LOGICAL, 0x01020304 * (k & 1), SAME);
-    EXCHANGE(float _Complex, MPI_COMPLEX, 0.5f + k + (0.75f - k) * I, SAME);
-    EXCHANGE(double _Complex, MPI_DOUBLE_COMPLEX, 1.0 / 3 + k + (1.0 / 5 - k) * I, SAME);
-    EXCHANGE(float, MPI_REAL4, -0.375f * k - 1, SAME);
-    EXCHANGE(double, MPI_REAL8, 1.0 / 7 - k, SAME);
-    EXCHANGE(_Float128, MPI_REAL16, 1 + k * 0x1p-100f128, SAME);
-    EXCHANGE(float _Complex, MPI_COMPLEX8, 2.5f - k + k * I, SAME);
-    EXCHANGE(double _Complex, MPI_COMPLEX16, 1.0 / 9 + k - k * I, SAME);
-    EXCHANGE(struct q2, MPI_COMPLEX32, ((struct q2){1 + k * 0x1p-100f128, -1 - k * 0x1p-90f128}),
-             r[k].a == want.a && r[k].b == want.b);
-    EXCHANGE(int8_t, MPI_INTEGER1, 1 - 2 * k, SAME);
-    EXCHANGE(int16_t, MPI_INTEGER2, 0x0102 - 0x0301 * k, SAME);
-    EXCHANGE(int32_t, MPI_INTEGER4, 0x01020304 - 0x01030507 * k, SAME);
-    EXCHANGE(_Bool, MPI_CXX_BOOL, k % 2, SAME);
-    EXCHANGE(float _Complex, MPI_CXX_FLOAT_COMPLEX, 1.25f * k + 3 * I, SAME);
-    EXCHANGE(double _Complex, MPI_CXX_DOUBLE_COMPLEX, 1.0 / 11 * k - 7 * I, SAME);
-    EXCHANGE(long double _Complex, MPI_CXX_LONG_DOUBLE_COMPLEX, 1.0L / 8 * k + (1 + 0x1p-60L) * I, SAME);
+    EXCHANGE(char, MPI_CHARACTER, GI, SAME);
+    EXCHANGE(int, MPI_LOGICAL, GI, SAME);
+    EXCHANGE(float _Complex, MPI_COMPLEX, GC, SAME);
+    EXCHANGE(double _Complex, MPI_DOUBLE_COMPLEX, GC, SAME);
+    EXCHANGE(float, MPI_REAL4, GF, SAME);
+    EXCHANGE(double, MPI_REAL8, GF, SAME);
+    EXCHANGE(_Float128, MPI_REAL16, GF, SAME);
+    EXCHANGE(float _Complex, MPI_COMPLEX8, GC, SAME);
+    EXCHANGE(double _Complex, MPI_COMPLEX16, GC, SAME);
+    EXCHANGE(struct q2, MPI_COMPLEX32, GTWIN, r[k].a == want.a && r[k].b == want.b);
+    EXCHANGE(int8_t, MPI_INTEGER1, GI, SAME);
+    EXCHANGE(int16_t, MPI_INTEGER2, GI, SAME);
+    EXCHANGE(int32_t, MPI_INTEGER4, GI, SAME);
+    EXCHANGE(_Bool, MPI_CXX_BOOL, GBOOL, SAME);
+    EXCHANGE(float _Complex, MPI_CXX_FLOAT_COMPLEX, GC, SAME);
+    EXCHANGE(double _Complex, MPI_CXX_DOUBLE_COMPLEX, GC, SAME);
+    EXCHANGE(long double _Complex, MPI_CXX_LONG_DOUBLE_COMPLEX, GLDC, SAME);
 }
 
 /* long double rounding: a binary128 sender's value that x87 cannot hold
@@ -476,6 +583,357 @@ static void collectives(void) {
         }
 }
 
+/* Any message may be received as MPI_PACKED and a packed one typed:
+ * between the machines (the partner) and on one machine (the neighbour,
+ * rank ^ 1). A typed message received as MPI_PACKED unpacks right (the
+ * receive sized by a probe's MPI_Get_count(MPI_PACKED), never more than
+ * MPI_Pack_size); a packed message received typed reads right; a
+ * buffer received from the other machine and sent on as MPI_PACKED
+ * still reads right, typed or unpacked; MPI_Bcast of packed data from a
+ * root on either machine. */
+struct mix { int i[3]; double d[2]; long double ld; long l; };
+
+static void mix_fill(struct mix *m, int o) {
+    memset(m, 0, sizeof *m);
+    for (int j = 0; j < 3; j++) m->i[j] = 0x01020304 * (j + 1) + o;
+    for (int j = 0; j < 2; j++) m->d[j] = 1.0 / (3 + j) + o;
+    m->ld = 1.0L + 0x1p-60L * (o + 1);
+    m->l = -0x0102030405060708L - o;
+}
+
+static void mix_check(const struct mix *m, int o, const char *what) {
+    struct mix w;
+    mix_fill(&w, o);
+    if (memcmp(m->i, w.i, sizeof w.i) != 0 || m->d[0] != w.d[0] || m->d[1] != w.d[1] || m->ld != w.ld ||
+        m->l != w.l) {
+        errs++;
+        printf("%d: %s (from rank %d): ints %x %x %x doubles %g %g long %lx\n", rank, what, o, m->i[0], m->i[1],
+               m->i[2], m->d[0], m->d[1], (unsigned long)m->l);
+    }
+}
+
+static void packed_crossing(void) {
+    MPI_Datatype mt;
+    int bl[4] = {3, 2, 1, 1};
+    MPI_Aint disp[4] = {offsetof(struct mix, i), offsetof(struct mix, d), offsetof(struct mix, ld),
+                        offsetof(struct mix, l)};
+    MPI_Datatype ty[4] = {MPI_INT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_LONG};
+    MPI_Type_create_struct(4, bl, disp, ty, &mt);
+    MPI_Type_commit(&mt);
+    int psz;
+    MPI_Pack_size(1, mt, MPI_COMM_WORLD, &psz);
+    int neighbour = rank ^ 1;
+    char *fwd = NULL;
+    int fwdn = 0;
+    for (int side = 0; side < 2; side++) {
+        int peer = side == 0 ? partner : neighbour;
+        const char *where = side == 0 ? "other machine" : "same machine";
+        /* Typed out, MPI_PACKED in. */
+        struct mix m, got;
+        mix_fill(&m, rank);
+        MPI_Request rq;
+        MPI_Status st;
+        MPI_Isend(&m, 1, mt, peer, 20, MPI_COMM_WORLD, &rq);
+        MPI_Probe(peer, 20, MPI_COMM_WORLD, &st);
+        int pn, n;
+        MPI_Get_count(&st, MPI_PACKED, &pn);
+        if (pn > psz || pn <= 0) {
+            errs++;
+            printf("%d: probe counts %d bytes of MPI_PACKED (%s), MPI_Pack_size says %d\n", rank, pn, where, psz);
+            pn = psz;
+        }
+        char *buf = malloc(pn);
+        MPI_Recv(buf, pn, MPI_PACKED, peer, 20, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_PACKED, &n);
+        int pos = 0;
+        memset(&got, 0, sizeof got);
+        MPI_Unpack(buf, n, &pos, &got, 1, mt, MPI_COMM_WORLD);
+        if (n != pn || pos != n) {
+            errs++;
+            printf("%d: typed into MPI_PACKED (%s): count %d of %d, unpacked to %d\n", rank, where, n, pn, pos);
+        }
+        mix_check(&got, peer, side == 0 ? "typed into MPI_PACKED, other machine" : "typed into MPI_PACKED, same machine");
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        if (side == 0) {
+            fwd = buf, fwdn = n;
+        } else {
+            free(buf);
+        }
+        /* MPI_PACKED out (packed in pieces), typed in. */
+        char pk[512];
+        pos = 0;
+        MPI_Pack(m.i, 3, MPI_INT, pk, sizeof pk, &pos, MPI_COMM_WORLD);
+        MPI_Pack(m.d, 2, MPI_DOUBLE, pk, sizeof pk, &pos, MPI_COMM_WORLD);
+        MPI_Pack(&m.ld, 1, MPI_LONG_DOUBLE, pk, sizeof pk, &pos, MPI_COMM_WORLD);
+        MPI_Pack(&m.l, 1, MPI_LONG, pk, sizeof pk, &pos, MPI_COMM_WORLD);
+        memset(&got, 0, sizeof got);
+        MPI_Sendrecv(pk, pos, MPI_PACKED, peer, 21, &got, 1, mt, peer, 21, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, mt, &n);
+        if (n != 1) {
+            errs++;
+            printf("%d: MPI_PACKED into typed (%s): count %d\n", rank, where, n);
+        }
+        mix_check(&got, peer, side == 0 ? "MPI_PACKED into typed, other machine" : "MPI_PACKED into typed, same machine");
+    }
+    /* What came from the other machine, sent on to the neighbour as
+     * MPI_PACKED twice: received typed, then packed and unpacked. */
+    int origin = ((rank ^ 1) + size / 2) % size; /* the neighbour's partner */
+    struct mix got;
+    MPI_Request rq[2];
+    MPI_Isend(fwd, fwdn, MPI_PACKED, neighbour, 22, MPI_COMM_WORLD, &rq[0]);
+    MPI_Isend(fwd, fwdn, MPI_PACKED, neighbour, 23, MPI_COMM_WORLD, &rq[1]);
+    memset(&got, 0, sizeof got);
+    MPI_Recv(&got, 1, mt, neighbour, 22, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    mix_check(&got, origin, "forwarded MPI_PACKED into typed");
+    char *buf = malloc(psz);
+    MPI_Status st;
+    int n, pos = 0;
+    MPI_Recv(buf, psz, MPI_PACKED, neighbour, 23, MPI_COMM_WORLD, &st);
+    MPI_Get_count(&st, MPI_PACKED, &n);
+    memset(&got, 0, sizeof got);
+    MPI_Unpack(buf, n, &pos, &got, 1, mt, MPI_COMM_WORLD);
+    mix_check(&got, origin, "forwarded MPI_PACKED unpacked");
+    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    free(fwd);
+    /* MPI_Bcast of packed data from either machine. */
+    for (int root = 0; root < size; root += size - 1) {
+        struct mix m;
+        pos = 0;
+        memset(buf, 0, psz);
+        if (rank == root) {
+            mix_fill(&m, root);
+            MPI_Pack(&m, 1, mt, buf, psz, &pos, MPI_COMM_WORLD);
+        }
+        MPI_Bcast(buf, psz, MPI_PACKED, root, MPI_COMM_WORLD);
+        pos = 0;
+        memset(&got, 0, sizeof got);
+        MPI_Unpack(buf, psz, &pos, &got, 1, mt, MPI_COMM_WORLD);
+        mix_check(&got, root, "MPI_Bcast of MPI_PACKED");
+        if (size == 1)
+            break;
+    }
+    free(buf);
+    MPI_Type_free(&mt);
+}
+
+/* Long messages (rendezvous) convert too, into a larger receive buffer
+ * whose rest stays untouched. */
+static void long_messages(void) {
+    enum { M = 40000, R = 50000 };
+    double *s = malloc(M * sizeof(double)), *r = malloc(R * sizeof(double));
+    long double *ls = malloc(M / 4 * sizeof(long double)), *lr = malloc(R / 4 * sizeof(long double));
+    for (int k = 0; k < M; k++) s[k] = k * 0.5 + rank;
+    for (int k = 0; k < R; k++) r[k] = -1;
+    for (int k = 0; k < M / 4; k++) ls[k] = 1.0L / 3 + k;
+    for (int k = 0; k < R / 4; k++) lr[k] = -1;
+    MPI_Status st;
+    int cnt;
+    MPI_Sendrecv(s, M, MPI_DOUBLE, partner, 30, r, R, MPI_DOUBLE, partner, 30, MPI_COMM_WORLD, &st);
+    MPI_Get_count(&st, MPI_DOUBLE, &cnt);
+    for (int k = 0; k < R; k++)
+        if (r[k] != (k < M ? k * 0.5 + partner : -1) || cnt != M) {
+            errs++;
+            printf("%d: long message of doubles: count %d, [%d] %g\n", rank, cnt, k, r[k]);
+            break;
+        }
+    MPI_Sendrecv(ls, M / 4, MPI_LONG_DOUBLE, partner, 31, lr, R / 4, MPI_LONG_DOUBLE, partner, 31, MPI_COMM_WORLD,
+                 &st);
+    MPI_Get_count(&st, MPI_LONG_DOUBLE, &cnt);
+    long double third = 1.0L / 3;
+    int peer113;
+    int me113 = LDBL_MANT_DIG == 113;
+    MPI_Sendrecv(&me113, 1, MPI_INT, partner, 32, &peer113, 1, MPI_INT, partner, 32, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    for (int k = 0; k < R / 4; k++) {
+        long double want = k < M / 4 ? third + k : -1;
+        /* 1/3 in binary128 rounds to x87's 1/3; x87's widens exactly. */
+        int ok = lr[k] == want || (k < M / 4 && peer113 != me113 && fabsl(lr[k] - want) < 1e-18L * (k + 1));
+        if (!ok || cnt != M / 4) {
+            errs++;
+            printf("%d: long message of long doubles: count %d, [%d] %Lg\n", rank, cnt, k, lr[k]);
+            break;
+        }
+    }
+    free(s), free(r), free(ls), free(lr);
+}
+
+/* The collectives without reductions, roots on either machine, data
+ * that converts; a user-defined operation; persistent reductions; an
+ * intercommunicator between the two halves (the two machines on the
+ * heterogeneous grid). */
+static void more_collectives(void) {
+    int roots[2] = {0, size - 1};
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int ri = 0; ri < 2; ri++) {
+        int root = roots[ri];
+        long mine[2] = {0x0102030405060708L * (rank + 1), -rank - 1}, *all = malloc(2 * size * sizeof(long));
+        double d = root == rank ? 1.0 / 7 : 0;
+        MPI_Bcast(&d, 1, MPI_DOUBLE, root, MPI_COMM_WORLD);
+        MPI_Gather(mine, 2, MPI_LONG, all, 2, MPI_LONG, root, MPI_COMM_WORLD);
+        if (d != 1.0 / 7) {
+            errs++;
+            printf("%d: bcast from %d\n", rank, root);
+        }
+        if (rank == root)
+            for (int p = 0; p < size; p++)
+                if (all[2 * p] != 0x0102030405060708L * (p + 1) || all[2 * p + 1] != -p - 1) {
+                    errs++;
+                    printf("%d: gather at %d [%d]\n", rank, root, p);
+                    break;
+                }
+        long back[2] = {0};
+        MPI_Scatter(all, 2, MPI_LONG, back, 2, MPI_LONG, root, MPI_COMM_WORLD);
+        if (back[0] != mine[0] || back[1] != mine[1]) {
+            errs++;
+            printf("%d: scatter from %d\n", rank, root);
+        }
+        /* v forms: rank p contributes p + 1 floats. */
+        int *cnts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int)), tot = 0;
+        for (int p = 0; p < size; p++) cnts[p] = p + 1, displs[p] = tot, tot += p + 1;
+        float *fv = malloc((rank + 1) * sizeof(float)), *fall = malloc(tot * sizeof(float));
+        for (int j = 0; j <= rank; j++) fv[j] = rank * 10 + j + 0.25f;
+        MPI_Gatherv(fv, rank + 1, MPI_FLOAT, fall, cnts, displs, MPI_FLOAT, root, MPI_COMM_WORLD);
+        if (rank == root)
+            for (int p = 0; p < size; p++)
+                for (int j = 0; j <= p; j++)
+                    if (fall[displs[p] + j] != p * 10 + j + 0.25f) {
+                        errs++;
+                        printf("%d: gatherv at %d\n", rank, root);
+                        p = size;
+                        break;
+                    }
+        memset(fv, 0, (rank + 1) * sizeof(float));
+        MPI_Scatterv(fall, cnts, displs, MPI_FLOAT, fv, rank + 1, MPI_FLOAT, root, MPI_COMM_WORLD);
+        for (int j = 0; j <= rank; j++)
+            if (fv[j] != rank * 10 + j + 0.25f) {
+                errs++;
+                printf("%d: scatterv from %d\n", rank, root);
+                break;
+            }
+        if (ri == 0) {
+            memset(fall, 0, tot * sizeof(float));
+            MPI_Allgatherv(fv, rank + 1, MPI_FLOAT, fall, cnts, displs, MPI_FLOAT, MPI_COMM_WORLD);
+            for (int p = 0; p < size; p++)
+                for (int j = 0; j <= p; j++)
+                    if (fall[displs[p] + j] != p * 10 + j + 0.25f) {
+                        errs++;
+                        printf("%d: allgatherv\n", rank);
+                        p = size;
+                        break;
+                    }
+            /* alltoallv and alltoallw: one long to each (w: as a
+             * 1-element contiguous type). */
+            long *so = malloc(size * sizeof(long)), *ro = malloc(size * sizeof(long));
+            int *ones = malloc(size * sizeof(int)), *dsp = malloc(size * sizeof(int)), *bd = malloc(size * sizeof(int));
+            MPI_Datatype *tys = malloc(size * sizeof(MPI_Datatype)), c1;
+            MPI_Type_contiguous(1, MPI_LONG, &c1);
+            MPI_Type_commit(&c1);
+            for (int p = 0; p < size; p++) {
+                so[p] = 0x0102030405060708L * rank + p, ones[p] = 1, dsp[p] = p, bd[p] = p * (int)sizeof(long);
+                tys[p] = c1;
+            }
+            MPI_Alltoallv(so, ones, dsp, MPI_LONG, ro, ones, dsp, MPI_LONG, MPI_COMM_WORLD);
+            for (int p = 0; p < size; p++)
+                if (ro[p] != 0x0102030405060708L * p + rank) {
+                    errs++;
+                    printf("%d: alltoallv[%d]\n", rank, p);
+                    break;
+                }
+            memset(ro, 0, size * sizeof(long));
+            MPI_Alltoallw(so, ones, bd, tys, ro, ones, bd, tys, MPI_COMM_WORLD);
+            for (int p = 0; p < size; p++)
+                if (ro[p] != 0x0102030405060708L * p + rank) {
+                    errs++;
+                    printf("%d: alltoallw[%d]\n", rank, p);
+                    break;
+                }
+            MPI_Type_free(&c1);
+            free(so), free(ro), free(ones), free(dsp), free(bd), free(tys);
+        }
+        /* A reduction whose root is on either machine. */
+        double dsum = 0, dmine = 1.0 / (rank + 3);
+        MPI_Reduce(&dmine, &dsum, 1, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD);
+        if (rank == root) {
+            double w = 0;
+            for (int p = 0; p < size; p++) w += 1.0 / (p + 3);
+            if (fabs(dsum - w) > 1e-12) {
+                errs++;
+                printf("%d: reduce at %d: %g, want %g\n", rank, root, dsum, w);
+            }
+        }
+        free(all), free(cnts), free(displs), free(fv), free(fall);
+    }
+}
+
+static void usermax(void *in, void *inout, int *len, MPI_Datatype *dt) {
+    (void)dt;
+    long *a = in, *b = inout;
+    for (int k = 0; k < *len; k++)
+        if (a[k] > b[k]) b[k] = a[k];
+}
+
+static void user_and_persistent(void) {
+    MPI_Op op;
+    MPI_Op_create(usermax, 1, &op);
+    long v[2] = {0x0102030405060708L * (rank + 1), -0x0102030405060708L * (rank + 1)}, r[2];
+    MPI_Allreduce(v, r, 2, MPI_LONG, op, MPI_COMM_WORLD);
+    if (r[0] != 0x0102030405060708L * size || r[1] != -0x0102030405060708L) {
+        errs++;
+        printf("%d: user operation: %lx %lx\n", rank, (unsigned long)r[0], (unsigned long)r[1]);
+    }
+    MPI_Op_free(&op);
+    MPI_Request rq;
+    long double ld = rank + 0.25L, lds = 0;
+    MPI_Allreduce_init(&ld, &lds, 1, MPI_LONG_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &rq);
+    for (int it = 0; it < 2; it++) {
+        ld = rank + 0.25L + it;
+        MPI_Start(&rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        long double w = 0;
+        for (int p = 0; p < size; p++) w += p + 0.25L + it;
+        if (lds != w) {
+            errs++;
+            printf("%d: persistent allreduce of long double, round %d: %Lg\n", rank, it, lds);
+        }
+    }
+    MPI_Request_free(&rq);
+    /* Intercommunicator: the first half (x86 on the grid) and the
+     * second (s390x). Its collectives across representations are not
+     * implemented: they must say so (MPI_ERR_UNSUPPORTED_OPERATION),
+     * never move wrong data; between halves alike they work. */
+    MPI_Comm half, inter;
+    int lo = rank < size / 2;
+    MPI_Comm_split(MPI_COMM_WORLD, lo, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, lo ? size / 2 : 0, 40, &inter);
+    char order = big_endian() ? 'B' : 'L', other = 0;
+    MPI_Sendrecv(&order, 1, MPI_CHAR, partner, 41, &other, 1, MPI_CHAR, partner, 41, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    int mixed = other != order;
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    double dv = rank + 0.5, ds = 0;
+    int rc = MPI_Allreduce(&dv, &ds, 1, MPI_DOUBLE, MPI_SUM, inter), cls;
+    MPI_Error_class(rc, &cls);
+    double w = 0; /* the sum over the other group */
+    for (int p = lo ? size / 2 : 0; p < (lo ? size : size / 2); p++) w += p + 0.5;
+    if (mixed ? cls != MPI_ERR_UNSUPPORTED_OPERATION : (rc != MPI_SUCCESS || ds != w)) {
+        errs++;
+        printf("%d: intercommunicator allreduce: class %d, %g (want %g)\n", rank, cls, ds, w);
+    }
+    long lb = 0;
+    int hr;
+    MPI_Comm_rank(half, &hr);
+    if (lo)
+        lb = 0x0102030405060708L;
+    rc = MPI_Bcast(&lb, 1, MPI_LONG, lo ? (hr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, inter);
+    MPI_Error_class(rc, &cls);
+    if (mixed ? cls != MPI_ERR_UNSUPPORTED_OPERATION : (rc != MPI_SUCCESS || (!lo && lb != 0x0102030405060708L))) {
+        errs++;
+        printf("%d: intercommunicator bcast: class %d, %lx\n", rank, cls, (unsigned long)lb);
+    }
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+}
+
 int main(int argc, char **argv) {
     MTest_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -499,7 +957,11 @@ int main(int argc, char **argv) {
     derived();
     bytes_ext32_truncate();
     packed();
+    packed_crossing();
+    long_messages();
     collectives();
+    more_collectives();
+    user_and_persistent();
     MTest_Finalize(errs);
     return MTestReturnValue(errs);
 }

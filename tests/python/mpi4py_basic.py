@@ -3,10 +3,10 @@ gmpi's Open MPI front. Run under mpirun at any size; rank 0 prints
 " No Errors" when every check passed. Checks the library is gmpi's, then
 point-to-point (objects and buffers, probes, persistent requests),
 collectives (blocking and nonblocking, vector variants) and reductions,
-communicators (Dup, intercommunicators and their Dup), info objects at
-Open MPI's key limit. (No Idup: mpi4py sets the error handler of the new
-communicator before the operation completes, and gmpi's handle exists
-only at completion; tests/c/comm_idup covers Idup on the fronts.)"""
+communicators (Dup, Idup, intercommunicators and their Dup), info objects
+at Open MPI's key limit. (mpi4py sets the error handler of an Idup's new
+communicator before the operation completes: the handle exists at once,
+as MPICH's does.)"""
 
 import sys
 
@@ -166,6 +166,14 @@ sub = comm.Split(rank % 2, -rank)
 check(sub.Get_size() == (size + 1 - rank % 2) // 2, "Split size")
 check(sub.allreduce(1) == sub.Get_size(), "Split allreduce")
 check(MPI.Comm.Compare(comm, comm.Dup()) == MPI.CONGRUENT, "Compare dup")
+for k in range(3):
+    icomm, ireq = comm.Idup()
+    ireq.Wait()
+    check(MPI.Comm.Compare(comm, icomm) == MPI.CONGRUENT, "Compare idup")
+    check(icomm.allreduce(rank + 1) == size * (size + 1) // 2, "allreduce on an Idup")
+    check(icomm.bcast(k if rank == 0 else None, root=0) == k, "bcast on an Idup")
+    icomm.Barrier()
+    icomm.Free()
 sub.Free()
 check(comm.Get_attr(MPI.TAG_UB) >= 32767, f"TAG_UB {comm.Get_attr(MPI.TAG_UB)}")
 check(comm.group.Get_size() == size, "group size")

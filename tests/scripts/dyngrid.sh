@@ -8,8 +8,10 @@
 #      the client connects through the port
 #      written to a file: p2p both ways, bcast, allreduce, merge, disconnect
 #      (tests/c/dynconnect.c);
-#   2. a job at site0 spawns 2 children with the info key site=site1: they
-#      run on site1's hosts (tests/c/dynspawn2.c).
+#   2. a job at site0 spawns 2 children at a time from C
+#      (tests/c/dynspawn2.c) with the info key site=site1, machine=
+#      site1-cluster, host=s1h1 (each lands there) and machine=site0-cluster
+#      (back home), and machine=nosuch (MPI_ERR_SPAWN).
 # Needs root; nothing may be left running, no namespace of ours.
 set -u
 BUILD=$(cd "${1:?usage: $0 BUILD}" && pwd)
@@ -73,14 +75,19 @@ spid=
 out=$("$mpirun" --grid "$GRID" --emulate-attach "$dir/nonexistent" -n 1 --at site=site1 /bin/true 2>&1)
 [ $? -ne 0 ] && echo "$out" | grep -q 'emulate-attach' || fail "attaching to no grid: $out"
 
-# 2. Spawn with the info key site: children at site1.
+# 2. Spawn with the info keys site, machine and host: children there.
 "$mpirun" --timeout 200 --grid "$GRID" --emulate -n 1 --at site=site0 \
-    "$BUILD/tests/c/dynspawn2" site site1 s1h >"$dir/spawn" 2>&1 </dev/null
+    "$BUILD/tests/c/dynspawn2" place site site1 s1h machine site1-cluster s1h host s1h1 s1h1 \
+    machine site0-cluster s0h machine nosuch - >"$dir/spawn" 2>&1 </dev/null
 rc=$?
-echo "--- spawn at site1 (exit $rc):"
+echo "--- spawn by place (exit $rc):"
 cat "$dir/spawn"
-[ "$rc" -eq 0 ] && grep -q ' No Errors' "$dir/spawn" || fail "spawn with site=site1 failed"
-[ "$(grep -c '^child [01] on s1h' "$dir/spawn")" -eq 2 ] || fail "the children did not report site1 hosts"
+[ "$rc" -eq 0 ] && grep -q ' No Errors' "$dir/spawn" || fail "spawn by place failed"
+for want in 'site=site1: child [01] on s1h' 'machine=site1-cluster: child [01] on s1h' \
+    'host=s1h1: child [01] on s1h1$' 'machine=site0-cluster: child [01] on s0h'; do
+    [ "$(grep -c "^$want" "$dir/spawn")" -eq 2 ] || fail "not 2 children reporting: $want"
+done
+grep -q '^machine=nosuch refused: .*no such machine' "$dir/spawn" || fail "machine=nosuch was not refused naming it"
 
 [ "$(nsnow)" = "$before" ] || fail "namespaces left: $(nsnow)"
 exit 0

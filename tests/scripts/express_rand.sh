@@ -8,15 +8,42 @@
 # rank. Cases: 2 ranks; 4 ranks on 2 CPUs (oversubscribed); a small eager
 # limit (every size class often); threads under MPI_THREAD_MULTIPLE.
 # EXPRESS_RAND_SEED=N repeats a run (the seed is printed).
+#
+# express_rand.sh BUILD FRONT runs the same through another ABI front (the
+# front's C code calls the lane with its converted arguments): FRONT is
+# openmpi (built with Debian's mpicc.openmpi when installed, else with
+# build/openmpi/bin/mpicc, run on build/openmpi/lib/libmpi.so.40) or
+# standard (build/bin/mpicc_abi, build/abi/lib/libmpi_abi.so).
 set -u
-BUILD=$(cd "${1:?usage: $0 BUILD}" && pwd)
+BUILD=$(cd "${1:?usage: $0 BUILD [openmpi|standard]}" && pwd)
+FRONT=${2:-mpich}
 . "$(dirname "$0")/lib.sh"
 need_build
-PROG=$BUILD/tests/c/express_rand
-[ -x "$PROG" ] || fail "$PROG is missing (build first)"
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gmpi-express-rand.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
+src=$(cd "$(dirname "$0")/../c" && pwd)
+libdir=
+case $FRONT in
+mpich) PROG=$BUILD/tests/c/express_rand ;;
+openmpi | standard)
+    if [ "$FRONT" = openmpi ]; then
+        cc=$(command -v mpicc.openmpi) || cc=$BUILD/openmpi/bin/mpicc
+        libdir=$BUILD/openmpi/lib
+    else
+        cc=$BUILD/bin/mpicc_abi libdir=$BUILD/abi/lib
+    fi
+    PROG=$dir/express_rand
+    $cc -O1 -o "$PROG" "$src/express_rand.c" "$src/mtest.c" -lm >"$dir/cc.log" 2>&1 ||
+        { cat "$dir/cc.log"; fail "cannot build express_rand with $cc"; }
+    export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    echo "express_rand.sh: front $FRONT ($cc, $libdir)"
+    ;;
+*) fail "unknown front $FRONT (openmpi or standard)" ;;
+esac
+[ -x "$PROG" ] || fail "$PROG is missing (build first)"
+fwd_lib=()
+[ -n "$libdir" ] && fwd_lib=(-x LD_LIBRARY_PATH)
 seed=${EXPRESS_RAND_SEED:-$(( ($(date +%s%N) / 1000) % 1000000007 ))}
 echo "express_rand.sh: seed $seed (EXPRESS_RAND_SEED=$seed repeats it)"
 
@@ -34,7 +61,7 @@ run() {
     echo "+ GMPI_EXPRESS=$lane $* mpirun -n $np express_rand"
     env GMPI_EXPRESS="$lane" EXPRESS_RAND_SEED="$seed" EXPRESS_RAND_LOG="$dir/$name" "$@" \
         "${pin[@]}" "$BUILD/bin/mpirun" -n "$np" --timeout 60 \
-        -x GMPI_EXPRESS -x EXPRESS_RAND_SEED -x EXPRESS_RAND_LOG "${fwd[@]}" "$PROG" \
+        -x GMPI_EXPRESS -x EXPRESS_RAND_SEED -x EXPRESS_RAND_LOG "${fwd_lib[@]}" "${fwd[@]}" "$PROG" \
         >"$dir/$name.out" 2>&1 </dev/null
     local rc=$?
     cat "$dir/$name.out"

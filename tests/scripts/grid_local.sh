@@ -5,8 +5,10 @@
 # tests/c/topoattr must see the grid file's topology (compared with what
 # --show-topology prints for the same file), the MPICH-G2 example
 # (tests/c/g2topo) must give the expected communicators, and the
-# collective test must pass across the hosts. Skipped while the library
-# cannot talk between hosts (no tcp device yet).
+# collective test must pass across the hosts. Then tests/c/express and
+# p2p_semantics with two ranks of a vendor job (MPICH, Open MPI) and one
+# TCP rank: the vMPI express lane. Skipped while the library cannot talk
+# between hosts (no tcp device yet).
 set -u
 BUILD=$(cd "${1:?usage: $0 BUILD}" && pwd)
 . "$(dirname "$0")/lib.sh"
@@ -34,10 +36,11 @@ name = "b"
   hosts = ["b1"]
 GRID
 
+GRIDFILE=$dir/grid.toml
 run() { # NAME PROGRAM...: run under the grid, pass on " No Errors"
     local name=$1
     shift
-    TOPOATTR_PRINT=1 "$BUILD/bin/mpirun" --timeout 200 -x TOPOATTR_PRINT --grid "$dir/grid.toml" "$@" \
+    TOPOATTR_PRINT=1 "$BUILD/bin/mpirun" --timeout 200 -x TOPOATTR_PRINT --grid "$GRIDFILE" "$@" \
         >"$dir/$name.out" 2>&1 </dev/null
     local rc=$?
     cat "$dir/$name.out"
@@ -66,4 +69,32 @@ tagged=$(grep -c '^\[\([0-9]*\)\] topo \1 ' "$dir/tagged.out")
 [ "$tagged" = "$(echo "$want" | wc -l)" ] || fail "--tag-output: $tagged lines \"[r] topo r ...\", want one per rank"
 run g2topo "$BUILD/tests/c/g2topo"
 run collectives "$BUILD/tests/c/collectives"
+
+# The express lane towards vMPI peers (capi/express.h): ranks 0 and 1 in
+# one vendor job, rank 2 over TCP; tests/c/express mixes C-lane and Go
+# sends and receives (order, communicators, MPI_ANY_SOURCE with a
+# receive pending, errors), p2p_semantics the rest. Each vendor that is
+# installed.
+for v in "mpich /usr/lib/x86_64-linux-gnu/libmpich.so.12 mpiexec.mpich" \
+    "ompi /usr/lib/x86_64-linux-gnu/libmpi.so.40 mpirun.openmpi"; do
+    set -- $v
+    [ -e "$2" ] && command -v "$3" >/dev/null || continue
+    GRIDFILE=$dir/express-$1.toml
+    cat >"$GRIDFILE" <<GRID
+[[site]]
+name = "v"
+  [[site.machine]]
+  name = "v-vendor"
+  procs = 2
+  hosts = ["v0"]
+  [site.machine.vmpi]
+  lib = "$2"
+  launcher = "$3"
+  [[site.machine]]
+  name = "v-ws"
+  hosts = ["v1"]
+GRID
+    run "express-$1" "$BUILD/tests/c/express"
+    run "p2p_semantics-$1" "$BUILD/tests/c/p2p_semantics"
+done
 echo "PASS: grid_local"

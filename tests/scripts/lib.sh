@@ -46,3 +46,21 @@ wait_exit() {
 shm_entries() {
     ls -1 /dev/shm 2>/dev/null | grep '^gmpi-' | sort
 }
+
+# shm_leaked BEFORE lists the gmpi segments in /dev/shm that are not in
+# BEFORE (a shm_entries list) and whose owner is gone: a segment is named
+# gmpi-PID-... after the mpirun (or rank) that made it, and one whose
+# process still runs belongs to a job still going, e.g. another test's
+# under ctest -j.
+shm_leaked() {
+    local s pid
+    comm -13 <(echo "$1") <(shm_entries) | while read -r s; do
+        [ -n "$s" ] || continue
+        pid=${s#gmpi-}
+        pid=${pid%%-*}
+        case $pid in
+        '' | *[!0-9]*) echo "$s" ;;
+        *) kill -0 "$pid" 2>/dev/null || [ ! -e "/dev/shm/$s" ] || echo "$s" ;;
+        esac
+    done
+}

@@ -13,7 +13,9 @@ import (
 // arguments valid, and must fail with the class the standard names; every
 // function with a count parameter is called with a negative count. The
 // valid window and file are ones badargs.c creates (a window on
-// MPI_COMM_SELF, a scratch file deleted on close). MPI_T_, the functions
+// MPI_COMM_SELF, a scratch file deleted on close). The functions that
+// take a handle to free, commit, close, start or cancel by pointer
+// (badArgsInout) get a pointer to the null and to a freed handle. MPI_T_, the functions
 // that start or end MPI and those that return something other than int
 // are left out.
 
@@ -28,11 +30,23 @@ var badHandle = map[string]struct{ bad, good, class string }{
 	"MPI_Info":       {"bad_info", "MPI_INFO_NULL", "MPI_ERR_INFO"},
 	"MPI_File":       {"bad_file", "good_file", "MPI_ERR_FILE"},
 	"MPI_Win":        {"bad_win", "good_win", "MPI_ERR_WIN"},
+	"MPI_Request":    {"bad_req", "MPI_REQUEST_NULL", "MPI_ERR_REQUEST"},
+	"MPI_Session":    {"bad_session", "MPI_SESSION_NULL", "MPI_ERR_SESSION"},
+}
+
+// badArgsInout are the functions whose handle parameter passed by
+// pointer is an input (the handle to free, commit, close, start or
+// cancel): called with a pointer to the null handle and to a freed one.
+var badArgsInout = map[string]bool{
+	"MPI_Comm_free": true, "MPI_Comm_disconnect": true, "MPI_Type_commit": true, "MPI_Type_free": true,
+	"MPI_Errhandler_free": true, "MPI_Group_free": true, "MPI_Info_free": true, "MPI_Op_free": true,
+	"MPI_Win_free": true, "MPI_File_close": true, "MPI_Request_free": true, "MPI_Cancel": true,
+	"MPI_Start": true,
 }
 
 // otherDefaults are the valid values of the other handle types.
 var otherDefaults = map[string]string{
-	"MPI_Request": "MPI_REQUEST_NULL", "MPI_Message": "MPI_MESSAGE_NULL", "MPI_Session": "MPI_SESSION_NULL",
+	"MPI_Message": "MPI_MESSAGE_NULL",
 }
 
 // namedDefaults are valid values of int parameters that 0 is not valid
@@ -73,6 +87,8 @@ func nullAllowed(f *Func, p Param, base string) bool {
 		return true
 	case base == "MPI_Info" && !strings.HasPrefix(f.Name, "MPI_Info_"):
 		return true
+	case base == "MPI_Request" && f.Name == "MPI_Request_get_status":
+		return true // an inactive request: flag true, an empty status
 	}
 	return false
 }
@@ -159,6 +175,10 @@ func genBadArgs(funcs []*Func) []byte {
 				continue
 			}
 			base := paramBase(p)
+			if h, ok := badHandle[base]; ok && badArgsInout[f.Name] && strings.Count(p.Type, "*") == 1 && p.Suffix == "" {
+				fmt.Fprintf(&b, "    for (int v = 0; v < nbad; v++) {\n        S_RESET();\n        EXPECT_ERR(errs, %s, %s, %q, NULL);\n    }\n",
+					call(i, fmt.Sprintf("&(%s){%s[v]}", base, h.bad)), h.class, f.Name)
+			}
 			if h, ok := badHandle[base]; ok && strings.Count(p.Type, "*") == 0 && p.Suffix == "" {
 				first := 0
 				if nullAllowed(f, p, base) {

@@ -220,7 +220,9 @@ func frontConv(f *Func, p Param) (c conv, ok bool) {
 		}
 		c.pre = fmt.Sprintf("struct gmpi_status %s = {0}; if (%s != FR_STATUS_IGNORE) fr_status_in(%s, &%s);", tmp, n, n, tmp)
 		if !strings.HasPrefix(f.Name, "MPI_Status_set") {
-			c.pre = fmt.Sprintf("struct gmpi_status %s = {0}; fr_status_blank(&%s, 1);", tmp, tmp)
+			// Set up only when the caller wants it (the express path of
+			// MPI_Recv pays nothing for MPI_STATUS_IGNORE).
+			c.pre = fmt.Sprintf("struct gmpi_status %s; if (%s != FR_STATUS_IGNORE) fr_status_init(&%s);", tmp, n, tmp)
 		}
 		c.arg = fmt.Sprintf("%s == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&%s", n, tmp)
 		c.post = fmt.Sprintf("if (%s != FR_STATUS_IGNORE) fr_status_out(&%s, %s);", n, tmp, n)
@@ -313,6 +315,12 @@ func frontConv(f *Func, p Param) (c conv, ok bool) {
 		c.check = fmt.Sprintf("if (%s(%s)) return fr_err_out(gmpi_raise_class(\"%s\", %d, \"%s\"));", test, n, f.Name, cls, what)
 		c.arg = "(void *)" + n
 		return c, true
+	case t == "char" && levels == 1 && !arr && isConst && f.Name == "MPI_Add_error_string" && n == "string":
+		// The front's MPI_MAX_ERROR_STRING may be below the inner one.
+		c.check = "if (string && MPI_MAX_ERROR_STRING < GMPI_MAX_ERROR_STRING && strnlen(string, MPI_MAX_ERROR_STRING) >= MPI_MAX_ERROR_STRING) " +
+			"return fr_err_out(gmpi_raise_class(\"MPI_Add_error_string\", 12, \"invalid argument string: longer than MPI_MAX_ERROR_STRING-1 characters\"));"
+		c.arg = "(void *)" + n
+		return c, true
 	case t == "char" && levels == 1 && !arr && !isConst:
 		if mx, ok := strOut[f.Name+"."+n]; ok {
 			tmp := n + "_"
@@ -365,6 +373,14 @@ func genFront(fr front, funcs []*Func) ([]byte, []string) {
 		}
 		rt := retKind(f.Ret).cType
 		fmt.Fprintf(&b, "extern %s %s(%s);\n", rt, innerName(f), strings.Join(ps, ", "))
+		express := f.Express && f.Impl == implGo && f.Ret == "int"
+		if express {
+			// The inner PMPI_X of an express function is gmpi_express_X,
+			// then the Go shim when it declines: the front calls both
+			// itself, one call less on the path small messages take.
+			fmt.Fprintf(&b, "extern int %s(%s);\n", expressName(f), strings.Join(ps, ", "))
+			fmt.Fprintf(&b, "extern int %s(%s);\n", f.shimName(), strings.Join(ps, ", "))
+		}
 
 		var convs []conv
 		ok := true
@@ -420,6 +436,10 @@ func genFront(fr front, funcs []*Func) ([]byte, []string) {
 			args = append(args, c.arg)
 		}
 		call := fmt.Sprintf("%s(%s)", innerName(f), strings.Join(args, ", "))
+		if express {
+			a := strings.Join(args, ", ")
+			call = fmt.Sprintf("%s(%s);\n    if (rc == GMPI_EXPRESS_DECLINED)\n        rc = %s(%s)", expressName(f), a, f.shimName(), a)
+		}
 		var posts []string
 		for _, c := range convs {
 			if c.post != "" {
@@ -456,6 +476,12 @@ func genFront(fr front, funcs []*Func) ([]byte, []string) {
 	}
 	b.Write(body.Bytes())
 	return b.Bytes(), untranslated
+}
+
+// expressName is the C fast path an express function tries first
+// (capi/express.c, capi/cshm.c), with inner arguments.
+func expressName(f *Func) string {
+	return "gmpi_express_" + strings.TrimPrefix(f.Name, "MPI_")
 }
 
 func innerName(f *Func) string {

@@ -11,7 +11,8 @@
 //	get_my_kvsname           -> my_kvsname kvsname= rc=0
 //	get_appnum               -> appnum appnum= rc=0
 //	get_universe_size        -> universe_size size= rc=0
-//	put kvsname= key= value= -> put_result rc=0 (stored at once; overwrites)
+//	put kvsname= key= value= -> put_result rc=0 (stored at once; overwrites) | rc=-1 msg=...
+//	                            beyond the rank's bound (Config.MaxKeys, MaxBytes)
 //	get kvsname= key=        -> get_result rc=0 value=  |  get_result rc=-1 msg=...
 //	barrier_in               -> barrier_out, sent to every rank once all Size ranks entered
 //	finalize                 -> finalize_ack
@@ -68,6 +69,30 @@ type Config struct {
 	Spawn func(rank int, blocks []*pmi.SpawnBlock) ([]int, error)
 	// Logf, if set, receives a trace of every line read and written.
 	Logf func(format string, args ...any)
+	// MaxKeys and MaxBytes bound what one rank may hold in the
+	// key-value space: the number of keys it put (overwriting one of
+	// its own keys does not count again) and the bytes of those keys
+	// and values. A put beyond either is refused with a message naming
+	// the bound, and the rank's connection stays usable. 0 means
+	// DefaultMaxKeys and DefaultMaxBytes. The job's whole space is thus
+	// at most Size times MaxBytes, plus Preput.
+	MaxKeys, MaxBytes int
+}
+
+// DefaultMaxKeys and DefaultMaxBytes are the bounds of one rank's part
+// of the key-value space (Config.MaxKeys, Config.MaxBytes). gmpi puts a
+// handful of keys per rank (a long value is split into pieces of
+// ValLenMax bytes, one key each); MPICH's PMI-1 client a few more.
+const (
+	DefaultMaxKeys  = 4096
+	DefaultMaxBytes = 4 << 20
+)
+
+// kvEntry is a value of the key-value space and the rank that put it
+// (-1: preput).
+type kvEntry struct {
+	val   string
+	owner int
 }
 
 // EventKind says what an Event reports.
@@ -133,10 +158,14 @@ type Server struct {
 	cfg Config
 
 	mu      sync.Mutex
-	kvs     map[string]string
+	kvs     map[string]kvEntry
+	held    []kvUse // per rank: what it holds in kvs
 	state   []RankState
 	waiting []*conn // connections inside the current barrier
 }
+
+// kvUse is what one rank holds in the key-value space.
+type kvUse struct{ keys, bytes int }
 
 // New returns a Server for the job cfg describes.
 func New(cfg Config) (*Server, error) {
@@ -155,9 +184,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ValLenMax == 0 {
 		cfg.ValLenMax = 1024
 	}
-	s := &Server{cfg: cfg, kvs: make(map[string]string), state: make([]RankState, cfg.Size)}
+	if cfg.MaxKeys <= 0 {
+		cfg.MaxKeys = DefaultMaxKeys
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = DefaultMaxBytes
+	}
+	s := &Server{cfg: cfg, kvs: make(map[string]kvEntry), held: make([]kvUse, cfg.Size), state: make([]RankState, cfg.Size)}
 	for k, v := range cfg.Preput {
-		s.kvs[k] = v
+		s.kvs[k] = kvEntry{val: v, owner: -1}
 	}
 	return s, nil
 }
@@ -343,16 +378,19 @@ func (c *conn) handle(f map[string]string) bool {
 		case len(val) > s.cfg.ValLenMax:
 			c.write(pmi.FormatLine("put_result", "rc", "-1", "msg", "value_longer_than_vallen_max"))
 		default:
-			s.mu.Lock()
-			s.kvs[key] = val
-			s.mu.Unlock()
+			if msg := s.store(c.rank, key, val); msg != "" {
+				s.event(Event{Kind: EventProtocolError, Rank: c.rank, Message: msg})
+				c.write(pmi.FormatLine("put_result", "rc", "-1", "msg", strings.ReplaceAll(msg, " ", "_")))
+				break
+			}
 			c.write(pmi.FormatLine("put_result", "rc", "0", "msg", "success"))
 		}
 	case "get":
 		key := f["key"]
 		s.mu.Lock()
-		val, ok := s.kvs[key]
+		e, ok := s.kvs[key]
 		s.mu.Unlock()
+		val := e.val
 		switch {
 		case f["kvsname"] != s.cfg.KVSName:
 			c.write(pmi.FormatLine("get_result", "rc", "-1", "msg", "unknown_kvsname_"+f["kvsname"]))
@@ -396,6 +434,37 @@ func (c *conn) handle(f map[string]string) bool {
 		c.write(pmi.FormatLine(cmd+"_result", "rc", "-1", "msg", "unsupported_command_"+cmd))
 	}
 	return true
+}
+
+// store puts key=val for rank, within the rank's bounds; it returns why
+// it refused, "" when stored. A key another rank (or the preput) holds
+// is taken over by rank.
+func (s *Server) store(rank int, key, val string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, had := s.kvs[key]
+	u := s.held[rank]
+	size := len(key) + len(val)
+	if had && old.owner == rank {
+		u.bytes -= len(key) + len(old.val)
+	} else {
+		u.keys++
+	}
+	u.bytes += size
+	if u.keys > s.cfg.MaxKeys {
+		return fmt.Sprintf("kvs bound: rank %d already put %d keys (at most %d per rank)", rank, u.keys-1, s.cfg.MaxKeys)
+	}
+	if u.bytes > s.cfg.MaxBytes {
+		return fmt.Sprintf("kvs bound: rank %d would hold %d bytes of keys and values (at most %d per rank)", rank, u.bytes, s.cfg.MaxBytes)
+	}
+	if had && old.owner >= 0 && old.owner != rank {
+		o := &s.held[old.owner]
+		o.keys--
+		o.bytes -= len(key) + len(old.val)
+	}
+	s.held[rank] = u
+	s.kvs[key] = kvEntry{val: val, owner: rank}
+	return ""
 }
 
 // multiline consumes a multi-line command (mcmd=spawn ... endcmd). A
