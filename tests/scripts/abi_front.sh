@@ -85,7 +85,7 @@ run() {
         timeout 300 "$BUILD/bin/mpirun" -n "$np" --timeout 240 -x LD_LIBRARY_PATH "$@" 2>&1 </dev/null)
     local rc=$?
     if [ $rc -ne 0 ] || ! grep -q ' No Errors' <<<"$out"; then
-        echo "$out" | tail -n 30
+        echo "$out" | excerpt 30
         echo "exit status $rc"
         return 1
     fi
@@ -161,7 +161,7 @@ if [ "$ABI" = openmpi ]; then
             echo "ok   mixed MPICH+Open MPI ABI $name -n 2+2"
         else
             cat "$dir/cc.log"
-            echo "$out" | tail -n 20
+            echo "$out" | excerpt 20
             failed+=("mixed:$name")
         fi
     done

@@ -45,7 +45,7 @@ if [ -n "$MPI4PY" ]; then
         t0=$(now)
         out=$(mpirun_ok "$np" 240 "$PY" "$PYTEST" 2>&1)
         rc=$?
-        echo "$out" | tail -n 20
+        echo "$out" | excerpt 20
         [ $rc -eq 0 ] || fail "mpi4py_basic.py at $np ranks exited $rc"
         grep -q ' No Errors' <<<"$out" || fail "mpi4py_basic.py at $np ranks printed no ' No Errors'"
         echo "ok   mpi4py_basic.py -n $np ($(elapsed "$t0") s)"

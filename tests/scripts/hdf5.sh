@@ -44,7 +44,7 @@ run() {
     rc=$?
     echo "$prog at $np ranks${hints:+ with $hints}: exit $rc, $(elapsed "$t0") s"
     if [ "$rc" -ne 0 ] || ! grep -q '^ No Errors' "$out"; then
-        tail -40 "$out"
+        excerpt 30 <"$out"
         fail "$prog at $np ranks${hints:+ with $hints} (expected exit 0 and \" No Errors\")"
     fi
     [ ! -e "$dir/data.$prog.$np.h5" ] || fail "$prog at $np ranks left its file (MPI_File_delete)"

@@ -18,6 +18,20 @@ need_build() {
     [ -e "$BUILD/lib/libmpi.so" ] || fail "$BUILD/lib/libmpi.so is missing (build first)"
 }
 
+# excerpt [N]: stdin's first N lines (default 30) and, if there are more
+# than 2N, "...", then its last N. A crash dump from Go starts with the
+# cause (panic, fatal error, signal) and ends with a list of goroutines:
+# a tail alone would show only the list.
+excerpt() {
+    awk -v n="${1:-30}" '{ line[NR] = $0 }
+        END {
+            if (NR <= 2 * n) { for (i = 1; i <= NR; i++) print line[i]; exit }
+            for (i = 1; i <= n; i++) print line[i]
+            print "... (" NR - 2 * n " lines)"
+            for (i = NR - n + 1; i <= NR; i++) print line[i]
+        }'
+}
+
 # now prints the time in seconds with a fraction.
 now() {
     date +%s.%N

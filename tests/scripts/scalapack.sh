@@ -43,7 +43,7 @@ run() {
     echo "$FLAVOUR $t at $np ranks: exit $rc, $passed cases passed, $(elapsed "$t0") s"
     if [ "$rc" -ne 0 ] || ! grep -q 'END OF TESTS' "$out" || [ "$passed" -lt "$min" ] ||
         grep -qE 'FAILED|[1-9][0-9]* tests completed and failed' "$out"; then
-        tail -40 "$out"
+        excerpt 30 <"$out"
         fail "$FLAVOUR $t at $np ranks (expected exit 0, END OF TESTS, >= $min PASSED and no failure)"
     fi
 }
