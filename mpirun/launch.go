@@ -175,6 +175,9 @@ func (j *job) rankEnv(r, a int) []string {
 	if s.ports != "" {
 		extra = append(extra, "GMPI_TCP_PORT_RANGE="+s.ports)
 	}
+	if s.sourcePorts != "" {
+		extra = append(extra, "GMPI_TCP_SOURCE_PORT_RANGE="+s.sourcePorts)
+	}
 	if s.advertise != "" && j.emu == nil { // an emulated host has one address
 		extra = append(extra, "GMPI_TCP_ADVERTISE="+s.advertise)
 	}
@@ -308,12 +311,12 @@ func (j *job) startEmulation() error {
 	}
 	for _, s := range j.grid.Sites {
 		site := emu.Site{Name: s.Name, Private: s.Private, Gateway: s.Gateway}
-		for _, f := range s.Firewall {
-			r, err := ports.Parse(f)
-			if err != nil {
-				return err
-			}
-			site.Firewall = append(site.Firewall, emu.PortRange{Lo: r.Lo, Hi: r.Hi})
+		var err error
+		if site.Firewall, err = emuRanges(s.Firewall); err != nil {
+			return err
+		}
+		if site.Egress, err = emuRanges(s.Egress); err != nil {
+			return err
 		}
 		for _, m := range s.Machines {
 			for _, h := range m.Hosts {
@@ -473,4 +476,17 @@ func (j *job) hostsOf(rs []int) string {
 		}
 	}
 	return strings.Join(hs, ", ")
+}
+
+// emuRanges converts a grid file's port ranges for the emulator.
+func emuRanges(rs []string) ([]emu.PortRange, error) {
+	var out []emu.PortRange
+	for _, f := range rs {
+		r, err := ports.Parse(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, emu.PortRange{Lo: r.Lo, Hi: r.Hi})
+	}
+	return out, nil
 }

@@ -22,6 +22,7 @@
 //	GMPI_TCP_IF          the address the rank listens on (grid file "listen",
 //	                     or the emulated host's address), when there is one
 //	GMPI_TCP_PORT_RANGE  the host's port range (grid file "port_range")
+//	GMPI_TCP_SOURCE_PORT_RANGE  the host's source port range (grid file "source_port_range")
 //	GMPI_TCP_ADVERTISE   the address peers dial (grid file "advertise")
 //	GMPI_TCP_RELAYS      the relays of the private sites (relay.go)
 //	GMPI_LOCAL_RANK      rank among the job's processes on that host

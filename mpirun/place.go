@@ -21,6 +21,7 @@ type slot struct {
 	site, machine, vmpi string   // grid location ("" without a grid file)
 	listen              string   // GMPI_TCP_IF from the grid file ("" none)
 	ports               string   // GMPI_TCP_PORT_RANGE from the grid file ("" none)
+	sourcePorts         string   // GMPI_TCP_SOURCE_PORT_RANGE from the grid file ("" none)
 	advertise           string   // GMPI_TCP_ADVERTISE from the grid file ("" none)
 	gateway             string   // the gateway a private host is launched through ("" none)
 	arch, executable    string   // the machine's architecture and program ("" mpirun's; arch.go)
@@ -144,7 +145,7 @@ func (j *job) placeGrid() error {
 		h := r.Host
 		m := h.Machine
 		s := slot{host: h.Name, site: m.Site.Name, machine: m.Name, listen: h.Listen, launcher: m.Launcher,
-			ports: h.PortRange(), advertise: h.Advertise, arch: m.Arch, executable: m.Executable,
+			ports: h.PortRange(), sourcePorts: h.SourcePortRange(), advertise: h.Advertise, arch: m.Arch, executable: m.Executable,
 			unseen: g.Unseen(m)}
 		if grid.HostPrivate(h) {
 			s.gateway = m.Site.Gateway
@@ -301,11 +302,17 @@ func (j *job) showTopology() {
 			if s.Ports != "" {
 				fmt.Fprintf(&b, ", port range %s", s.Ports)
 			}
+			if s.SourcePorts != "" {
+				fmt.Fprintf(&b, ", source port range %s", s.SourcePorts)
+			}
 			if s.Interface != "" {
 				fmt.Fprintf(&b, ", interface %s", s.Interface)
 			}
 			if len(s.Firewall) > 0 {
 				fmt.Fprintf(&b, ", emulated firewall admits %s", strings.Join(s.Firewall, ","))
+			}
+			if len(s.Egress) > 0 {
+				fmt.Fprintf(&b, ", emulated egress only from source ports %s", strings.Join(s.Egress, ","))
 			}
 			b.WriteString("\n")
 			for _, m := range s.Machines {
@@ -327,6 +334,9 @@ func (j *job) showTopology() {
 					}
 					if h.Ports != "" {
 						fmt.Fprintf(&b, ", port range %s", h.Ports)
+					}
+					if h.SourcePorts != "" {
+						fmt.Fprintf(&b, ", source port range %s", h.SourcePorts)
 					}
 					if s.Relay && h.Name == s.Gateway {
 						b.WriteString(", gateway (runs the site's relay)")
@@ -370,6 +380,9 @@ func (j *job) showTopology() {
 			pr = "any"
 		}
 		fmt.Fprintf(&b, "port ranges: %s elsewhere (GMPI_TCP_PORT_RANGE; mpirun's PMI port too)\n", pr)
+		if sr := param.TCPSourcePortRange.Get(j.params); sr != "" {
+			fmt.Fprintf(&b, "source port ranges: %s elsewhere (GMPI_TCP_SOURCE_PORT_RANGE)\n", sr)
+		}
 	} else {
 		hs := j.hostNames()
 		fmt.Fprintf(&b, "no grid file: 1 site, 1 machine, %d host(s), %d rank(s)\n", len(hs), j.size)

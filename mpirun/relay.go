@@ -93,7 +93,7 @@ func (j *job) startRelay(s *grid.Site, gw *grid.Host, died chan<- relayDeath) (*
 		return nil, err
 	}
 	timeout := param.TCPTimeout.Get(j.params)
-	args := []string{relayArg, "-site", s.Name, "-name", gw.Name, "-range", gw.PortRange(), "-timeout", timeout.String()}
+	args := []string{relayArg, "-site", s.Name, "-name", gw.Name, "-range", gw.PortRange(), "-source", gw.SourcePortRange(), "-timeout", timeout.String()}
 	if j.verbose {
 		args = append(args, "-v")
 	}

@@ -27,6 +27,7 @@ func Main(args []string, stdin io.Reader, stdout io.Writer) error {
 	site := fs.String("site", "", "the private site it serves (for messages)")
 	listen := fs.String("listen", "", "address to bind (empty: every address)")
 	rng := fs.String("range", "", "port range low:high (empty: any port)")
+	srcRng := fs.String("source", "", "source port range low:high of onward connections (empty: any port)")
 	timeout := fs.Duration("timeout", 30*time.Second, "handshake, dial and keepalive timeout")
 	verbose := fs.Bool("v", false, "log refused connections and paths")
 	if err := fs.Parse(args); err != nil {
@@ -35,6 +36,10 @@ func Main(args []string, stdin io.Reader, stdout io.Writer) error {
 	r, err := ports.Parse(*rng)
 	if err != nil {
 		return err
+	}
+	src, err := ports.Parse(*srcRng)
+	if err != nil {
+		return fmt.Errorf("-source: %w", err)
 	}
 	in := bufio.NewReader(stdin)
 	line, err := in.ReadString('\n')
@@ -51,7 +56,7 @@ func Main(args []string, stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	prefix := "gmpi relay on " + *name + ": "
-	s := &Server{Listener: l, Secret: secret, Timeout: *timeout, Name: "relay on host " + *name}
+	s := &Server{Listener: l, Secret: secret, Timeout: *timeout, Name: "relay on host " + *name, Source: src}
 	if p, err := param.Env(); err == nil {
 		s.AuthTimeout = param.AuthTimeout.Get(p)
 	}

@@ -48,6 +48,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gmpi/runtime/auth"
+	"gmpi/runtime/ports"
 )
 
 const (
@@ -215,22 +216,26 @@ func ReadReply(r io.Reader) error {
 // every relay on the way said yes. The caller then talks to target's
 // rank as over a direct connection. timeout bounds each dial and the
 // whole exchange.
-func Dial(hops []string, target string, secret []byte, job uint64, from, to int, timeout time.Duration) (*net.TCPConn, error) {
+//
+// The connection leaves from a port of src (GMPI_TCP_SOURCE_PORT_RANGE).
+func Dial(hops []string, target string, secret []byte, job uint64, from, to int, src ports.Range, timeout time.Duration) (*net.TCPConn, error) {
 	if len(hops) == 0 {
 		return nil, errors.New("relay.Dial without a relay")
 	}
 	req := &Request{Job: job, From: from, To: to, Addrs: append(append([]string(nil), hops[1:]...), target)}
-	return dialHop(hops[0], req, secret, timeout)
+	return dialHop(hops[0], req, secret, src, timeout)
 }
 
-// dialHop dials the relay at addr and sends req.
-func dialHop(addr string, req *Request, secret []byte, timeout time.Duration) (*net.TCPConn, error) {
+// sourceSetting names the source port range in messages.
+const sourceSetting = "source_port_range (GMPI_TCP_SOURCE_PORT_RANGE)"
+
+// dialHop dials the relay at addr, from a port of src, and sends req.
+func dialHop(addr string, req *Request, secret []byte, src ports.Range, timeout time.Duration) (*net.TCPConn, error) {
 	b, err := req.marshal()
 	if err != nil {
 		return nil, err
 	}
-	dl := net.Dialer{Timeout: timeout}
-	c, err := dl.Dial("tcp", addr)
+	c, err := ports.Dial(addr, src, timeout, "a relay's client", sourceSetting)
 	if err != nil {
 		return nil, fmt.Errorf("dialling the relay at %s: %w", addr, err)
 	}

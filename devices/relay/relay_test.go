@@ -13,6 +13,7 @@ import (
 
 	attack "gmpi/internal/hostile"
 	"gmpi/runtime/auth"
+	"gmpi/runtime/ports"
 )
 
 var secret = []byte("0123456789abcdef0123456789abcdef")
@@ -91,7 +92,7 @@ func TestOneAndTwoRelays(t *testing.T) {
 	s1, r1 := startRelay(t, "a")
 	s2, r2 := startRelay(t, "b")
 	for _, hops := range [][]string{{r1}, {r1, r2}} {
-		c, err := Dial(hops, target, secret, 42, 1, 2, 3*time.Second)
+		c, err := Dial(hops, target, secret, 42, 1, 2, ports.Range{}, 3*time.Second)
 		if err != nil {
 			t.Fatalf("Dial %v: %v", hops, err)
 		}
@@ -120,7 +121,7 @@ func TestPairsIndependent(t *testing.T) {
 	}()
 	target := startTarget(t)
 	_, r := startRelay(t, "a")
-	cs, err := Dial([]string{r}, stalled.Addr().String(), secret, 42, 1, 2, 3*time.Second)
+	cs, err := Dial([]string{r}, stalled.Addr().String(), secret, 42, 1, 2, ports.Range{}, 3*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestPairsIndependent(t *testing.T) {
 		}
 	}()
 	time.Sleep(200 * time.Millisecond)
-	c, err := Dial([]string{r}, target, secret, 42, 3, 4, 3*time.Second)
+	c, err := Dial([]string{r}, target, secret, 42, 3, 4, ports.Range{}, 3*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,16 +152,16 @@ func TestRefusals(t *testing.T) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	dead := l.Addr().String()
 	l.Close()
-	_, err := Dial([]string{r}, dead, secret, 42, 1, 2, 2*time.Second)
+	_, err := Dial([]string{r}, dead, secret, 42, 1, 2, ports.Range{}, 2*time.Second)
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "relay on host gw") || !strings.Contains(err.Error(), dead) {
 		t.Errorf("dial to a closed port through the relay: %v", err)
 	}
 	// Wrong secret: the relay drops the connection.
-	if _, err := Dial([]string{r}, dead, []byte("another secret, 32 bytes long.."), 42, 1, 2, 2*time.Second); err == nil {
+	if _, err := Dial([]string{r}, dead, []byte("another secret, 32 bytes long.."), 42, 1, 2, ports.Range{}, 2*time.Second); err == nil {
 		t.Error("a client with the wrong secret got through")
 	}
 	// Another job: refused.
-	if _, err := Dial([]string{r}, startTarget(t), secret, 43, 1, 2, 2*time.Second); err == nil {
+	if _, err := Dial([]string{r}, startTarget(t), secret, 43, 1, 2, ports.Range{}, 2*time.Second); err == nil {
 		t.Error("a request of another job got through")
 	}
 }
@@ -200,7 +201,7 @@ func TestHostileClients(t *testing.T) {
 	// The half-open ones time out (Timeout 3 s), then the job goes on.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		conn, err := Dial([]string{r}, target, secret, 42, 1, 2, 2*time.Second)
+		conn, err := Dial([]string{r}, target, secret, 42, 1, 2, ports.Range{}, 2*time.Second)
 		if err == nil {
 			echoCheck(t, conn, 1000)
 			conn.Close()
@@ -301,7 +302,7 @@ func TestHostileFlood(t *testing.T) {
 	if w := s.gate.Waiting(); w > 16 {
 		t.Errorf("%d connections in their handshake (bound 16)", w)
 	}
-	conn, err := Dial([]string{l.Addr().String()}, target, secret, 42, 1, 2, 5*time.Second)
+	conn, err := Dial([]string{l.Addr().String()}, target, secret, 42, 1, 2, ports.Range{}, 5*time.Second)
 	if err != nil {
 		t.Fatalf("a path during the flood: %v", err)
 	}

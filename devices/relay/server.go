@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"gmpi/runtime/auth"
+	"gmpi/runtime/ports"
 )
 
 // Server is a relay: it accepts hops on Listener and forwards them.
@@ -30,6 +31,9 @@ type Server struct {
 	// closed (auth.Gate), so a flood costs bounded memory and a real
 	// client still gets in.
 	MaxPending int
+	// Source is the port range onward connections leave from (the
+	// gateway's source_port_range; zero: any port).
+	Source ports.Range
 	// AuthTimeout bounds a client's handshake (0: Timeout, at most 10 s).
 	AuthTimeout time.Duration
 
@@ -161,10 +165,9 @@ func (s *Server) onward(req *Request) (*net.TCPConn, error) {
 	if len(req.Addrs) > 1 {
 		rest := *req
 		rest.Addrs = req.Addrs[1:]
-		return dialHop(next, &rest, s.Secret, s.Timeout)
+		return dialHop(next, &rest, s.Secret, s.Source, s.Timeout)
 	}
-	dl := net.Dialer{Timeout: s.Timeout}
-	c, err := dl.Dial("tcp", next)
+	c, err := ports.Dial(next, s.Source, s.Timeout, s.Name, sourceSetting)
 	if err != nil {
 		return nil, fmt.Errorf("dialling %s: %w", next, err)
 	}

@@ -38,9 +38,9 @@ func hint(host string, hops []string, err error) string {
 		return "no route to it: if host " + fmt.Sprintf("%q", host) + " is on a private network, mark its site private with its gateway in the grid file (private = true, gateway = \"HOST\") so that traffic goes through a relay; interface/listen (GMPI_TCP_IF) choose the network ranks listen on"
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		if len(hops) > 0 {
-			return "no answer from the relay (a firewall may drop it): give the relay's site a port_range its firewall admits"
+			return "no answer from the relay (a firewall may drop it): give the relay's site a port_range its firewall admits; if this host's site lets connections out only from some source ports, give gmpi that range (source_port_range in the grid file, or GMPI_TCP_SOURCE_PORT_RANGE=low:high)"
 		}
-		return "no answer (a firewall may drop the connection): if the site of host " + fmt.Sprintf("%q", host) + " admits only some ports, give gmpi that range (port_range in the grid file, or GMPI_TCP_PORT_RANGE=low:high); if host " + fmt.Sprintf("%q", host) + " (or this one) is on a private network, mark its site private with its gateway (private = true, gateway = \"HOST\", relay not switched off) so that traffic goes through a relay"
+		return "no answer (a firewall may drop the connection): if the site of host " + fmt.Sprintf("%q", host) + " admits only some ports, give gmpi that range (port_range in the grid file, or GMPI_TCP_PORT_RANGE=low:high); if host " + fmt.Sprintf("%q", host) + " (or this one) is on a private network, mark its site private with its gateway (private = true, gateway = \"HOST\", relay not switched off) so that traffic goes through a relay; if this host's site lets connections out only from some source ports, give gmpi that range (source_port_range in the grid file, or GMPI_TCP_SOURCE_PORT_RANGE=low:high)"
 	}
 	return "check that host " + fmt.Sprintf("%q", host) + " is reachable from here (grid file: port_range, private/gateway, advertise, interface)"
 }

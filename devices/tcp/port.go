@@ -14,6 +14,7 @@ import (
 
 	"gmpi/runtime/auth"
 	"gmpi/runtime/param"
+	"gmpi/runtime/ports"
 )
 
 // Ports (MPI_Open_port): a listening socket and a secret. The port name
@@ -231,7 +232,7 @@ func DialPort(name string, deadline time.Time) (*MsgConn, error) {
 			if left <= 0 {
 				break
 			}
-			c, err := net.DialTimeout("tcp", a, min(left, 5*time.Second))
+			c, err := ports.DialConfigured(nil, a, min(left, 5*time.Second), "MPI_Comm_connect")
 			if err != nil {
 				last = err
 				continue

@@ -69,6 +69,7 @@ import (
 	mpirt "gmpi/runtime"
 	"gmpi/runtime/auth"
 	"gmpi/runtime/param"
+	"gmpi/runtime/ports"
 )
 
 // Config describes this rank's place in the job.
@@ -133,7 +134,8 @@ const maxPayload = 4 << 20
 type Device struct {
 	cfg   Config
 	job   uint64
-	peers []*peer // indexed by world rank; nil for ranks not reached here
+	src   ports.Range // where connections to peers leave from
+	peers []*peer     // indexed by world rank; nil for ranks not reached here
 
 	handler mpirt.Handler
 	// sink and failed are set by NewWorld, possibly after the first
@@ -342,8 +344,12 @@ func New(cfg Config) (*Device, error) {
 	if cfg.Congestion == "" {
 		cfg.Congestion = param.TCPCongestion.Get(params)
 	}
+	src, err := ports.SourceFromParams(params)
+	if err != nil {
+		return nil, fmt.Errorf("tcp: %w", err)
+	}
 	d := &Device{cfg: cfg, job: jobHash(cfg.JobID), peers: make([]*peer, cfg.Size), pending: map[net.Conn]bool{},
-		gate: auth.NewGate(0), authTO: param.AuthTimeout.Get(params)}
+		gate: auth.NewGate(0), authTO: param.AuthTimeout.Get(params), src: src}
 	if d.authTO <= 0 {
 		d.authTO = 10 * time.Second
 	}
@@ -551,11 +557,10 @@ func (d *Device) dial(p *peer) (nc *net.TCPConn, won bool, err error) {
 		hops = d.cfg.Hops(p.rank)
 	}
 	if len(hops) > 0 {
-		nc, err = relay.Dial(hops, card, d.cfg.Secret, d.job, d.cfg.Rank, p.rank, d.cfg.Timeout)
+		nc, err = relay.Dial(hops, card, d.cfg.Secret, d.job, d.cfg.Rank, p.rank, d.src, d.cfg.Timeout)
 	} else {
-		dl := net.Dialer{Timeout: d.cfg.Timeout}
 		var c net.Conn
-		if c, err = dl.Dial("tcp", card); err == nil {
+		if c, err = ports.Dial(card, d.src, d.cfg.Timeout, "the tcp device", param.TCPSourcePortRange.Name()); err == nil {
 			nc = c.(*net.TCPConn)
 		}
 	}

@@ -87,6 +87,10 @@ type Site struct {
 	// and echo requests not at all; everything else is dropped silently.
 	// Connections the site's hosts open go out and are answered as usual.
 	Firewall []PortRange
+	// Egress, when not empty, is the site's egress rule: new TCP
+	// connections from its hosts to other sites may leave only from these
+	// source ports; others are dropped silently.
+	Egress []PortRange
 	// Private puts the site's hosts on a private network behind Gateway
 	// (one of Hosts; empty: the first): from other sites only the gateway
 	// is reachable, and the other hosts reach no other site; their packets
@@ -235,7 +239,7 @@ func validate(t Topology) ([]Link, error) {
 		if s.Private && s.Gateway != "" && !slices.Contains(s.Hosts, s.Gateway) {
 			return nil, fmt.Errorf("emu: site %q: gateway %q is not one of its hosts", s.Name, s.Gateway)
 		}
-		for _, r := range s.Firewall {
+		for _, r := range append(slices.Clip(s.Firewall), s.Egress...) {
 			if r.Lo < 1 || r.Hi > 65535 || r.Lo > r.Hi {
 				return nil, fmt.Errorf("emu: site %q: bad firewall port range %d:%d", s.Name, r.Lo, r.Hi)
 			}
@@ -480,13 +484,17 @@ func (g *Grid) build(links []Link) error {
 }
 
 // borderArgs are the router's arguments for the sites' firewalls and
-// private networks: "-firewall SITE,LO,HI" per admitted range and
+// private networks: "-firewall SITE,LO,HI" per admitted range,
+// "-egress SITE,LO,HI" per admitted source range and
 // "-private SITE,OCTET" (the gateway's last address octet).
 func borderArgs(t Topology) []string {
 	var args []string
 	for si, s := range t.Sites {
 		for _, r := range s.Firewall {
 			args = append(args, "-firewall", fmt.Sprintf("%d,%d,%d", si, r.Lo, r.Hi))
+		}
+		for _, r := range s.Egress {
+			args = append(args, "-egress", fmt.Sprintf("%d,%d,%d", si, r.Lo, r.Hi))
 		}
 		if s.Private {
 			k := max(slices.Index(s.Hosts, s.Gateway), 0)

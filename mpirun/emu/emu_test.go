@@ -117,9 +117,14 @@ func testTool(args []string) error {
 		}
 		fmt.Println("listening")
 		select {}
-	case "connect": // connect ADDR TIMEOUT: "ok", "refused" or "timeout"
+	case "connect": // connect ADDR TIMEOUT [SRCPORT]: "ok", "refused" or "timeout"
 		d, _ := time.ParseDuration(args[2])
-		c, err := net.DialTimeout("tcp4", args[1], d)
+		dl := net.Dialer{Timeout: d}
+		if len(args) > 3 {
+			sp, _ := strconv.Atoi(args[3])
+			dl.LocalAddr = &net.TCPAddr{Port: sp}
+		}
+		c, err := dl.Dial("tcp4", args[1])
 		switch {
 		case err == nil:
 			c.Close()
@@ -457,15 +462,17 @@ func checkGone(t *testing.T, prefix string, helpers []int, inos map[uint64]bool)
 
 // TestStartFailure: a helper that cannot start leaves nothing behind.
 // TestBorders: a firewalled site admits connections only on its ports
-// and drops the rest silently; a private site's hosts other than its
-// gateway are unreachable from other sites and reach none; inside a site
-// everything is open.
+// and drops the rest silently; a site with an egress rule opens
+// connections to other sites only from its source ports; a private
+// site's hosts other than its gateway are unreachable from other sites
+// and reach none; inside a site everything is open.
 func TestBorders(t *testing.T) {
 	needRoot(t)
 	g, err := Start(Topology{Sites: []Site{
 		{Name: "A", Hosts: []string{"a1"}},
 		{Name: "F", Hosts: []string{"f1"}, Firewall: []PortRange{{40000, 40015}}},
 		{Name: "P", Hosts: []string{"p1", "p2"}, Private: true, Gateway: "p1"},
+		{Name: "E", Hosts: []string{"e1", "e2"}, Egress: []PortRange{{61000, 61009}}},
 	}, Links: []Link{{A: "A", B: "F", Delay: time.Millisecond}, {A: "A", B: "P", Delay: time.Millisecond}}})
 	if err != nil {
 		t.Fatal(err)
@@ -505,6 +512,26 @@ func TestBorders(t *testing.T) {
 		got := tool(t, g, c.from, "connect", g.Addr(c.to).String()+":"+c.port, "1500ms")
 		if len(got) != 1 || got[0] != c.want {
 			t.Errorf("%s -> %s:%s: %v, want %s", c.from, c.to, c.port, got, c.want)
+		}
+	}
+	// Egress: from a source port of the rule, or inside the site, or
+	// answering a connection from outside.
+	for _, c := range []struct {
+		from, to, port, src, want string
+	}{
+		{"e1", "a1", "41000", "61003", "ok"},
+		{"e1", "a1", "41000", "43000", "timeout"}, // dropped silently
+		{"e1", "a1", "41000", "", "timeout"},      // the kernel picks below 61000
+		{"e1", "e2", "41000", "43001", "ok"},      // inside the site
+		{"a1", "e1", "41000", "", "ok"},           // inbound is open
+	} {
+		args := []string{"connect", g.Addr(c.to).String() + ":" + c.port, "1500ms"}
+		if c.src != "" {
+			args = append(args, c.src)
+		}
+		got := tool(t, g, c.from, args...)
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s:%s -> %s:%s: %v, want %s", c.from, c.src, c.to, c.port, got, c.want)
 		}
 	}
 }

@@ -114,6 +114,7 @@ type router struct {
 	links      []*link       // [from*nsites+to]; nil: forwarded at once
 	down       []bool        // per site: drop everything from and to it
 	firewall   [][]PortRange // per site: the ports it admits (nil: open)
+	egress     [][]PortRange // per site: the source ports its connections may leave from (nil: any)
 	gateway    []int         // per site: last octet of its gateway if private, else -1
 	filtered   uint64        // packets the firewalls and private networks dropped
 	ctl        []byte        // partial control line from stdin
@@ -177,9 +178,10 @@ func (f *linkFlags) Set(s string) error { *f = append(*f, s); return nil }
 func routerMain(args []string) error {
 	fs := flag.NewFlagSet("router", flag.ContinueOnError)
 	nsites := fs.Int("sites", 0, "number of sites")
-	var specs, fws, privs linkFlags
+	var specs, fws, egs, privs linkFlags
 	fs.Var(&specs, "link", "from,to,delay-ns,rate-bytes-per-s (repeatable)")
 	fs.Var(&fws, "firewall", "site,lo,hi: the site admits inbound connections on lo..hi (repeatable)")
+	fs.Var(&egs, "egress", "site,lo,hi: the site's new outbound connections may leave from source ports lo..hi (repeatable)")
 	fs.Var(&privs, "private", "site,octet: the site is private behind the host with that last octet (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -188,16 +190,22 @@ func routerMain(args []string) error {
 	if n < 1 || n > maxSites {
 		return fmt.Errorf("bad -sites %d", n)
 	}
-	r := &router{nsites: n, links: make([]*link, n*n), down: make([]bool, n), firewall: make([][]PortRange, n), gateway: make([]int, n)}
+	r := &router{nsites: n, links: make([]*link, n*n), down: make([]bool, n), firewall: make([][]PortRange, n), egress: make([][]PortRange, n), gateway: make([]int, n)}
 	for i := range r.gateway {
 		r.gateway[i] = -1
 	}
-	for _, f := range fws {
-		var site, lo, hi int
-		if _, err := fmt.Sscanf(f, "%d,%d,%d", &site, &lo, &hi); err != nil || site < 0 || site >= n || lo < 1 || hi > 65535 || lo > hi {
-			return fmt.Errorf("bad -firewall %q", f)
+	for _, set := range []struct {
+		flag  string
+		specs linkFlags
+		to    [][]PortRange
+	}{{"firewall", fws, r.firewall}, {"egress", egs, r.egress}} {
+		for _, f := range set.specs {
+			var site, lo, hi int
+			if _, err := fmt.Sscanf(f, "%d,%d,%d", &site, &lo, &hi); err != nil || site < 0 || site >= n || lo < 1 || hi > 65535 || lo > hi {
+				return fmt.Errorf("bad -%s %q", set.flag, f)
+			}
+			set.to[site] = append(set.to[site], PortRange{lo, hi})
 		}
-		r.firewall[site] = append(r.firewall[site], PortRange{lo, hi})
 	}
 	for _, f := range privs {
 		var site, octet int
@@ -450,8 +458,9 @@ func (r *router) route(pkt []byte, now int64) {
 
 // admitted applies the borders of the sites an IPv4 packet leaves (from)
 // and enters (to): a private site lets only its gateway talk to other
-// sites; a firewalled site admits new inbound TCP connections and UDP
-// only on its ports, and no echo request.
+// sites; a site with an egress rule lets new TCP connections out only
+// from its source ports; a firewalled site admits new inbound TCP
+// connections and UDP only on its ports, and no echo request.
 func (r *router) admitted(ip []byte, from, to int) bool {
 	if gw := r.gateway[from]; gw >= 0 && int(ip[15]) != gw {
 		return false
@@ -459,8 +468,8 @@ func (r *router) admitted(ip []byte, from, to int) bool {
 	if gw := r.gateway[to]; gw >= 0 && int(ip[19]) != gw {
 		return false
 	}
-	fw := r.firewall[to]
-	if fw == nil {
+	fw, eg := r.firewall[to], r.egress[from]
+	if fw == nil && eg == nil {
 		return true
 	}
 	hl := int(ip[0]&0x0f) * 4
@@ -468,6 +477,18 @@ func (r *router) admitted(ip []byte, from, to int) bool {
 		return false
 	}
 	l4 := ip[hl:]
+	if eg != nil && ip[9] == unix.IPPROTO_TCP {
+		const syn, ack = 0x02, 0x10
+		if len(l4) < 14 {
+			return false
+		}
+		if l4[13]&(syn|ack) == syn && !inRanges(eg, int(binary.BigEndian.Uint16(l4[0:2]))) {
+			return false
+		}
+	}
+	if fw == nil {
+		return true
+	}
 	port := int(binary.BigEndian.Uint16(l4[2:4]))
 	switch ip[9] {
 	case unix.IPPROTO_TCP:
@@ -484,7 +505,12 @@ func (r *router) admitted(ip []byte, from, to int) bool {
 	default:
 		return false
 	}
-	for _, pr := range fw {
+	return inRanges(fw, port)
+}
+
+// inRanges reports whether port is in one of rs.
+func inRanges(rs []PortRange, port int) bool {
+	for _, pr := range rs {
 		if port >= pr.Lo && port <= pr.Hi {
 			return true
 		}

@@ -16,6 +16,8 @@
 //	[[site]]
 //	name = "east"
 //	port_range = "40000:40015" # ports gmpi listens on there (GMPI_TCP_PORT_RANGE)
+//	source_port_range = "40100:40115" # ports its connections to other hosts
+//	                          # leave from (egress rules; GMPI_TCP_SOURCE_PORT_RANGE)
 //	interface = "10.1.0.0/16" # where its ranks listen: addresses, CIDRs or
 //	                          # interface names, a string or a list (GMPI_TCP_IF)
 //	private = true            # its hosts are on a private network: other
@@ -24,6 +26,8 @@
 //	relay = false             # no relay: its private hosts stay cut off
 //	firewall = "40000:40015"  # --emulate only: the site admits inbound TCP on
 //	                          # these ports only (a string or a list of ranges)
+//	egress = "40100:40115"    # --emulate only: connections from the site to
+//	                          # other sites may leave only from these ports
 //
 //	  [[site.machine]]
 //	  name = "east-cluster"
@@ -42,6 +46,7 @@
 //	  advertise = "192.0.2.3" # the address other hosts dial, when it differs
 //	                          # (NAT; GMPI_TCP_ADVERTISE)
 //	  port_range = "41000:41099" # overrides the site's
+//	  source_port_range = "41100:41109" # overrides the site's
 //
 //	  [site.machine.ssh]      # launcher = "ssh" only
 //	  user = "me"
@@ -103,6 +108,9 @@ type Site struct {
 	Machines []*Machine
 	// Ports is the range gmpi's sockets listen in ("" any port).
 	Ports string
+	// SourcePorts is the range its connections to other hosts leave
+	// from ("" any port).
+	SourcePorts string
 	// Interface is GMPI_TCP_IF for its hosts without their own listen
 	// ("" default; a list is comma-separated).
 	Interface string
@@ -117,6 +125,10 @@ type Site struct {
 	// Firewall lists the port ranges ("lo:hi") the emulated site admits
 	// inbound TCP on (nil: no firewall). --emulate only.
 	Firewall []string
+	// Egress lists the source port ranges ("lo:hi") new TCP connections
+	// from the emulated site to other sites may leave from (nil: any).
+	// --emulate only.
+	Egress []string
 }
 
 // Hosts lists the site's hosts in file order.
@@ -162,8 +174,10 @@ type Host struct {
 	// Advertise is the address other hosts dial ("" the bound one).
 	Advertise string
 	// Ports is the host's own port range ("" the site's).
-	Ports   string
-	Machine *Machine
+	Ports string
+	// SourcePorts is the host's own source port range ("" the site's).
+	SourcePorts string
+	Machine     *Machine
 }
 
 // Launcher kinds.
@@ -580,6 +594,7 @@ func (p *parser) grid(doc map[string]any) {
 		s := &Site{Name: st.str("name", true)}
 		p.checkName("site", st.path, s.Name, siteNames)
 		s.Ports = p.portRange(st, "port_range")
+		s.SourcePorts = p.portRange(st, "source_port_range")
 		s.Interface = strings.Join(st.strOrList("interface"), ",")
 		s.Private = st.boolean("private")
 		s.Gateway = st.str("gateway", false)
@@ -590,14 +605,8 @@ func (p *parser) grid(doc map[string]any) {
 				p.errf(st.at("relay"), "site %q has a relay but is not private (add private = true)", s.Name)
 			}
 		}
-		if fw, ok := st.m["firewall"]; ok && fw != nil {
-			for _, r := range st.strOrList("firewall") {
-				if _, err := ports.Parse(r); err != nil || r == "" {
-					p.errf(st.at("firewall"), "firewall: %q is not a port range (low:high)", r)
-				}
-				s.Firewall = append(s.Firewall, r)
-			}
-		}
+		s.Firewall = p.rangeList(st, "firewall")
+		s.Egress = p.rangeList(st, "egress")
 		machines := st.tables("machine")
 		if len(machines) == 0 && st.m["machine"] == nil {
 			p.errf(st.path, "site %q has no [[site.machine]]", s.Name)
@@ -724,6 +733,7 @@ func (p *parser) machine(mt *table, s *Site, machNames, hostNames map[string]str
 			p.errf(ht.at("advertise"), "advertise %q: want one host name or address (optionally host:port)", h.Advertise)
 		}
 		h.Ports = p.portRange(ht, "port_range")
+		h.SourcePorts = p.portRange(ht, "source_port_range")
 		ht.done()
 		m.Hosts = append(m.Hosts, h)
 	}
@@ -746,6 +756,31 @@ func (p *parser) portRange(t *table, k string) string {
 		return ""
 	}
 	return r.String()
+}
+
+// rangeList reads key k as a port range or a list of them (nil when
+// absent).
+func (p *parser) rangeList(t *table, k string) []string {
+	if v, ok := t.m[k]; !ok || v == nil {
+		return nil
+	}
+	var rs []string
+	for _, r := range t.strOrList(k) {
+		if _, err := ports.Parse(r); err != nil || r == "" {
+			p.errf(t.at(k), "%s: %q is not a port range (low:high)", k, r)
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// SourcePortRange is the range h's connections to other hosts leave
+// from: its own, else its site's ("" any port).
+func (h *Host) SourcePortRange() string {
+	if h.SourcePorts != "" {
+		return h.SourcePorts
+	}
+	return h.Machine.Site.SourcePorts
 }
 
 // PortRange is the range h's sockets listen in: its own, else its site's

@@ -232,7 +232,9 @@ name = "a"
 private = true
 interface = ["10.1.0.0/16", "eth1"]
 port_range = "5000-5009"
+source_port_range = "5100:5109"
 firewall = ["5000:5009", "22"]
+egress = "5100:5109"
   [[site.machine]]
   name = "m"
   hosts = ["g", "h"]
@@ -240,6 +242,7 @@ firewall = ["5000:5009", "22"]
   name = "k"
   advertise = "192.0.2.9"
   port_range = "6000:6000"
+  source_port_range = "6100"
   listen = "10.1.0.0/16"
 `
 	g, err = Parse("x.toml", text)
@@ -249,7 +252,9 @@ firewall = ["5000:5009", "22"]
 	a := g.Sites[0]
 	k := a.Hosts()[2]
 	if a.Gateway != "g" || a.Interface != "10.1.0.0/16,eth1" || a.Ports != "5000:5009" || len(a.Firewall) != 2 ||
-		k.Advertise != "192.0.2.9" || k.PortRange() != "6000:6000" || k.Listen != "10.1.0.0/16" {
+		k.Advertise != "192.0.2.9" || k.PortRange() != "6000:6000" || k.Listen != "10.1.0.0/16" ||
+		k.SourcePortRange() != "6100:6100" || a.Hosts()[0].SourcePortRange() != "5100:5109" ||
+		len(a.Egress) != 1 || a.Egress[0] != "5100:5109" {
 		t.Errorf("parsed %+v, host k %+v", *a, *k)
 	}
 
@@ -262,6 +267,8 @@ firewall = ["5000:5009", "22"]
 		{"gateway unknown", head + "private = true\ngateway = \"zz\"\n" + mach, `gateway "zz" is not a host of site "a"`},
 		{"private type", head + "private = \"yes\"\n" + mach, `"private" must be true or false`},
 		{"firewall", head + "firewall = \"all\"\n" + mach, `firewall: "all" is not a port range`},
+		{"egress", head + "egress = [\"1:2\", \"x\"]\n" + mach, `egress: "x" is not a port range`},
+		{"source range", head + "source_port_range = \"0:5\"\n" + mach, `x.toml:3: source_port_range: port range "0:5"`},
 		{"advertise", head + mach + "[[site.machine.host]]\nname = \"k\"\nadvertise = \"a b\"\n", `advertise "a b"`},
 	} {
 		if _, err := Parse("x.toml", c.text); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -32,6 +32,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gmpi/runtime/auth"
+	"gmpi/runtime/ports"
 )
 
 // Errors the callers map to MPI error classes.
@@ -287,7 +288,7 @@ type Client struct {
 }
 
 func (cl *Client) do(req string) (string, error) {
-	c, err := net.DialTimeout("tcp", cl.Addr, 10*time.Second)
+	c, err := ports.DialConfigured(nil, cl.Addr, 10*time.Second, "the name server's client")
 	if err != nil {
 		return "", fmt.Errorf("name server %s: %v", cl.Addr, err)
 	}

@@ -88,6 +88,8 @@ var (
 		"seconds a connection to a port of gmpi (mpirun's PMI port, a rank's, a relay's, an MPI_Open_port port, the name server) has to prove the job secret before it is dropped; at most 128 connections wait per port, the oldest is dropped first (0: the default)")
 	TCPPortRange = String("GMPI_TCP_PORT_RANGE", "", ScopeTCP,
 		"low:high: every port gmpi listens on (rank links, mpirun's PMI port, relays, MPI ports) comes from this range (empty: any port); a grid file's port_range sets it per site or host")
+	TCPSourcePortRange = String("GMPI_TCP_SOURCE_PORT_RANGE", "", ScopeTCP,
+		"low:high: every connection gmpi opens to another host (rank links, relays, MPI ports, the name server, mpirun's PMI port) leaves from a port of this range, for egress rules (empty: any port); a grid file's source_port_range sets it per site or host")
 	TCPAdvertise = String("GMPI_TCP_ADVERTISE", "", ScopeTCP,
 		"the address (host or IP, optionally host:port) other hosts dial to reach this rank, when it differs from the one it binds (NAT, multi-homed hosts); a grid file's advertise sets it per host")
 	TCPCongestion = String("GMPI_TCP_CONGESTION", "auto", ScopeTCP,

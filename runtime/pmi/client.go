@@ -34,6 +34,7 @@ import (
 
 	"gmpi/runtime/auth"
 	"gmpi/runtime/param"
+	"gmpi/runtime/ports"
 )
 
 // ErrNotFound is wrapped by the error Get returns when the server has no
@@ -281,7 +282,13 @@ func dialPort(addr string, secret []byte) (net.Conn, error) {
 	if strings.HasPrefix(addr, "/") { // a Unix socket (mpirun's for vendor-launched ranks)
 		network = "unix"
 	}
-	conn, err := net.Dial(network, addr)
+	var conn net.Conn
+	var err error
+	if network == "tcp" {
+		conn, err = ports.DialConfigured(nil, addr, authTimeout, "the PMI client")
+	} else {
+		conn, err = net.Dial(network, addr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("pmi: connect to PMI_PORT %s: %w", addr, err)
 	}

@@ -3,7 +3,10 @@
 // that a site firewall that admits only those ports lets the job's
 // connections in. Every listening socket gmpi opens for other hosts
 // (rank links, mpirun's PMI port, relays, ports of MPI_Open_port and the
-// name service) goes through Listen.
+// name service) goes through Listen. Outgoing connections may leave from a
+// range too (GMPI_TCP_SOURCE_PORT_RANGE, a grid file's source_port_range),
+// for sites whose egress rules admit only some source ports: they go
+// through Dial.
 package ports
 
 import (
@@ -14,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"gmpi/runtime/param"
 )
@@ -133,4 +137,71 @@ func ListenConfigured(p *param.Values, host, what string) (net.Listener, error) 
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return Listen(host, r, what, param.TCPPortRange.Name())
+}
+
+// Dial connects to addr ("host:port") over TCP within timeout, from a
+// port of r: any port when r is any port, else the ports of r tried in
+// turn from a random one. A source port may serve several connections to
+// different peers (SO_REUSEADDR), so a small range is enough; a port that
+// is taken (bound by a listener, or already connected to this peer) is
+// skipped. A refusal, a timeout or any other answer about the peer ends
+// the attempt at once. When every port is taken the error wraps
+// ErrExhausted and names the range and source (the setting).
+func Dial(addr string, r Range, timeout time.Duration, what, source string) (net.Conn, error) {
+	if r.Any() {
+		d := net.Dialer{Timeout: timeout}
+		return d.Dial("tcp", addr)
+	}
+	deadline := time.Now().Add(timeout)
+	n := r.Size()
+	start := rand.IntN(n)
+	for i := 0; i < n; i++ {
+		port := r.Lo + (start+i)%n
+		d := net.Dialer{Deadline: deadline, LocalAddr: &net.TCPAddr{Port: port}, Control: reuseAddr}
+		c, err := d.Dial("tcp", addr)
+		if err == nil {
+			return c, nil
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) && !errors.Is(err, syscall.EADDRNOTAVAIL) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("%s: dialling %s: every source port of %s=%s is taken (%d ports): widen the range: %w",
+		what, addr, source, r, n, ErrExhausted)
+}
+
+func reuseAddr(network, address string, rc syscall.RawConn) error {
+	var serr error
+	err := rc.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
+	})
+	if err != nil {
+		return err
+	}
+	return serr
+}
+
+// SourceFromParams is the range GMPI_TCP_SOURCE_PORT_RANGE sets (any port
+// when unset); a malformed value is an error naming the variable.
+func SourceFromParams(p *param.Values) (Range, error) {
+	r, err := Parse(param.TCPSourcePortRange.Get(p))
+	if err != nil {
+		return Range{}, fmt.Errorf("%s: %w", param.TCPSourcePortRange.Name(), err)
+	}
+	return r, nil
+}
+
+// DialConfigured is Dial from the range GMPI_TCP_SOURCE_PORT_RANGE of p
+// says (p nil: the process environment): what every connection gmpi opens
+// to another host calls.
+func DialConfigured(p *param.Values, addr string, timeout time.Duration, what string) (net.Conn, error) {
+	p, err := param.OrEnv(p)
+	if err != nil {
+		return nil, err
+	}
+	r, err := SourceFromParams(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return Dial(addr, r, timeout, what, param.TCPSourcePortRange.Name())
 }

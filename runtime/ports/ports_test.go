@@ -5,6 +5,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"gmpi/runtime/param"
 )
@@ -75,4 +76,74 @@ func TestListenConfigured(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Close()
+}
+
+// TestDialRange: connections leave from ports of the range, several
+// peers share a source port, and when the range's ports are all
+// connected to one peer the error names the range.
+func TestDialRange(t *testing.T) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for range 2 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				defer c.Close()
+			}
+		}()
+	}
+	probe, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := probe.Addr().(*net.TCPAddr).Port
+	probe.Close()
+	r := Range{p, p + 1}
+	var cs []net.Conn
+	defer func() {
+		for _, c := range cs {
+			c.Close()
+		}
+	}()
+	// Two connections to each of two peers: four connections, two ports.
+	for i := range 4 {
+		c, err := Dial(ls[i%2].Addr().String(), r, 5*time.Second, "test", "GMPI_TCP_SOURCE_PORT_RANGE")
+		if err != nil {
+			t.Skipf("range %v partly taken by another process: %v", r, err)
+		}
+		if port := c.LocalAddr().(*net.TCPAddr).Port; !r.Contains(port) {
+			t.Fatalf("connection %d leaves from port %d, outside %v", i, port, r)
+		}
+		cs = append(cs, c)
+	}
+	_, err = Dial(ls[0].Addr().String(), r, 5*time.Second, "test", "GMPI_TCP_SOURCE_PORT_RANGE")
+	if !errors.Is(err, ErrExhausted) || !strings.Contains(err.Error(), "GMPI_TCP_SOURCE_PORT_RANGE="+r.String()) {
+		t.Fatalf("range used up towards one peer: %v", err)
+	}
+	// A refusal is the peer's answer, not a reason to try other ports.
+	probe, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := probe.Addr().String()
+	probe.Close()
+	if _, err := Dial(dead, r, 5*time.Second, "test", "X"); err == nil || errors.Is(err, ErrExhausted) {
+		t.Fatalf("dialling a closed port: %v", err)
+	}
+	v, _ := param.Map(map[string]string{"GMPI_TCP_SOURCE_PORT_RANGE": "9:1"})
+	if _, err := DialConfigured(v, ls[0].Addr().String(), time.Second, "test"); err == nil || !strings.Contains(err.Error(), "GMPI_TCP_SOURCE_PORT_RANGE") {
+		t.Errorf("malformed source range: %v", err)
+	}
 }

@@ -29,13 +29,13 @@ grep -q 'site0 <-> site2: 2 host pair(s) direct, 4 host pair(s) via relay on s2h
     fail "--show-topology: site0-site2 should go through the relay on s2h0 for s2h1 and s2h2"
 grep -q 'port range 40000:40015' "$dir/topo.out" || fail "--show-topology: no port range for site1"
 
-run() { # NAME PROGRAM...
+run() { # NAME PROGRAM... (on ${RUNGRID:-$GRID})
     local name=$1
     shift
     local t0
     t0=$(now)
     TOPOATTR_PRINT=1 HIERCOLL_QUICK=1 "$BUILD/bin/mpirun" --timeout 250 -x TOPOATTR_PRINT -x HIERCOLL_QUICK \
-        --grid "$GRID" --emulate "$@" >"$dir/$name.out" 2>&1 </dev/null
+        --grid "${RUNGRID:-$GRID}" --emulate "$@" >"$dir/$name.out" 2>&1 </dev/null
     local rc=$?
     echo "== $name: exit $rc after $(elapsed "$t0") s"
     cat "$dir/$name.out"
@@ -70,6 +70,18 @@ diagnose() { # NAME SED-SCRIPT WANT...
         grep -q -- "$w" "$dir/$name.out" || fail "$name: no '$w' in the diagnosis"
     done
 }
+# Egress rules: site1 also lets connections out only from ports
+# 40100-40115 (emulated), and gmpi is told to dial from there
+# (source_port_range): everything still runs; without the setting the
+# job ends with the diagnosis naming it.
+egress='s/^firewall = .*/&\nsource_port_range = "40100:40115"\negress = "40100:40115"/'
+sed -e "$egress" "$GRID" >"$dir/egress.toml"
+"$BUILD/bin/mpirun" --grid "$dir/egress.toml" --show-topology >"$dir/topo2.out" 2>&1 || { cat "$dir/topo2.out"; fail "--show-topology (egress)"; }
+grep -q 'source port range 40100:40115, .*egress only from source ports 40100:40115' "$dir/topo2.out" ||
+    { cat "$dir/topo2.out"; fail "--show-topology: no source port range or egress rule for site1"; }
+RUNGRID=$dir/egress.toml run egress_p2p "$BUILD/tests/c/p2p_semantics"
+RUNGRID=$dir/egress.toml run egress_hiercoll "$BUILD/tests/c/hiercoll"
+diagnose no-source-range 's/^firewall = .*/&\negress = "40100:40115"/' 'cannot reach host' 'GMPI_TCP_SOURCE_PORT_RANGE'
 diagnose no-port-range '/^port_range/d' 'cannot reach host "s1h' 'at 10\.77\.2\.1[01]:' 'GMPI_TCP_PORT_RANGE'
 diagnose no-relay 's/^gateway = .*/&\nrelay = false/' 'cannot reach host "s2h[12]"\|host "s2h[12]" (rank [56]) cannot reach' 'private = true'
 
