@@ -23,16 +23,7 @@ need_build
 
 prog=$BUILD/tests/c/dynconnect
 mpirun=$BUILD/bin/mpirun
-dir=$(mktemp -d "${TMPDIR:-/tmp}/gmpi-dynproc.XXXXXX")
-pids=()
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do
-        kill -KILL "$p" 2>/dev/null
-    done
-    rm -rf "$dir"
-}
-trap cleanup EXIT
+scratch_and_jobs dynproc
 before=$(shm_entries)
 
 # start NAME ARGS...: an mpirun in the background, output to $dir/NAME.

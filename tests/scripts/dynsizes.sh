@@ -17,16 +17,7 @@ need_build
 
 prog=$BUILD/tests/c/dynconnect
 mpirun=$BUILD/bin/mpirun
-dir=$(mktemp -d "${TMPDIR:-/tmp}/gmpi-dynsizes.XXXXXX")
-pids=()
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do
-        kill -KILL "$p" 2>/dev/null
-    done
-    rm -rf "$dir"
-}
-trap cleanup EXIT
+scratch_and_jobs dynsizes
 before=$(shm_entries)
 t0=$(now)
 

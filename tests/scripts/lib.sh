@@ -32,6 +32,23 @@ excerpt() {
         }'
 }
 
+# scratch_and_jobs NAME: $dir, a new scratch directory, and $pids, a list
+# the script appends its background processes to; when the script exits
+# they are killed and the directory removed.
+scratch_and_jobs() {
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/gmpi-$1.XXXXXX")
+    pids=()
+    trap 'kill_jobs; rm -rf "$dir"' EXIT
+}
+
+# kill_jobs kills every process of $pids that still runs.
+kill_jobs() {
+    local p
+    for p in "${pids[@]}"; do
+        kill -KILL "$p" 2>/dev/null
+    done
+}
+
 # now prints the time in seconds with a fraction.
 now() {
     date +%s.%N
