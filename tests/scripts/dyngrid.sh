@@ -29,8 +29,7 @@ cleanup() {
     rm -rf "$dir"
 }
 trap cleanup EXIT
-nsnow() { ip netns list 2>/dev/null | awk '$1 ~ /^gmpi-[0-9]+-/ { print $1 }' | sort; }
-before=$(nsnow)
+before=$(ns_entries)
 
 # 1. A holder job builds and shares the grid (one rank at site0 blocked
 # in MPI_Recv: the grid lives as long as the mpirun that built it, so
@@ -89,5 +88,6 @@ for want in 'site=site1: child [01] on s1h' 'machine=site1-cluster: child [01] o
 done
 grep -q '^machine=nosuch refused: .*no such machine' "$dir/spawn" || fail "machine=nosuch was not refused naming it"
 
-[ "$(nsnow)" = "$before" ] || fail "namespaces left: $(nsnow)"
+left=$(ns_leaked "$before")
+[ -z "$left" ] || fail "namespaces left: $left"
 exit 0

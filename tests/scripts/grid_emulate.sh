@@ -46,8 +46,7 @@ run collectives "$BUILD/tests/c/collectives"
 # starts while the ranks loop over barriers and ring exchanges. The job
 # must end on its own within a bounded time (tcp timeout 5 s), saying which
 # host was lost, and leave nothing running in the emulated hosts.
-nsnow() { ip netns list 2>/dev/null | awk '$1 ~ /^gmpi-[0-9]+-/ { print $1 }' | sort; }
-before=$(nsnow)
+before=$(ns_entries)
 start=$(date +%s)
 GMPI_EMU_SITE_DOWN=site1@6s GMPI_TCP_TIMEOUT=5 "$BUILD/bin/mpirun" --timeout 120 -x GMPI_TCP_TIMEOUT \
     --grid "$GRID" --emulate "$BUILD/tests/c/barrierloop" 60 >"$dir/sitedown.out" 2>&1 </dev/null
@@ -60,12 +59,7 @@ grep -q 'lost host "s' "$dir/sitedown.out" || fail "site cut off: no message nam
 echo "site cut off: job ended after ${took}s with exit $rc"
 # Ours only (other jobs may emulate grids meanwhile): namespaces that
 # appeared during the run and whose emulator (gmpi-PID-...) has ended.
-left=0
-for n in $(comm -13 <(echo "$before") <(nsnow)); do
-    pid=${n#gmpi-}
-    pid=${pid%%-*}
-    kill -0 "$pid" 2>/dev/null || left=$((left + 1))
-done
-[ "$left" -eq 0 ] || fail "site cut off: $left emulated hosts left behind"
+left=$(ns_leaked "$before")
+[ -z "$left" ] || fail "site cut off: emulated hosts left behind: $left"
 pgrep -f "$BUILD/tests/c/barrierloop" >/dev/null && fail "site cut off: ranks left running"
 echo "PASS: grid_emulate"

@@ -18,8 +18,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 GRID=$SRC/examples/grid-firewall.toml
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gmpi-fw.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-nsnow() { ip netns list 2>/dev/null | awk '$1 ~ /^gmpi-[0-9]+-/ { print $1 }' | sort; }
-before=$(nsnow)
+before=$(ns_entries)
 
 # What goes where, without running anything.
 "$BUILD/bin/mpirun" --grid "$GRID" --show-topology >"$dir/topo.out" 2>&1 || { cat "$dir/topo.out"; fail "--show-topology"; }
@@ -106,12 +105,7 @@ cat "$dir/relaykill.out"
 grep -q 'relay of site site2 on host s2h0' "$dir/relaykill.out" || fail "relay kill: no message naming the relay"
 
 # Ours only: namespaces that appeared and whose emulator has ended.
-left=0
-for n in $(comm -13 <(echo "$before") <(nsnow)); do
-    pid=${n#gmpi-}
-    pid=${pid%%-*}
-    kill -0 "$pid" 2>/dev/null || left=$((left + 1))
-done
-[ "$left" -eq 0 ] || fail "$left emulated hosts left behind"
+left=$(ns_leaked "$before")
+[ -z "$left" ] || fail "emulated hosts left behind: $left"
 pgrep -f "$BUILD/tests/c/(barrierloop|ring)" >/dev/null && fail "ranks left running"
 echo "PASS: grid_firewall"

@@ -91,8 +91,7 @@ if [ "$(id -u)" -ne 0 ]; then
     echo "PASS: io_grid (loopback only)"
     exit 0
 fi
-nsnow() { ip netns list 2>/dev/null | awk '$1 ~ /^gmpi-[0-9]+-/ { print $1 }' | sort; }
-before=$(nsnow)
+before=$(ns_entries)
 FILE_GRID_HIDDEN=1 run emulate --emulate -x FILE_GRID_HIDDEN
 runh5 emulate --emulate
 # Every data access function (tests/c/file_access: all views, blocking,
@@ -104,10 +103,7 @@ rc=$?
 tail -5 "$dir/access.out"
 [ $rc -eq 0 ] && grep -q ' No Errors' "$dir/access.out" || fail "file_access on the emulated grid: exit $rc"
 # Our namespaces are gone with our mpirun (others' jobs may run meanwhile).
-for n in $(comm -13 <(echo "$before") <(nsnow)); do
-    pid=${n#gmpi-}
-    pid=${pid%%-*}
-    kill -0 "$pid" 2>/dev/null || fail "emulated host $n left behind"
-done
+left=$(ns_leaked "$before")
+[ -z "$left" ] || fail "emulated hosts left behind: $left"
 mount | grep -q "gmpi-unseen" && fail "a hiding tmpfs is mounted in the root namespace"
 echo "PASS: io_grid"

@@ -49,6 +49,23 @@ kill_jobs() {
     done
 }
 
+# ns_entries lists the grid emulator's network namespaces (gmpi-PID-...).
+ns_entries() {
+    ip netns list 2>/dev/null | awk '$1 ~ /^gmpi-[0-9]+-/ { print $1 }' | sort
+}
+
+# ns_leaked BEFORE lists the namespaces that are not in BEFORE (an
+# ns_entries list) and whose emulator (the PID in the name) has ended:
+# ours left behind, not those of another test's job still running.
+ns_leaked() {
+    local n pid
+    for n in $(comm -13 <(echo "$1") <(ns_entries)); do
+        pid=${n#gmpi-}
+        pid=${pid%%-*}
+        kill -0 "$pid" 2>/dev/null || echo "$n"
+    done
+}
+
 # now prints the time in seconds with a fraction.
 now() {
     date +%s.%N
