@@ -717,6 +717,81 @@ static void packed_crossing(void) {
     MPI_Type_free(&mt);
 }
 
+/* What MPI_Pack wrote (its header included) is what an MPI_PACKED
+ * receive gets, from either machine, as in a homogeneous job: the
+ * receiver's MPI_Get_count and MPI_Get_elements say the sender's final
+ * position (also a probe's), MPI_Unpack ends there, and a typed receive
+ * counts the elements only; MPI_Pack_size of nothing is 0; a buffer is
+ * read right whatever communicator unpacks it (MPI_COMM_SELF). */
+static void packed_counts(void) {
+    int sz0 = -1, psz, pos = 0;
+    MPI_Pack_size(0, MPI_INT, MPI_COMM_WORLD, &sz0);
+    if (sz0 != 0) {
+        errs++;
+        printf("%d: MPI_Pack_size of 0 ints is %d\n", rank, sz0);
+    }
+    int iv[3] = {0x01020304 + rank, -0x05060708 - rank, 0x7f0a0b0c ^ rank};
+    char buf[64], rbuf[64];
+    MPI_Pack_size(3, MPI_INT, MPI_COMM_WORLD, &psz);
+    MPI_Pack(iv, 3, MPI_INT, buf, sizeof buf, &pos, MPI_COMM_WORLD);
+    if (pos > psz) {
+        errs++;
+        printf("%d: packed %d bytes, MPI_Pack_size says %d\n", rank, pos, psz);
+    }
+    for (int side = 0; side < 2; side++) {
+        int peer = side == 0 ? partner : rank ^ 1, their = -1, n = -1, el = -1;
+        const char *where = side == 0 ? "other machine" : "same machine";
+        int want[3] = {0x01020304 + peer, -0x05060708 - peer, 0x7f0a0b0c ^ peer}, ir[3] = {0}, rp = 0;
+        MPI_Status st;
+        MPI_Request rq;
+        MPI_Sendrecv(&pos, 1, MPI_INT, peer, 30, &their, 1, MPI_INT, peer, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        /* received as MPI_PACKED */
+        MPI_Isend(buf, pos, MPI_PACKED, peer, 31, MPI_COMM_WORLD, &rq);
+        MPI_Probe(peer, 31, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_PACKED, &n);
+        if (n != their) {
+            errs++;
+            printf("%d: probe of %d packed bytes (%s) counts %d\n", rank, their, where, n);
+        }
+        memset(rbuf, 0, sizeof rbuf);
+        MPI_Recv(rbuf, sizeof rbuf, MPI_PACKED, peer, 31, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_PACKED, &n);
+        MPI_Get_elements(&st, MPI_PACKED, &el);
+        MPI_Unpack(rbuf, n, &rp, ir, 3, MPI_INT, MPI_COMM_WORLD);
+        if (n != their || el != their || rp != n || memcmp(ir, want, sizeof ir) != 0) {
+            errs++;
+            printf("%d: %d packed bytes (%s) received as MPI_PACKED: count %d, elements %d, unpacked to %d, %x %x %x\n",
+                   rank, their, where, n, el, rp, ir[0], ir[1], ir[2]);
+        }
+        rp = 0;
+        memset(ir, 0, sizeof ir);
+        MPI_Unpack(rbuf, n, &rp, ir, 3, MPI_INT, MPI_COMM_SELF);
+        if (rp != n || memcmp(ir, want, sizeof ir) != 0) {
+            errs++;
+            printf("%d: packed bytes (%s) unpacked with MPI_COMM_SELF: to %d of %d, %x %x %x\n", rank, where, rp, n,
+                   ir[0], ir[1], ir[2]);
+        }
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        /* received typed */
+        MPI_Isend(buf, pos, MPI_PACKED, peer, 32, MPI_COMM_WORLD, &rq);
+        MPI_Probe(peer, 32, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_INT, &n);
+        MPI_Get_elements(&st, MPI_INT, &el);
+        if (n != 3 || el != 3) {
+            errs++;
+            printf("%d: probe of packed ints (%s) counts %d ints, %d elements\n", rank, where, n, el);
+        }
+        memset(ir, 0, sizeof ir);
+        MPI_Recv(ir, 3, MPI_INT, peer, 32, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_INT, &n);
+        if (n != 3 || memcmp(ir, want, sizeof ir) != 0) {
+            errs++;
+            printf("%d: packed ints (%s) received typed: count %d, %x %x %x\n", rank, where, n, ir[0], ir[1], ir[2]);
+        }
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    }
+}
+
 /* Long messages (rendezvous) convert too, into a larger receive buffer
  * whose rest stays untouched. */
 static void long_messages(void) {
@@ -1216,6 +1291,7 @@ int main(int argc, char **argv) {
     bytes_ext32_truncate();
     packed();
     packed_crossing();
+    packed_counts();
     long_messages();
     collectives();
     more_collectives();
