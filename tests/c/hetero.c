@@ -1238,6 +1238,29 @@ static void inter_colls(MPI_Comm inter, const char *name) {
             free(s), free(r), free(cnts);
         }
     }
+    /* A persistent allreduce of long double, started twice. */
+    long double ps[2], pr[2], pw;
+    MPI_Request prq;
+    int rc = MPI_Allreduce_init(ps, pr, 2, MPI_LONG_DOUBLE, MPI_SUM, inter, MPI_INFO_NULL, &prq);
+    for (int it = 0; rc == MPI_SUCCESS && it < 2; it++) {
+        for (int k = 0; k < 2; k++) red_val(1, me, k + it, &ps[k]);
+        pr[0] = pr[1] = 0;
+        MPI_Start(&prq);
+        MPI_Wait(&prq, MPI_STATUS_IGNORE);
+        for (int k = 0; k < 2; k++) {
+            red_want(1, rw, rsize, k + it, &pw);
+            if (pr[k] != pw) {
+                errs++;
+                printf("%d: %s, persistent allreduce of long double, start %d, element %d wrong\n", rank, name, it, k);
+            }
+        }
+    }
+    if (rc == MPI_SUCCESS)
+        MPI_Request_free(&prq);
+    else {
+        errs++;
+        printf("%d: %s: MPI_Allreduce_init failed\n", rank, name);
+    }
     MPI_Type_free(&mt);
     free(lw), free(rw), free(idx), free(all), free(out), free(ones), free(rev), free(brev), free(mts);
 }
