@@ -916,7 +916,7 @@ func unpack(fn string, in unsafe.Pointer, insize int64, pos *int64, out unsafe.P
 	if in == nil {
 		return failf(fn, c, mpirt.ErrBuffer, "invalid buffer argument inbuf: NULL")
 	}
-	if !c.MixedReps() {
+	if !c.World().Heterogeneous() {
 		if rc := checkBytes(fn, c, in, *pos, n, "inbuf"); rc != 0 {
 			return rc
 		}
@@ -924,8 +924,9 @@ func unpack(fn string, in unsafe.Pointer, insize int64, pos *int64, out unsafe.P
 		*pos += int64(d.Unpack(out, buf, int(outcount)))
 		return 0
 	}
-	// A communicator of mixed representations: the buffer may start with
-	// the packer's representation (runtime/hpack.go).
+	// A job of several representations: the buffer may start with the
+	// packer's representation (runtime/hpack.go), whatever communicator
+	// unpacks it (one machine's may unpack what another packed).
 	if rc := checkBytes(fn, c, in, 0, insize, "inbuf"); rc != 0 {
 		return rc
 	}

@@ -65,8 +65,7 @@ const (
 	// frame arrives, so that the receive converts it.
 	FlagForeign
 	// FlagPacked: the payload is a packed buffer (MPI_PACKED) that starts
-	// with a data representation header naming another representation
-	// than the sender's (hpack.go).
+	// with a data representation header (hpack.go).
 	FlagPacked
 )
 

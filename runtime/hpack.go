@@ -119,24 +119,20 @@ func (c *Comm) UnpackFor(buf []byte, pos *int64, p unsafe.Pointer, count int, dt
 }
 
 // Packed messages between representations. A message of MPI_PACKED
-// whose buffer starts with a header naming the sender's representation
-// goes out without the header: it is then data in the sender's
-// representation like any typed message, so a typed receive on any
-// machine reads it (converting when the receiver differs), and an
-// MPI_PACKED receive on a machine of another representation gets the
-// header put back in front (intoPacked). A buffer whose header names
-// another representation (packed elsewhere, forwarded) goes out whole,
-// marked FlagPacked: a typed receive drops the header and converts from
-// the representation it names; an MPI_PACKED receive keeps it. Likewise
-// a typed message from a machine of another representation received as
-// MPI_PACKED gets the sender's header in front, so that MPI_Unpack reads
-// it right (the standard lets any message be received as MPI_PACKED):
-// such a receive needs room for PackHeaderSize bytes more than the
-// message (MPI_Pack_size on a communicator of mixed representations
-// counts them; so does MPI_Get_count(MPI_PACKED) of a probe).
+// whose buffer starts with a header (packed here or elsewhere and
+// forwarded) goes out whole, marked FlagPacked: a typed receive drops
+// the header and converts from the representation it names (copies when
+// it is the receiver's); an MPI_PACKED receive keeps it, so it gets the
+// bytes that were sent, on any machine. A typed message from a machine
+// of another representation received as MPI_PACKED gets the sender's
+// header in front, so that MPI_Unpack reads it right (the standard lets
+// any message be received as MPI_PACKED): such a receive needs room for
+// PackHeaderSize bytes more than the message (MPI_Pack_size on a
+// communicator of mixed representations counts them; so does
+// MPI_Get_count(MPI_PACKED) of a probe).
 
 // modePacked is a SendMode bit: the payload starts with a representation
-// header of another representation than the sender's (FlagPacked).
+// header (FlagPacked).
 const modePacked SendMode = 0x80
 
 // isPackedType reports whether dt is MPI_PACKED.
@@ -153,16 +149,13 @@ func (w *World) sendData(p unsafe.Pointer, count int, dt *Datatype) ([]byte, Sen
 	return w.packedPayload(buf)
 }
 
-// packedPayload is what a packed buffer sends: without its header when
-// the header names this process's representation, whole and marked when
-// it names another.
+// packedPayload is what a packed buffer sends: a buffer that starts with
+// a header goes whole and marked, so that an MPI_PACKED receive anywhere
+// gets the bytes sent (MPI_Get_count counts what the sender sent, as in
+// a homogeneous job) and a typed one drops the header.
 func (w *World) packedPayload(buf []byte) ([]byte, SendMode) {
-	r, ok := decodeRep(buf)
-	switch {
-	case !ok:
+	if _, ok := decodeRep(buf); !ok {
 		return buf, 0
-	case r == w.rep:
-		return buf[PackHeaderSize:], 0
 	}
 	return buf, modePacked
 }

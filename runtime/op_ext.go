@@ -3,6 +3,7 @@ package mpirt
 import (
 	"encoding/binary"
 	"math/big"
+	"slices"
 	"unsafe"
 )
 
@@ -13,8 +14,10 @@ import (
 //   - C long double on x86-64: x87 80-bit extended (64-bit significand
 //     with an explicit integer bit, 15-bit exponent) in the low 10 bytes
 //     of 16; results are stored with the 6 padding bytes zeroed.
-//   - Fortran REAL*16 (MPI_REAL16, and MPI_COMPLEX32's parts): IEEE
-//     binary128 (113-bit significand).
+//   - Fortran REAL*16 (MPI_REAL16, and MPI_COMPLEX32's parts), and C
+//     long double where it is binary128 (s390x, aarch64): IEEE binary128
+//     (113-bit significand), in the machine's byte order (big-endian on
+//     s390x).
 //
 // SUM and PROD round once per operation; complex PROD is
 // (ac-bd) + (ad+bc)i with each product rounded and C99 Annex G's recovery
@@ -29,6 +32,10 @@ import (
 type extFormat struct {
 	prec     int  // significand bits, leading bit included
 	explicit bool // the leading bit is stored (x87)
+	// be: stored big-endian (binary128 on s390x). The methods work on
+	// little-endian bytes: decode reads the stored order, out turns a
+	// result back into it.
+	be bool
 }
 
 var (
@@ -62,7 +69,28 @@ func (fm extFormat) nanPayload(b *[16]byte) (hi, lo uint64) {
 	return binary.LittleEndian.Uint64(b[8:16]) & (1<<48 - 1), lo
 }
 
+// decode reads a value stored in fm's byte order.
 func (fm extFormat) decode(b []byte, x *extNum) {
+	if !fm.be {
+		fm.decodeLE(b, x)
+		return
+	}
+	var le [16]byte
+	copy(le[:], b[:16])
+	slices.Reverse(le[:])
+	fm.decodeLE(le[:], x)
+}
+
+// out is result bytes b (little-endian) in fm's byte order.
+func (fm extFormat) out(b [16]byte) [16]byte {
+	if fm.be {
+		slices.Reverse(b[:])
+	}
+	return b
+}
+
+// decodeLE reads a value stored little-endian.
+func (fm extFormat) decodeLE(b []byte, x *extNum) {
 	copy(x.bits[:], b[:16])
 	lo := binary.LittleEndian.Uint64(b[0:8])
 	var neg bool
@@ -265,7 +293,7 @@ func (fm extFormat) mul(a, b *extNum) [16]byte {
 // Helpers on decoded values for cmul: each operation rounds.
 func (fm extFormat) val(b [16]byte) *extNum {
 	x := new(extNum)
-	fm.decode(b[:], x)
+	fm.decodeLE(b[:], x)
 	return x
 }
 
@@ -369,13 +397,22 @@ func extKernel(size int, f func(inout, in []byte)) kernel {
 }
 
 func registerExtKernels() {
+	// This machine's formats: long double is x87 on x86-64, binary128
+	// elsewhere (stored big-endian on s390x, like the 16-byte floats).
+	nat := NativeRep()
+	quad := formatQuad
+	quad.be = nat.BigEndian
+	ld := formatX87
+	if nat.LongDouble == LongDoubleBinary128 {
+		ld = quad
+	}
 	for _, c := range []struct {
 		fm            extFormat
 		real, complex Basic
 		pair          Basic
 	}{
-		{formatX87, BasicLongDouble, BasicLongDoubleComplex, BasicLongDoubleInt},
-		{formatQuad, BasicFloat128, BasicComplex256, BasicNone},
+		{ld, BasicLongDouble, BasicLongDoubleComplex, BasicLongDoubleInt},
+		{quad, BasicFloat128, BasicComplex256, BasicNone},
 	} {
 		fm := c.fm
 		binop := func(op func(a, b *extNum) [16]byte) func(inout, in []byte) {
@@ -383,11 +420,11 @@ func registerExtKernels() {
 				var a, b extNum
 				fm.decode(in, &a)
 				fm.decode(inout, &b)
-				r := op(&b, &a)
+				r := fm.out(op(&b, &a))
 				copy(inout, r[:])
 			}
 		}
-		one, zero := fm.encode(big.NewFloat(1)), fm.encode(new(big.Float))
+		one, zero := fm.out(fm.encode(big.NewFloat(1))), fm.out(fm.encode(new(big.Float)))
 		setLogicalBy(c.real, 16, func(e []byte) bool {
 			var x extNum
 			fm.decode(e, &x)
@@ -417,7 +454,7 @@ func registerExtKernels() {
 			fm.decode(in[16:32], &ai)
 			fm.decode(inout[0:16], &br)
 			fm.decode(inout[16:32], &bi)
-			re, im := fm.add(&br, &ar), fm.add(&bi, &ai)
+			re, im := fm.out(fm.add(&br, &ar)), fm.out(fm.add(&bi, &ai))
 			copy(inout[0:16], re[:])
 			copy(inout[16:32], im[:])
 		})
@@ -428,26 +465,29 @@ func registerExtKernels() {
 			fm.decode(in[0:16], &cc)
 			fm.decode(in[16:32], &d)
 			re, im := fm.cmul(&a, &b, &cc, &d)
+			re, im = fm.out(re), fm.out(im)
 			copy(inout[0:16], re[:])
 			copy(inout[16:32], im[:])
 		})
 		if c.pair == BasicNone {
 			continue
 		}
-		// {long double; int}: value at 0, index at 16, extent 32.
+		// {long double; int}: value at 0, index at 16, extent 32 (24
+		// where long double is 8-aligned, s390x).
 		loc := func(better func(a, b *extNum) bool) func(inout, in []byte) {
 			return func(inout, in []byte) {
 				var a, b extNum
 				fm.decode(in[0:16], &a)
 				fm.decode(inout[0:16], &b)
-				ai := int32(binary.LittleEndian.Uint32(in[16:20]))
-				bi := int32(binary.LittleEndian.Uint32(inout[16:20]))
+				ai := int32(binary.NativeEndian.Uint32(in[16:20]))
+				bi := int32(binary.NativeEndian.Uint32(inout[16:20]))
 				if better(&a, &b) || equal(&a, &b) && ai < bi {
 					copy(inout[0:20], in[0:20])
 				}
 			}
 		}
-		kernels[opIndex(OpMinloc)][c.pair] = extKernel(32, loc(func(a, b *extNum) bool { return greater(b, a) }))
-		kernels[opIndex(OpMaxloc)][c.pair] = extKernel(32, loc(greater))
+		pairExtent := (20 + maxTypeAlign - 1) / maxTypeAlign * maxTypeAlign
+		kernels[opIndex(OpMinloc)][c.pair] = extKernel(pairExtent, loc(func(a, b *extNum) bool { return greater(b, a) }))
+		kernels[opIndex(OpMaxloc)][c.pair] = extKernel(pairExtent, loc(greater))
 	}
 }

@@ -211,3 +211,39 @@ func TestOpExtRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestOpExtBigEndian: binary128 stored big-endian (long double and
+// REAL*16 on s390x) reduces as its little-endian bytes do, byte-reversed:
+// the kernels of a big-endian machine, here on any machine.
+func TestOpExtBigEndian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	le, be := formatQuad, formatQuad
+	be.be = true
+	rev := func(b [16]byte) [16]byte { slices.Reverse(b[:]); return b }
+	for range 5000 {
+		a, b := randomExt(rng, le), randomExt(rng, le)
+		var xa, xb, ya, yb extNum
+		le.decode(a[:], &xa)
+		le.decode(b[:], &xb)
+		ra, rb := rev(a), rev(b)
+		be.decode(ra[:], &ya)
+		be.decode(rb[:], &yb)
+		if xa.nan != ya.nan || !xa.nan && xa.f.Cmp(&ya.f) != 0 || xa.bits != ya.bits {
+			t.Fatalf("decode of %s big-endian differs", hexExt(a[:]))
+		}
+		for _, op := range []struct {
+			name   string
+			le, be [16]byte
+		}{
+			{"sum", le.out(le.add(&xb, &xa)), be.out(be.add(&yb, &ya))},
+			{"prod", le.out(le.mul(&xb, &xa)), be.out(be.mul(&yb, &ya))},
+		} {
+			if want := rev(op.le); want != op.be {
+				t.Fatalf("%s of %s and %s: big-endian %s, want %s", op.name, hexExt(a[:]), hexExt(b[:]), hexExt(op.be[:]), hexExt(want[:]))
+			}
+		}
+	}
+	if one := be.out(be.encode(big.NewFloat(1))); one[0] != 0x3f || one[1] != 0xff || one[15] != 0 {
+		t.Errorf("1.0 big-endian binary128 is %s", hexExt(one[:]))
+	}
+}

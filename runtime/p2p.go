@@ -75,7 +75,7 @@ func (w *World) isend(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendM
 		return w.completedRequest(c, ReqSend, ProcNull, AnyTag), nil
 	}
 	var flags uint8
-	if mode&modePacked != 0 { // a packed buffer of another representation (hpack.go)
+	if mode&modePacked != 0 { // a packed buffer with its representation header (hpack.go)
 		flags, mode = FlagPacked, mode&^modePacked
 	}
 	peer := c.peerOf(dest)

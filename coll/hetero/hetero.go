@@ -9,7 +9,8 @@
 // Algorithms are linear through one process (the root, or rank 0): the
 // data is converted once per hop and no process forwards bytes it did not
 // convert. Gather, scatter, allgather and alltoall are basic's, which
-// already move typed data; barrier moves none.
+// already move typed data; barrier moves none. Intercommunicators:
+// inter.go.
 package hetero
 
 import (
@@ -40,6 +41,9 @@ func (Component) Query(c *mpirt.Comm) (int, coll.Module) {
 		return -1, nil
 	}
 	if c.IsInter() {
+		if c.LocalComm() == nil {
+			return -1, nil
+		}
 		return Priority, interModule{}
 	}
 	return Priority, module{}
@@ -48,7 +52,7 @@ func (Component) Query(c *mpirt.Comm) (int, coll.Module) {
 // Describe implements coll.Component.
 func (Component) Describe(*param.Values) coll.Description {
 	return coll.Description{Name: "hetero", Priority: Priority,
-		Serves: "communicators whose processes differ in data representation",
+		Serves: "communicators whose processes differ in data representation (on intercommunicators: inter's typed algorithms, bcast and reductions typed between the groups and by the groups' own components within them)",
 		Ops:    coll.OneEach(algorithmNames, "")}
 }
 
@@ -106,35 +110,6 @@ func (module) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
 		Alltoall: basic.NeighborAlltoall, Alltoallv: basic.NeighborAlltoallv, Alltoallw: basic.NeighborAlltoallw,
 	}
 	return nil
-}
-
-// interModule refuses the collectives of an intercommunicator across
-// representations (coll/inter moves raw bytes): an error, never wrong
-// data.
-type interModule struct{}
-
-func (interModule) Enable(c *mpirt.Comm, t *mpirt.CollTable) error {
-	t.Bcast = func(*mpirt.Comm, unsafe.Pointer, int, *mpirt.Datatype, int) error { return refuse("bcast") }
-	t.Reduce = func(*mpirt.Comm, unsafe.Pointer, unsafe.Pointer, int, *mpirt.Datatype, mpirt.Handle, int) error {
-		return refuse("reduce")
-	}
-	t.Allreduce = func(*mpirt.Comm, unsafe.Pointer, unsafe.Pointer, int, *mpirt.Datatype, mpirt.Handle) error {
-		return refuse("allreduce")
-	}
-	for op := range t.Sched {
-		if mpirt.CollOp(op) == mpirt.CollBarrier {
-			continue // no data: the barrier stays
-		}
-		t.Blocking[op] = nil
-		name := mpirt.CollOp(op).String()
-		t.Sched[op] = func(*mpirt.Comm, *mpirt.CollArgs) (*mpirt.Schedule, error) { return nil, refuse(name) }
-	}
-	return nil
-}
-
-func refuse(op string) error {
-	return mpirt.Errorf(mpirt.ErrUnsupportedOperation, "",
-		"%s on an intercommunicator whose processes differ in data representation is not supported yet", op)
 }
 
 // run runs a schedule to completion (a blocking call).

@@ -14,8 +14,9 @@
  * received typed, forwarded packed buffers, MPI_Bcast of packed data;
  * long (rendezvous) messages; MPI_ERR_TRUNCATE; every reduction
  * collective (blocking, nonblocking, persistent, a user operation) and
- * the other collectives with roots on either machine; intercommunicator
- * collectives across representations refused. */
+ * the other collectives with roots on either machine; every
+ * intercommunicator collective between the machines and between groups
+ * that each span both. */
 #include "mtest.h"
 #include <complex.h>
 #include <math.h>
@@ -716,6 +717,81 @@ static void packed_crossing(void) {
     MPI_Type_free(&mt);
 }
 
+/* What MPI_Pack wrote (its header included) is what an MPI_PACKED
+ * receive gets, from either machine, as in a homogeneous job: the
+ * receiver's MPI_Get_count and MPI_Get_elements say the sender's final
+ * position (also a probe's), MPI_Unpack ends there, and a typed receive
+ * counts the elements only; MPI_Pack_size of nothing is 0; a buffer is
+ * read right whatever communicator unpacks it (MPI_COMM_SELF). */
+static void packed_counts(void) {
+    int sz0 = -1, psz, pos = 0;
+    MPI_Pack_size(0, MPI_INT, MPI_COMM_WORLD, &sz0);
+    if (sz0 != 0) {
+        errs++;
+        printf("%d: MPI_Pack_size of 0 ints is %d\n", rank, sz0);
+    }
+    int iv[3] = {0x01020304 + rank, -0x05060708 - rank, 0x7f0a0b0c ^ rank};
+    char buf[64], rbuf[64];
+    MPI_Pack_size(3, MPI_INT, MPI_COMM_WORLD, &psz);
+    MPI_Pack(iv, 3, MPI_INT, buf, sizeof buf, &pos, MPI_COMM_WORLD);
+    if (pos > psz) {
+        errs++;
+        printf("%d: packed %d bytes, MPI_Pack_size says %d\n", rank, pos, psz);
+    }
+    for (int side = 0; side < 2; side++) {
+        int peer = side == 0 ? partner : rank ^ 1, their = -1, n = -1, el = -1;
+        const char *where = side == 0 ? "other machine" : "same machine";
+        int want[3] = {0x01020304 + peer, -0x05060708 - peer, 0x7f0a0b0c ^ peer}, ir[3] = {0}, rp = 0;
+        MPI_Status st;
+        MPI_Request rq;
+        MPI_Sendrecv(&pos, 1, MPI_INT, peer, 30, &their, 1, MPI_INT, peer, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        /* received as MPI_PACKED */
+        MPI_Isend(buf, pos, MPI_PACKED, peer, 31, MPI_COMM_WORLD, &rq);
+        MPI_Probe(peer, 31, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_PACKED, &n);
+        if (n != their) {
+            errs++;
+            printf("%d: probe of %d packed bytes (%s) counts %d\n", rank, their, where, n);
+        }
+        memset(rbuf, 0, sizeof rbuf);
+        MPI_Recv(rbuf, sizeof rbuf, MPI_PACKED, peer, 31, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_PACKED, &n);
+        MPI_Get_elements(&st, MPI_PACKED, &el);
+        MPI_Unpack(rbuf, n, &rp, ir, 3, MPI_INT, MPI_COMM_WORLD);
+        if (n != their || el != their || rp != n || memcmp(ir, want, sizeof ir) != 0) {
+            errs++;
+            printf("%d: %d packed bytes (%s) received as MPI_PACKED: count %d, elements %d, unpacked to %d, %x %x %x\n",
+                   rank, their, where, n, el, rp, ir[0], ir[1], ir[2]);
+        }
+        rp = 0;
+        memset(ir, 0, sizeof ir);
+        MPI_Unpack(rbuf, n, &rp, ir, 3, MPI_INT, MPI_COMM_SELF);
+        if (rp != n || memcmp(ir, want, sizeof ir) != 0) {
+            errs++;
+            printf("%d: packed bytes (%s) unpacked with MPI_COMM_SELF: to %d of %d, %x %x %x\n", rank, where, rp, n,
+                   ir[0], ir[1], ir[2]);
+        }
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        /* received typed */
+        MPI_Isend(buf, pos, MPI_PACKED, peer, 32, MPI_COMM_WORLD, &rq);
+        MPI_Probe(peer, 32, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_INT, &n);
+        MPI_Get_elements(&st, MPI_INT, &el);
+        if (n != 3 || el != 3) {
+            errs++;
+            printf("%d: probe of packed ints (%s) counts %d ints, %d elements\n", rank, where, n, el);
+        }
+        memset(ir, 0, sizeof ir);
+        MPI_Recv(ir, 3, MPI_INT, peer, 32, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_INT, &n);
+        if (n != 3 || memcmp(ir, want, sizeof ir) != 0) {
+            errs++;
+            printf("%d: packed ints (%s) received typed: count %d, %x %x %x\n", rank, where, n, ir[0], ir[1], ir[2]);
+        }
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    }
+}
+
 /* Long messages (rendezvous) convert too, into a larger receive buffer
  * whose rest stays untouched. */
 static void long_messages(void) {
@@ -897,41 +973,321 @@ static void user_and_persistent(void) {
         }
     }
     MPI_Request_free(&rq);
-    /* Intercommunicator: the first half (x86 on the grid) and the
-     * second (s390x). Its collectives across representations are not
-     * implemented: they must say so (MPI_ERR_UNSUPPORTED_OPERATION),
-     * never move wrong data; between halves alike they work. */
-    MPI_Comm half, inter;
-    int lo = rank < size / 2;
-    MPI_Comm_split(MPI_COMM_WORLD, lo, rank, &half);
-    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, lo ? size / 2 : 0, 40, &inter);
-    char order = big_endian() ? 'B' : 'L', other = 0;
-    MPI_Sendrecv(&order, 1, MPI_CHAR, partner, 41, &other, 1, MPI_CHAR, partner, 41, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
-    int mixed = other != order;
+}
+
+/* Intercommunicator collectives across representations: every
+ * operation, blocking and nonblocking, roots in either group, data that
+ * converts (struct mix), reductions of double, long double, long and a
+ * non-commutative user operation (2x2 matrices, MTestMat) whose results
+ * are checked against the operands combined in rank order. */
+
+/* The reductions' operand types: 0 double (sum), 1 long double (sum),
+ * 2 long (sum), 3 MTestMat (matrix product, not commutative). */
+enum { NRED = 4 };
+static MPI_Datatype red_dt[NRED];
+static MPI_Op red_op[NRED];
+static const size_t red_size[NRED] = {sizeof(double), sizeof(long double), sizeof(long), sizeof(MTestMat)};
+static const char *const red_name[NRED] = {"double sum", "long double sum", "long sum", "matrix product"};
+
+/* red_val stores world rank w's operand element k of type t at out. */
+static void red_val(int t, int w, int k, void *out) {
+    switch (t) {
+    case 0: *(double *)out = (w + 1) * 0.5 + k * 8; break;
+    case 1: *(long double *)out = (w + 1) + 0x1p-40L * (k + 1); break; /* exact in x87 and binary128 */
+    case 2: *(long *)out = 0x0102030405060708L * (w + 1) + k; break;
+    default: *(MTestMat *)out = MTestMatOf(w, k);
+    }
+}
+
+/* red_want stores element k of the reduction of the operands of world
+ * ranks ws[0..n-1] (in that order) at out. */
+static void red_want(int t, const int *ws, int n, int k, void *out) {
+    double d = 0;
+    long double ld = 0;
+    long l = 0;
+    MTestMat m = MTestMatOf(ws[0], k);
+    for (int i = 0; i < n; i++) {
+        double xd;
+        long double xld;
+        long xl;
+        red_val(0, ws[i], k, &xd), d += xd;
+        red_val(1, ws[i], k, &xld), ld += xld;
+        red_val(2, ws[i], k, &xl), l += xl;
+        if (i > 0)
+            m = MTestMatMul(m, MTestMatOf(ws[i], k));
+    }
+    switch (t) {
+    case 0: *(double *)out = d; break;
+    case 1: *(long double *)out = ld; break;
+    case 2: *(long *)out = l; break;
+    default: *(MTestMat *)out = m;
+    }
+}
+
+static int red_same(int t, const void *a, const void *b) {
+    switch (t) {
+    case 0: return *(const double *)a == *(const double *)b;
+    case 1: return *(const long double *)a == *(const long double *)b;
+    case 2: return *(const long *)a == *(const long *)b;
+    }
+    return memcmp(a, b, sizeof(MTestMat)) == 0;
+}
+
+static MPI_Datatype mix_type(void) {
+    MPI_Datatype mt;
+    int bl[4] = {3, 2, 1, 1};
+    MPI_Aint disp[4] = {offsetof(struct mix, i), offsetof(struct mix, d), offsetof(struct mix, ld),
+                        offsetof(struct mix, l)};
+    MPI_Datatype ty[4] = {MPI_INT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_LONG};
+    MPI_Type_create_struct(4, bl, disp, ty, &mt);
+    MPI_Type_commit(&mt);
+    return mt;
+}
+
+/* A blocking call or its nonblocking form (then waited for); an error
+ * is reported, never fatal (the errors of inter return). */
+#define RUN(what, call, icall)                                                                   \
+    do {                                                                                         \
+        MPI_Request rq_;                                                                         \
+        int rc_ = nb ? (icall) : (call);                                                         \
+        if (rc_ == MPI_SUCCESS && nb)                                                            \
+            rc_ = MPI_Wait(&rq_, MPI_STATUS_IGNORE);                                             \
+        if (rc_ != MPI_SUCCESS) {                                                                \
+            char s_[MPI_MAX_ERROR_STRING];                                                       \
+            int l_;                                                                              \
+            MPI_Error_string(rc_, s_, &l_);                                                      \
+            errs++;                                                                              \
+            printf("%d: %s, %s %s: %s\n", rank, name, nb ? "nonblocking" : "blocking", what, s_); \
+        }                                                                                        \
+    } while (0)
+
+static void inter_colls(MPI_Comm inter, const char *name) {
+    int lsize, rsize, lrank, me = rank;
+    MPI_Comm_size(inter, &lsize);
+    MPI_Comm_remote_size(inter, &rsize);
+    MPI_Comm_rank(inter, &lrank);
+    /* The world ranks of both groups, in group rank order. */
+    int *lw = malloc(lsize * sizeof(int)), *rw = malloc(rsize * sizeof(int)), *idx = malloc(size * sizeof(int));
+    for (int i = 0; i < size; i++) idx[i] = i;
+    MPI_Group wg, g;
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Comm_group(inter, &g);
+    MPI_Group_translate_ranks(g, lsize, idx, wg, lw);
+    MPI_Group_free(&g);
+    MPI_Comm_remote_group(inter, &g);
+    MPI_Group_translate_ranks(g, rsize, idx, wg, rw);
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+    int first = lw[0] < rw[0]; /* this group holds world rank 0 */
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-    double dv = rank + 0.5, ds = 0;
-    int rc = MPI_Allreduce(&dv, &ds, 1, MPI_DOUBLE, MPI_SUM, inter), cls;
-    MPI_Error_class(rc, &cls);
-    double w = 0; /* the sum over the other group */
-    for (int p = lo ? size / 2 : 0; p < (lo ? size : size / 2); p++) w += p + 0.5;
-    if (mixed ? cls != MPI_ERR_UNSUPPORTED_OPERATION : (rc != MPI_SUCCESS || ds != w)) {
-        errs++;
-        printf("%d: intercommunicator allreduce: class %d, %g (want %g)\n", rank, cls, ds, w);
+    MPI_Datatype mt = mix_type();
+    int n = lsize > rsize ? lsize : rsize;
+    struct mix m, *all = malloc(n * sizeof(struct mix)), *out = malloc(n * sizeof(struct mix));
+    int *ones = malloc(n * sizeof(int)), *rev = malloc(n * sizeof(int)), *brev = malloc(n * sizeof(int));
+    MPI_Datatype *mts = malloc(n * sizeof(MPI_Datatype));
+    for (int nb = 0; nb < 2; nb++) {
+        RUN("barrier", MPI_Barrier(inter), MPI_Ibarrier(inter, &rq_));
+        /* Rooted operations: root the last process of the first group,
+         * then the first of the second. */
+        for (int rg = 0; rg < 2; rg++) {
+            int inroot = rg == 0 ? first : !first; /* the root is in this group */
+            int gsize = inroot ? lsize : rsize, rr = rg == 0 ? gsize - 1 : 0;
+            int root = inroot ? (lrank == rr ? MPI_ROOT : MPI_PROC_NULL) : rr;
+            int rootw = inroot ? lw[rr] : rw[rr];
+            int isroot = root == MPI_ROOT, recv = !inroot;
+            char what[64];
+            /* bcast */
+            memset(&m, 0, sizeof m);
+            if (isroot)
+                mix_fill(&m, me);
+            RUN("bcast", MPI_Bcast(&m, 1, mt, root, inter), MPI_Ibcast(&m, 1, mt, root, inter, &rq_));
+            if (recv) {
+                snprintf(what, sizeof what, "%s bcast from %d", name, rootw);
+                mix_check(&m, rootw, what);
+            }
+            /* gather, gatherv (blocks in reverse order) */
+            for (int v = 0; v < 2; v++) {
+                mix_fill(&m, me);
+                memset(all, 0, n * sizeof *all);
+                for (int i = 0; i < rsize; i++) ones[i] = 1, rev[i] = rsize - 1 - i;
+                if (v == 0)
+                    RUN("gather", MPI_Gather(&m, 1, mt, all, 1, mt, root, inter),
+                        MPI_Igather(&m, 1, mt, all, 1, mt, root, inter, &rq_));
+                else
+                    RUN("gatherv", MPI_Gatherv(&m, 1, mt, all, ones, rev, mt, root, inter),
+                        MPI_Igatherv(&m, 1, mt, all, ones, rev, mt, root, inter, &rq_));
+                if (isroot)
+                    for (int i = 0; i < rsize; i++) {
+                        snprintf(what, sizeof what, "%s %s at %d", name, v ? "gatherv" : "gather", me);
+                        mix_check(&all[v ? rsize - 1 - i : i], rw[i], what);
+                    }
+            }
+            /* scatter, scatterv: block i is mix_fill(remote i) */
+            for (int v = 0; v < 2; v++) {
+                if (isroot)
+                    for (int i = 0; i < rsize; i++) {
+                        mix_fill(&all[v ? rsize - 1 - i : i], rw[i]);
+                        ones[i] = 1, rev[i] = rsize - 1 - i;
+                    }
+                memset(&m, 0, sizeof m);
+                if (v == 0)
+                    RUN("scatter", MPI_Scatter(all, 1, mt, &m, 1, mt, root, inter),
+                        MPI_Iscatter(all, 1, mt, &m, 1, mt, root, inter, &rq_));
+                else
+                    RUN("scatterv", MPI_Scatterv(all, ones, rev, mt, &m, 1, mt, root, inter),
+                        MPI_Iscatterv(all, ones, rev, mt, &m, 1, mt, root, inter, &rq_));
+                if (recv) {
+                    snprintf(what, sizeof what, "%s %s from %d", name, v ? "scatterv" : "scatter", rootw);
+                    mix_check(&m, me, what);
+                }
+            }
+            /* reduce: the other group's operands combined at the root */
+            for (int t = 0; t < NRED; t++) {
+                enum { K = 3 };
+                long double sb[K * 2], rb[K * 2], want; /* room for K elements of any type */
+                char *s = (char *)sb, *r = (char *)rb;
+                for (int k = 0; k < K; k++) red_val(t, me, k, s + k * red_size[t]);
+                memset(rb, 0, sizeof rb);
+                RUN(red_name[t], MPI_Reduce(s, r, K, red_dt[t], red_op[t], root, inter),
+                    MPI_Ireduce(s, r, K, red_dt[t], red_op[t], root, inter, &rq_));
+                for (int k = 0; isroot && k < K; k++) {
+                    red_want(t, rw, rsize, k, &want);
+                    if (!red_same(t, r + k * red_size[t], &want)) {
+                        errs++;
+                        printf("%d: %s, %s reduce of %s, element %d wrong\n", rank, name,
+                               nb ? "nonblocking" : "blocking", red_name[t], k);
+                    }
+                }
+            }
+        }
+        /* allgather, allgatherv (reverse order) */
+        for (int v = 0; v < 2; v++) {
+            mix_fill(&m, me);
+            memset(all, 0, n * sizeof *all);
+            for (int i = 0; i < rsize; i++) ones[i] = 1, rev[i] = rsize - 1 - i;
+            if (v == 0)
+                RUN("allgather", MPI_Allgather(&m, 1, mt, all, 1, mt, inter),
+                    MPI_Iallgather(&m, 1, mt, all, 1, mt, inter, &rq_));
+            else
+                RUN("allgatherv", MPI_Allgatherv(&m, 1, mt, all, ones, rev, mt, inter),
+                    MPI_Iallgatherv(&m, 1, mt, all, ones, rev, mt, inter, &rq_));
+            for (int i = 0; i < rsize; i++)
+                mix_check(&all[v ? rsize - 1 - i : i], rw[i], v ? "intercommunicator allgatherv" : "intercommunicator allgather");
+        }
+        /* alltoall, alltoallv (reverse order), alltoallw (byte
+         * displacements, reverse order): remote j gets 100 * me + its
+         * world rank */
+        for (int v = 0; v < 3; v++) {
+            for (int j = 0; j < rsize; j++) {
+                int b = v ? rsize - 1 - j : j;
+                mix_fill(&out[b], 100 * me + rw[j]);
+                ones[j] = 1, rev[j] = b, brev[j] = b * (int)sizeof(struct mix), mts[j] = mt;
+            }
+            memset(all, 0, n * sizeof *all);
+            if (v == 0)
+                RUN("alltoall", MPI_Alltoall(out, 1, mt, all, 1, mt, inter),
+                    MPI_Ialltoall(out, 1, mt, all, 1, mt, inter, &rq_));
+            else if (v == 1)
+                RUN("alltoallv", MPI_Alltoallv(out, ones, rev, mt, all, ones, rev, mt, inter),
+                    MPI_Ialltoallv(out, ones, rev, mt, all, ones, rev, mt, inter, &rq_));
+            else
+                RUN("alltoallw", MPI_Alltoallw(out, ones, brev, mts, all, ones, brev, mts, inter),
+                    MPI_Ialltoallw(out, ones, brev, mts, all, ones, brev, mts, inter, &rq_));
+            for (int i = 0; i < rsize; i++) {
+                const char *what[3] = {"intercommunicator alltoall", "intercommunicator alltoallv",
+                                       "intercommunicator alltoallw"};
+                mix_check(&all[v ? rsize - 1 - i : i], 100 * rw[i] + me, what[v]);
+            }
+        }
+        /* allreduce, reduce_scatter_block (2 elements per process),
+         * reduce_scatter (local rank i gets i + 1 elements; the groups'
+         * totals agree when their sizes do) */
+        for (int t = 0; t < NRED; t++) {
+            int tot = lsize * (lsize + 1) / 2, K = tot > 2 * lsize ? tot : 2 * lsize;
+            char *s = malloc(K * red_size[t]), *r = malloc(K * red_size[t]);
+            long double want;
+            int *cnts = malloc(lsize * sizeof(int));
+            for (int k = 0; k < K; k++) red_val(t, me, k, s + k * red_size[t]);
+            for (int op = 0; op < 3; op++) {
+                static const char *const opn[3] = {"allreduce", "reduce_scatter_block", "reduce_scatter"};
+                if (op > 0 && lsize != rsize)
+                    break;
+                int count = op == 0 ? 2 : op == 1 ? 2 : lrank + 1, lo = 0;
+                for (int i = 0; i < lsize; i++) cnts[i] = i + 1;
+                for (int i = 0; i < lrank; i++) lo += op == 1 ? 2 : op == 2 ? i + 1 : 0;
+                memset(r, 0, K * red_size[t]);
+                if (op == 0)
+                    RUN("allreduce", MPI_Allreduce(s, r, count, red_dt[t], red_op[t], inter),
+                        MPI_Iallreduce(s, r, count, red_dt[t], red_op[t], inter, &rq_));
+                else if (op == 1)
+                    RUN("reduce_scatter_block", MPI_Reduce_scatter_block(s, r, 2, red_dt[t], red_op[t], inter),
+                        MPI_Ireduce_scatter_block(s, r, 2, red_dt[t], red_op[t], inter, &rq_));
+                else
+                    RUN("reduce_scatter", MPI_Reduce_scatter(s, r, cnts, red_dt[t], red_op[t], inter),
+                        MPI_Ireduce_scatter(s, r, cnts, red_dt[t], red_op[t], inter, &rq_));
+                for (int k = 0; k < count; k++) {
+                    red_want(t, rw, rsize, lo + k, &want);
+                    if (!red_same(t, r + k * red_size[t], &want)) {
+                        errs++;
+                        printf("%d: %s, %s %s of %s, element %d wrong\n", rank, name,
+                               nb ? "nonblocking" : "blocking", opn[op], red_name[t], lo + k);
+                        break;
+                    }
+                }
+            }
+            free(s), free(r), free(cnts);
+        }
     }
-    long lb = 0;
-    int hr;
-    MPI_Comm_rank(half, &hr);
-    if (lo)
-        lb = 0x0102030405060708L;
-    rc = MPI_Bcast(&lb, 1, MPI_LONG, lo ? (hr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, inter);
-    MPI_Error_class(rc, &cls);
-    if (mixed ? cls != MPI_ERR_UNSUPPORTED_OPERATION : (rc != MPI_SUCCESS || (!lo && lb != 0x0102030405060708L))) {
-        errs++;
-        printf("%d: intercommunicator bcast: class %d, %lx\n", rank, cls, (unsigned long)lb);
+    /* A persistent allreduce of long double, started twice. */
+    long double ps[2], pr[2], pw;
+    MPI_Request prq;
+    int rc = MPI_Allreduce_init(ps, pr, 2, MPI_LONG_DOUBLE, MPI_SUM, inter, MPI_INFO_NULL, &prq);
+    for (int it = 0; rc == MPI_SUCCESS && it < 2; it++) {
+        for (int k = 0; k < 2; k++) red_val(1, me, k + it, &ps[k]);
+        pr[0] = pr[1] = 0;
+        MPI_Start(&prq);
+        MPI_Wait(&prq, MPI_STATUS_IGNORE);
+        for (int k = 0; k < 2; k++) {
+            red_want(1, rw, rsize, k + it, &pw);
+            if (pr[k] != pw) {
+                errs++;
+                printf("%d: %s, persistent allreduce of long double, start %d, element %d wrong\n", rank, name, it, k);
+            }
+        }
     }
-    MPI_Comm_free(&inter);
-    MPI_Comm_free(&half);
+    if (rc == MPI_SUCCESS)
+        MPI_Request_free(&prq);
+    else {
+        errs++;
+        printf("%d: %s: MPI_Allreduce_init failed\n", rank, name);
+    }
+    MPI_Type_free(&mt);
+    free(lw), free(rw), free(idx), free(all), free(out), free(ones), free(rev), free(brev), free(mts);
+}
+
+/* Two intercommunicators: the first half (x86 on the grid) and the
+ * second (s390x), each group of one representation; even and odd world
+ * ranks, each group of both. */
+static void intercommunicators(void) {
+    MPI_Type_contiguous(4, MPI_UINT32_T, &red_dt[3]);
+    MPI_Type_commit(&red_dt[3]);
+    red_dt[0] = MPI_DOUBLE, red_dt[1] = MPI_LONG_DOUBLE, red_dt[2] = MPI_LONG;
+    red_op[0] = red_op[1] = red_op[2] = MPI_SUM;
+    MPI_Op_create(MTestMatmulFn, 0, &red_op[3]);
+    for (int how = 0; how < 2; how++) {
+        MPI_Comm half, inter;
+        int lo = how == 0 ? rank < size / 2 : rank % 2 == 0;
+        int rleader = how == 0 ? (lo ? size / 2 : 0) : (lo ? 1 : 0);
+        if (size < 2)
+            break;
+        MPI_Comm_split(MPI_COMM_WORLD, lo, rank, &half);
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rleader, 40 + how, &inter);
+        inter_colls(inter, how == 0 ? "intercommunicator of the halves" : "intercommunicator of even and odd ranks");
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&half);
+    }
+    MPI_Op_free(&red_op[3]);
+    MPI_Type_free(&red_dt[3]);
 }
 
 int main(int argc, char **argv) {
@@ -958,10 +1314,12 @@ int main(int argc, char **argv) {
     bytes_ext32_truncate();
     packed();
     packed_crossing();
+    packed_counts();
     long_messages();
     collectives();
     more_collectives();
     user_and_persistent();
+    intercommunicators();
     MTest_Finalize(errs);
     return MTestReturnValue(errs);
 }
