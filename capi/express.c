@@ -246,8 +246,8 @@ int gmpi_express_Rsend(const void *buf, int count, MPI_Datatype datatype, int de
  * measure on, the loop moves a cache-resident 1 MiB at 64 GB/s where
  * "rep movsb", or memcpy in pieces below the limit, moves 71 GB/s (2 MiB:
  * 53 against 62; below 1 MiB both are the same). 128 KiB pieces stay
- * below that limit on any current x86-64 (Open MPI copies in 128 KiB
- * blocks too), and a call per 128 KiB costs nothing. */
+ * below that limit on current x86-64 machines, and a call per 128 KiB
+ * costs nothing. */
 #define RMA_PIECE ((uint64_t)128 << 10)
 
 /* rma_copy is memmove for the data of a put or get between this
