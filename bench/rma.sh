@@ -14,10 +14,14 @@
 #   -s, --scale X       multiply every iteration count by X (default 1)
 #   -i, --impl LIST     comma-separated subset of gmpi,mpich,openmpi
 #   -t, --timeout S     limit of each launch in seconds (default 600)
+#   -a, --alt LIBDIR    another gmpi libmpi.so directory (e.g. a copy of an
+#                       older build's lib/): column "gmpi -a" runs the same
+#                       gmpi binary with it (LD_LIBRARY_PATH), in the same
+#                       rounds, for before/after in one run
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../build
-reps=3 rounds=3 scale=1 impls=gmpi,mpich,openmpi limit=600
+reps=3 rounds=3 scale=1 impls=gmpi,mpich,openmpi limit=600 alib=
 usage() {
     sed -n '2,/^set -u/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2
     exit 2
@@ -30,6 +34,7 @@ while [ $# -gt 0 ]; do
     -s | --scale) scale=${2:?}; shift 2 ;;
     -i | --impl) impls=${2:?}; shift 2 ;;
     -t | --timeout) limit=${2:?}; shift 2 ;;
+    -a | --alt) alib=${2:?}; shift 2 ;;
     -h | --help) usage ;;
     *) echo "rma.sh: unknown argument: $1" >&2; usage ;;
     esac
@@ -38,21 +43,38 @@ for v in "$reps" "$rounds" "$limit"; do
     [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "rma.sh: not a positive integer: $v" >&2; exit 2; }
 done
 build=$(cd "$build" 2>/dev/null && pwd) || { echo "rma.sh: no build directory $build" >&2; exit 2; }
+if [ -n "$alib" ]; then
+    alib=$(cd "$alib" 2>/dev/null && pwd) && [ -e "$alib/libmpi.so.12" ] ||
+        { echo "rma.sh: -a: no libmpi.so.12 in ${alib:-the directory}" >&2; exit 2; }
+fi
 [ -x "$build/bin/mpicc" ] && [ -x "$build/bin/mpirun" ] || { echo "rma.sh: $build has no bin/mpicc or bin/mpirun" >&2; exit 2; }
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/gmpi-rma.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-names=(gmpi mpich openmpi)
-declare -A label=([gmpi]=gmpi [mpich]=MPICH [openmpi]="Open MPI")
+names=(gmpi gmpi_a mpich openmpi)
+declare -A label=([gmpi]=gmpi [gmpi_a]="gmpi -a" [mpich]=MPICH [openmpi]="Open MPI")
 declare -A launch=() why=()
 want() { [[ ,$impls, == *,$1,* ]]; }
 status=0
 run() {
-    timeout -k 10 "$limit" ${launch[$1]} -n 2 "$out/rma.$1" -r "$reps" -s "$3" >"$2" 2>"$2.err" </dev/null
+    local bin=$out/rma.$1
+    [ "$1" = gmpi_a ] && bin=$out/rma.gmpi
+    timeout -k 10 "$limit" ${launch[$1]} -n 2 "$bin" -r "$reps" -s "$3" >"$2" 2>"$2.err" </dev/null
 }
 
 echo "# building $here/rma.c"
 for impl in "${names[@]}"; do
+    if [ "$impl" = gmpi_a ]; then
+        [ -n "$alib" ] && [ -n "${launch[gmpi]:-}" ] || continue
+        launch[$impl]="env LD_LIBRARY_PATH=$alib ${launch[gmpi]}"
+        if ! run "$impl" "$out/probe" 0.01 || ! grep -q '^acc_fence ' "$out/probe"; then
+            head -c 2000 "$out/probe.err" | sed 's/^/    | /' >&2
+            echo "rma.sh: gmpi with $alib cannot run the benchmark" >&2
+            exit 2
+        fi
+        echo "# gmpi -a: launched as: ${launch[$impl]} -n 2"
+        continue
+    fi
     want "$impl" || { why[$impl]="not selected"; continue; }
     case $impl in
     gmpi) cc=$build/bin/mpicc; launch[$impl]="$build/bin/mpirun --timeout $limit --bind-to none" ;;
@@ -115,25 +137,36 @@ awk '
         all[k, key, ++cnt[k, key]] = $3
     }
     END {
-        printf "%-10s %8s %12s %12s %12s %10s\n", "op", "bytes", "gmpi", "MPICH", "Open MPI", "gmpi/best"
+        # columns: 1 gmpi, 4 gmpi -a (when given), 2 MPICH, 3 Open MPI
+        ncol = alt ? 4 : 3
+        col[1] = 1; col[2] = alt ? 4 : 2; col[3] = alt ? 2 : 3; col[4] = 3
+        name[1] = "gmpi"; name[2] = "MPICH"; name[3] = "Open MPI"; name[4] = "gmpi -a"
+        hdr = sprintf("%-10s %8s", "op", "bytes")
+        for (c = 1; c <= ncol; c++) hdr = hdr sprintf(" %12s", name[col[c]])
+        hdr = hdr sprintf(" %10s", "gmpi/best")
+        if (alt) hdr = hdr sprintf(" %10s", "-a/best")
+        print hdr
         for (i = 0; i < n; i++) {
             key = order[i]
             split(key, f, SUBSEP)
             low = f[2] <= 8
             line = sprintf("%-10s %8s", f[1], f[2])
             best = ""
-            for (kk = 1; kk <= 3; kk++) {
+            for (c = 1; c <= ncol; c++) {
+                kk = col[c]
                 if ((kk, key) in cnt) {
                     v[kk] = med(kk, key)
                     line = line sprintf(" %12.3f", v[kk])
-                    if (kk > 1 && (best == "" || (low ? v[kk] < best : v[kk] > best))) best = v[kk]
+                    if ((kk == 2 || kk == 3) && (best == "" || (low ? v[kk] < best : v[kk] > best))) best = v[kk]
                 } else {
                     v[kk] = ""
                     line = line sprintf(" %12s", "-")
                 }
             }
             r = (v[1] != "" && best != "" && best > 0) ? sprintf("%.2f", v[1] / best) : "-"
-            print line sprintf(" %10s", r)
+            line = line sprintf(" %10s", r)
+            if (alt) line = line sprintf(" %10s", (v[4] != "" && best != "" && best > 0) ? sprintf("%.2f", v[4] / best) : "-")
+            print line
         }
-    }' k=1 "$out/gmpi.all" k=2 "$out/mpich.all" k=3 "$out/openmpi.all"
+    }' alt="$([ -n "$alib" ] && echo 1 || echo 0)" k=1 "$out/gmpi.all" k=2 "$out/mpich.all" k=3 "$out/openmpi.all" k=4 "$out/gmpi_a.all"
 exit $status

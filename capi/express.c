@@ -240,6 +240,30 @@ int gmpi_express_Rsend(const void *buf, int count, MPI_Datatype datatype, int de
     return send(buf, count, datatype, dest, tag, comm);
 }
 
+/* RMA_PIECE: rma_copy's piece. glibc's memmove on x86-64 copies with
+ * "rep movsb" only below a limit (on AMD, about the size of the L2
+ * cache) and with a vector loop above it; on the AMD EPYC (Zen 5) we
+ * measure on, the loop moves a cache-resident 1 MiB at 64 GB/s where
+ * "rep movsb", or memcpy in pieces below the limit, moves 71 GB/s (2 MiB:
+ * 53 against 62; below 1 MiB both are the same). 128 KiB pieces stay
+ * below that limit on current x86-64 machines, and a call per 128 KiB
+ * costs nothing. */
+#define RMA_PIECE ((uint64_t)128 << 10)
+
+/* rma_copy is memmove for the data of a put or get between this
+ * process's memory and a window mapped in it: ranges that do not overlap
+ * and are larger than a piece go in pieces. */
+static void rma_copy(void *dst, const void *src, uint64_t n)
+{
+    uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+    if (n <= RMA_PIECE || d - s < n || s - d < n) {
+        memmove(dst, src, n);
+        return;
+    }
+    for (uint64_t off = 0; off < n; off += RMA_PIECE)
+        memcpy((char *)dst + off, (const char *)src + off, n - off < RMA_PIECE ? n - off : RMA_PIECE);
+}
+
 /* rma_target returns where count x datatype at displacement disp of
  * target lies in this process, when the one-sided lane may copy it
  * (express.h); NULL: decline. */
@@ -269,7 +293,7 @@ int gmpi_express_Put(const void *origin_addr, int origin_count, MPI_Datatype ori
                          win, origin_addr, &n);
     if (p == NULL)
         return GMPI_EXPRESS_DECLINED;
-    memmove(p, origin_addr, n);
+    rma_copy(p, origin_addr, n);
     return MPI_SUCCESS;
 }
 
@@ -281,7 +305,7 @@ int gmpi_express_Get(void *origin_addr, int origin_count, MPI_Datatype origin_da
                          win, origin_addr, &n);
     if (p == NULL)
         return GMPI_EXPRESS_DECLINED;
-    memmove(origin_addr, p, n);
+    rma_copy(origin_addr, p, n);
     return MPI_SUCCESS;
 }
 
@@ -325,7 +349,7 @@ int gmpi_express_Accumulate(const void *origin_addr, int origin_count, MPI_Datat
     if (!__atomic_compare_exchange_n(lk, &unlocked, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         return GMPI_EXPRESS_DECLINED; /* held: the Go path waits for it */
     if (op == MPI_REPLACE)
-        memmove(p, origin_addr, n);
+        rma_copy(p, origin_addr, n);
     else
         switch (origin_datatype) {
         case MPI_INT: case MPI_INT32_T: ACC_LOOP(int32_t, +=); break;

@@ -143,6 +143,33 @@ func (win *Win) target(a *RMAArgs) (addr int64, skip bool, err error) {
 	return int64(t.base) + a.Disp*t.dispUnit, false, nil
 }
 
+// copyPiece is copyPieces' piece. Go's copy on amd64 moves 1 MiB and
+// more with non-temporal stores, past the caches: a put of 1 MiB that
+// fits in them (and that the target then reads from them) moved 44 GB/s
+// on the AMD EPYC we measure on, 63 GB/s in pieces of 128 KiB; below
+// 1 MiB pieces change nothing. capi's express lane (rma_copy) cuts
+// its copies the same way.
+const copyPiece = 128 << 10
+
+// copyPieces is copy(dst, src) for len(src) == len(dst), in pieces of
+// copyPiece when the two do not overlap.
+func copyPieces(dst, src []byte) {
+	n := len(src)
+	if n <= copyPiece || len(dst) != n {
+		copy(dst, src)
+		return
+	}
+	d, s := uintptr(unsafe.Pointer(&dst[0])), uintptr(unsafe.Pointer(&src[0]))
+	if d-s < uintptr(n) || s-d < uintptr(n) {
+		copy(dst, src)
+		return
+	}
+	for i := 0; i < n; i += copyPiece {
+		j := min(i+copyPiece, n)
+		copy(dst[i:j], src[i:j])
+	}
+}
+
 // xfer moves segs between local memory and rank t at addr: writes when
 // write, else reads.
 func (win *Win) xfer(t int, addr int64, segs []rmaSeg, write bool) error {
@@ -153,9 +180,9 @@ func (win *Win) xfer(t int, addr int64, segs []rmaSeg, write bool) error {
 			remote := tg.mapped[at : at+int64(s.n)]
 			local := unsafe.Slice((*byte)(s.loc), s.n)
 			if write {
-				copy(remote, local)
+				copyPieces(remote, local)
 			} else {
-				copy(local, remote)
+				copyPieces(local, remote)
 			}
 		}
 		return nil

@@ -62,3 +62,26 @@ func TestWinLayout(t *testing.T) {
 		t.Errorf("dynamic layout %+v", l)
 	}
 }
+
+// TestCopyPieces: copyPieces is copy for sizes around its piece, with
+// and without overlap in either direction.
+func TestCopyPieces(t *testing.T) {
+	const max = 3*copyPiece + 77
+	buf := make([]byte, 2*max+4096)
+	fill := func() {
+		for i := range buf {
+			buf[i] = byte(i*7 + i/251)
+		}
+	}
+	for _, n := range []int{0, 1, copyPiece - 1, copyPiece, copyPiece + 1, 2 * copyPiece, max} {
+		for _, c := range []struct{ d, s int }{{max + 64, 3}, {3, max + 64}, {1000, 0}, {0, 1000}, {5, 5}} {
+			fill()
+			want := append([]byte(nil), buf...)
+			copy(want[c.d:c.d+n], want[c.s:c.s+n])
+			copyPieces(buf[c.d:c.d+n], buf[c.s:c.s+n])
+			if string(buf) != string(want) {
+				t.Errorf("n %d dst %d src %d: wrong bytes", n, c.d, c.s)
+			}
+		}
+	}
+}

@@ -4,7 +4,11 @@
  * data lands through every kind of epoch (lock with and without
  * MPI_MODE_NOCHECK, lock_all, fence, post/start), and once an epoch is
  * closed, or outside the window, or with types the fast path does not
- * take, the calls fail with the right class or work as before. */
+ * take, the calls fail with the right class or work as before. Large
+ * puts and gets (several of the lane's 128 KiB copy pieces and a rest,
+ * at an odd displacement) land whole, and a put or get of a process's
+ * window onto itself with overlapping ranges moves like memmove. */
+#include <stdlib.h>
 #include <string.h>
 #include "mtest.h"
 
@@ -127,6 +131,58 @@ static void run(MPI_Win win, int *mem, int rank, int size, const char *flavor)
     MPI_Group_free(&world);
 }
 
+#define L (3 * 131072 + 1001) /* bytes of the large window */
+#define SHIFT 1000
+
+static unsigned char pat(int rank, int i) { return (unsigned char)(rank * 31 + i * 7 + i / 4096); }
+
+static void large(int rank, int size)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, bad = 0;
+    unsigned char *mem, *src = malloc(L), *dst = malloc(L);
+    MPI_Win win;
+    MPI_Win_allocate(L, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    memset(mem, 0, L);
+    for (int i = 0; i < L; i++) src[i] = pat(rank, i);
+
+    /* Fence: put L - 3 bytes at displacement 3 of the right neighbour. */
+    MPI_Win_fence(0, win);
+    MPI_Put(src, L - 3, MPI_BYTE, right, 3, L - 3, MPI_BYTE, win);
+    MPI_Win_fence(0, win);
+    for (int i = 0; i < L - 3; i++) bad += mem[3 + i] != pat(left, i);
+    MTEST_CHECK(errs, bad == 0 && mem[0] == 0 && mem[2] == 0, "large put with fence: %d bytes wrong", bad);
+
+    /* Lock_all, get back what this process put there, flush. */
+    MPI_Win_lock_all(0, win);
+    memset(dst, 0, L);
+    MPI_Get(dst, L - 3, MPI_BYTE, right, 3, L - 3, MPI_BYTE, win);
+    MPI_Win_flush(right, win);
+    bad = 0;
+    for (int i = 0; i < L - 3; i++) bad += dst[i] != pat(rank, i);
+    MTEST_CHECK(errs, bad == 0, "large get with flush: %d bytes wrong", bad);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* Onto itself, overlapping: put [0, L - SHIFT) at SHIFT (the copy
+     * must run backwards), then get it back from SHIFT into [0, ...). */
+    for (int i = 0; i < L; i++) mem[i] = pat(rank + 1, i);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
+    MPI_Put(mem, L - SHIFT, MPI_BYTE, rank, SHIFT, L - SHIFT, MPI_BYTE, win);
+    MPI_Win_flush(rank, win);
+    bad = 0;
+    for (int i = 0; i < L - SHIFT; i++) bad += mem[SHIFT + i] != pat(rank + 1, i);
+    MTEST_CHECK(errs, bad == 0, "overlapping put onto itself: %d bytes wrong", bad);
+    MPI_Get(mem, L - SHIFT, MPI_BYTE, rank, SHIFT, L - SHIFT, MPI_BYTE, win);
+    MPI_Win_unlock(rank, win);
+    bad = 0;
+    for (int i = 0; i < L - SHIFT; i++) bad += mem[i] != pat(rank + 1, i);
+    MTEST_CHECK(errs, bad == 0, "overlapping get from itself: %d bytes wrong", bad);
+
+    MPI_Win_free(&win);
+    free(src);
+    free(dst);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -147,6 +203,8 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     run(win, mem, rank, size, "shared");
     MPI_Win_free(&win);
+
+    large(rank, size);
 
     MTest_Finalize(errs);
     return 0;
