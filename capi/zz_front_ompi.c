@@ -8,12 +8,6 @@
 
 #include "front_ompi.h"
 
-extern int gmpi_inner_Status_c2f(void *, void *);
-extern int gmpi_inner_Status_f2c(void *, void *);
-extern int gmpi_inner_Status_f082c(void *, void *);
-extern int gmpi_inner_Status_c2f08(void *, void *);
-extern int gmpi_inner_Status_f082f(void *, void *);
-extern int gmpi_inner_Status_f2f08(void *, void *);
 extern int gmpi_inner_Type_create_f90_integer(int, void *);
 extern int gmpi_inner_Type_create_f90_real(int, int, void *);
 extern int gmpi_inner_Type_create_f90_complex(int, int, void *);
@@ -686,54 +680,6 @@ extern int gmpi_inner_File_c2f(void *);
 
 // Functions this front cannot translate yet (they raise
 // MPI_ERR_UNSUPPORTED_OPERATION): MPI_T_event_get_info
-
-#pragma weak MPI_Status_c2f = PMPI_Status_c2f
-int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
-{
-    struct gmpi_status c_status_ = {0}; if (c_status != FR_STATUS_IGNORE) fr_status_in(c_status, &c_status_);
-    int rc = gmpi_inner_Status_c2f(c_status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&c_status_, (void *)f_status);
-    return fr_err_out(rc);
-}
-
-#pragma weak MPI_Status_f2c = PMPI_Status_f2c
-int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
-{
-    struct gmpi_status c_status_; if (c_status != FR_STATUS_IGNORE) fr_status_init(&c_status_);
-    int rc = gmpi_inner_Status_f2c((void *)f_status, c_status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&c_status_);
-    if (c_status != FR_STATUS_IGNORE) fr_status_out(&c_status_, c_status);
-    return fr_err_out(rc);
-}
-
-#pragma weak MPI_Status_f082c = PMPI_Status_f082c
-int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
-{
-    struct gmpi_status c_status_; if (c_status != FR_STATUS_IGNORE) fr_status_init(&c_status_);
-    int rc = gmpi_inner_Status_f082c((void *)f08_status, c_status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&c_status_);
-    if (c_status != FR_STATUS_IGNORE) fr_status_out(&c_status_, c_status);
-    return fr_err_out(rc);
-}
-
-#pragma weak MPI_Status_c2f08 = PMPI_Status_c2f08
-int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
-{
-    struct gmpi_status c_status_ = {0}; if (c_status != FR_STATUS_IGNORE) fr_status_in(c_status, &c_status_);
-    int rc = gmpi_inner_Status_c2f08(c_status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&c_status_, (void *)f08_status);
-    return fr_err_out(rc);
-}
-
-#pragma weak MPI_Status_f082f = PMPI_Status_f082f
-int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
-{
-    int rc = gmpi_inner_Status_f082f((void *)f08_status, (void *)f_status);
-    return fr_err_out(rc);
-}
-
-#pragma weak MPI_Status_f2f08 = PMPI_Status_f2f08
-int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
-{
-    int rc = gmpi_inner_Status_f2f08((void *)f_status, (void *)f08_status);
-    return fr_err_out(rc);
-}
 
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)

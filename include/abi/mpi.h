@@ -47,8 +47,13 @@ typedef struct MPI_ABI_Errhandler *MPI_Errhandler;
 typedef struct MPI_ABI_Request *MPI_Request;
 typedef struct MPI_ABI_Datatype *MPI_Datatype;
 typedef int MPIX_Grequest_class;
+/* The Fortran 2008 status: the C status integer by integer (MPI_F_SOURCE,
+ * MPI_F_TAG, MPI_F_ERROR below index the Fortran status the same way). */
 typedef struct {
-    MPI_Fint f[8];
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint MPI_internal[5];
 } MPI_F08_status;
 
 /* Predefined handles: G(name, type, value). */
@@ -214,6 +219,10 @@ enum { GMPI_ABI_HANDLES(GMPI_ABI_HANDLE_ENUM) GMPI_ABI_HANDLES_END };
 #define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
 
 enum { MPI_F_STATUS_SIZE = 8, MPI_F_SOURCE = 0, MPI_F_TAG = 1, MPI_F_ERROR = 2 };
+extern MPI_Fint *MPI_F_STATUS_IGNORE;
+extern MPI_Fint *MPI_F_STATUSES_IGNORE;
+extern MPI_F08_status *MPI_F08_STATUS_IGNORE;
+extern MPI_F08_status *MPI_F08_STATUSES_IGNORE;
 
 /* Error classes. */
 enum {

@@ -49,9 +49,21 @@ typedef struct ompi_status_public_t {
 } MPI_Status;
 typedef struct ompi_status_public_t ompi_status_public_t;
 
-typedef struct {
-    MPI_Fint f[6];
+/* The Fortran status: Open MPI 4.1's MPI_STATUS_SIZE (6, mpif-config.h)
+ * integers holding the C status integer by integer (MPI_SOURCE, MPI_TAG,
+ * MPI_ERROR at Fortran indices 1-3, then _cancelled and _ucount); the C
+ * names and MPI_F08_status are Open MPI 5's, with the same layout. */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
+typedef struct ompi_f08_status_public_t {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint internal[MPI_F_STATUS_SIZE - 3];
 } MPI_F08_status;
+typedef struct ompi_f08_status_public_t ompi_f08_status_public_t;
 
 typedef struct mca_base_var_enum_t *MPI_T_enum;
 typedef struct ompi_mpit_cvar_handle_t *MPI_T_cvar_handle;
@@ -500,6 +512,8 @@ extern struct gmpi_ompi_predefined ompi_mpi_instance_null;
 
 extern MPI_Fint *MPI_F_STATUS_IGNORE;
 extern MPI_Fint *MPI_F_STATUSES_IGNORE;
+extern MPI_F08_status *MPI_F08_STATUS_IGNORE;
+extern MPI_F08_status *MPI_F08_STATUSES_IGNORE;
 
 /* The predefined attribute callbacks, functions of the library. */
 extern int OMPI_C_MPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void *, void *);

@@ -29,6 +29,14 @@ var fronts = []front{
 	{"abi", "gmpi_abi", "front_abi.h"},
 }
 
+// frontByHand: functions every front writes by hand (front_fstatus.inc):
+// the Fortran status conversions, whose layout is the front's own, not a
+// conversion of the inner one.
+var frontByHand = map[string]bool{
+	"MPI_Status_c2f": true, "MPI_Status_f2c": true, "MPI_Status_f082c": true,
+	"MPI_Status_c2f08": true, "MPI_Status_f082f": true, "MPI_Status_f2f08": true,
+}
+
 // handleKinds maps the handle types to the kind fr_h_out takes.
 var handleKinds = map[string]string{
 	"MPI_Comm": "FR_COMM", "MPI_Datatype": "FR_DATATYPE", "MPI_Group": "FR_GROUP", "MPI_Op": "FR_OP",
@@ -361,7 +369,7 @@ func genFront(fr front, funcs []*Func) ([]byte, []string) {
 		"// converts the results back (capi/internal/gen/front.go says how).\n\n", fr.name)
 	fmt.Fprintf(&b, "#include \"%s\"\n\n", fr.header)
 	for _, f := range funcs {
-		if f.Variadic {
+		if f.Variadic || frontByHand[f.Name] {
 			continue // written by hand in front_<name>.c
 		}
 		var ps []string
