@@ -3862,7 +3862,10 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
 {
     int datatype_ = FR_UNSET;
     int rc = gmpi_inner_T_cvar_get_info(cvar_index, (void *)name, (void *)name_len, (void *)verbosity, datatype ? (void *)&datatype_ : (void *)0, (void *)enumtype, (void *)desc, (void *)desc_len, (void *)bind, (void *)scope);
+    if (verbosity && rc == 0) *verbosity = fr_tverb_out(*verbosity);
     if (datatype && datatype_ != FR_UNSET) *datatype = (MPI_Datatype)fr_h_out(datatype_, FR_DATATYPE);
+    if (bind && rc == 0) *bind = fr_tbind_out(*bind);
+    if (scope && rc == 0) *scope = fr_tscope_out(*scope);
     return fr_err_out(rc);
 }
 
@@ -3919,7 +3922,7 @@ int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, 
 int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used)
 {
     int info_used_ = FR_UNSET;
-    int rc = gmpi_inner_T_event_callback_get_info((void *)event_registration, cb_safety, info_used ? (void *)&info_used_ : (void *)0);
+    int rc = gmpi_inner_T_event_callback_get_info((void *)event_registration, fr_tsafety_in(cb_safety), info_used ? (void *)&info_used_ : (void *)0);
     if (info_used && info_used_ != FR_UNSET) *info_used = (MPI_Info)fr_h_out(info_used_, FR_INFO);
     return fr_err_out(rc);
 }
@@ -3927,7 +3930,7 @@ int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, 
 #pragma weak MPI_T_event_callback_set_info = PMPI_T_event_callback_set_info
 int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
-    int rc = gmpi_inner_T_event_callback_set_info((void *)event_registration, cb_safety, fr_h_in(info));
+    int rc = gmpi_inner_T_event_callback_set_info((void *)event_registration, fr_tsafety_in(cb_safety), fr_h_in(info));
     return fr_err_out(rc);
 }
 
@@ -4024,7 +4027,7 @@ int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, vo
 #pragma weak MPI_T_event_register_callback = PMPI_T_event_register_callback
 int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function)
 {
-    int rc = gmpi_inner_T_event_register_callback((void *)event_registration, cb_safety, fr_h_in(info), (void *)user_data, (void *)event_cb_function);
+    int rc = gmpi_inner_T_event_register_callback((void *)event_registration, fr_tsafety_in(cb_safety), fr_h_in(info), (void *)user_data, (void *)event_cb_function);
     return fr_err_out(rc);
 }
 
@@ -4053,7 +4056,7 @@ int PMPI_T_init_thread(int required, int *provided)
 #pragma weak MPI_T_pvar_get_index = PMPI_T_pvar_get_index
 int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
-    int rc = gmpi_inner_T_pvar_get_index((void *)name, var_class, (void *)pvar_index);
+    int rc = gmpi_inner_T_pvar_get_index((void *)name, fr_tclass_in(var_class), (void *)pvar_index);
     return fr_err_out(rc);
 }
 
@@ -4062,7 +4065,10 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
 {
     int datatype_ = FR_UNSET;
     int rc = gmpi_inner_T_pvar_get_info(pvar_index, (void *)name, (void *)name_len, (void *)verbosity, (void *)var_class, datatype ? (void *)&datatype_ : (void *)0, (void *)enumtype, (void *)desc, (void *)desc_len, (void *)bind, (void *)readonly, (void *)continuous, (void *)atomic);
+    if (verbosity && rc == 0) *verbosity = fr_tverb_out(*verbosity);
+    if (var_class && rc == 0) *var_class = fr_tclass_out(*var_class);
     if (datatype && datatype_ != FR_UNSET) *datatype = (MPI_Datatype)fr_h_out(datatype_, FR_DATATYPE);
+    if (bind && rc == 0) *bind = fr_tbind_out(*bind);
     return fr_err_out(rc);
 }
 
@@ -4090,21 +4096,21 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handl
 #pragma weak MPI_T_pvar_read = PMPI_T_pvar_read
 int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    int rc = gmpi_inner_T_pvar_read((void *)session, (void *)handle, fr_buf_in(buf));
+    int rc = gmpi_inner_T_pvar_read((void *)session, fr_pvar_handle_in(handle), fr_buf_in(buf));
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_T_pvar_readreset = PMPI_T_pvar_readreset
 int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    int rc = gmpi_inner_T_pvar_readreset((void *)session, (void *)handle, fr_buf_in(buf));
+    int rc = gmpi_inner_T_pvar_readreset((void *)session, fr_pvar_handle_in(handle), fr_buf_in(buf));
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_T_pvar_reset = PMPI_T_pvar_reset
 int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    int rc = gmpi_inner_T_pvar_reset((void *)session, (void *)handle);
+    int rc = gmpi_inner_T_pvar_reset((void *)session, fr_pvar_handle_in(handle));
     return fr_err_out(rc);
 }
 
@@ -4125,21 +4131,21 @@ int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 #pragma weak MPI_T_pvar_start = PMPI_T_pvar_start
 int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    int rc = gmpi_inner_T_pvar_start((void *)session, (void *)handle);
+    int rc = gmpi_inner_T_pvar_start((void *)session, fr_pvar_handle_in(handle));
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_T_pvar_stop = PMPI_T_pvar_stop
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    int rc = gmpi_inner_T_pvar_stop((void *)session, (void *)handle);
+    int rc = gmpi_inner_T_pvar_stop((void *)session, fr_pvar_handle_in(handle));
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_T_pvar_write = PMPI_T_pvar_write
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
-    int rc = gmpi_inner_T_pvar_write((void *)session, (void *)handle, fr_buf_in(buf));
+    int rc = gmpi_inner_T_pvar_write((void *)session, fr_pvar_handle_in(handle), fr_buf_in(buf));
     return fr_err_out(rc);
 }
 
@@ -4148,6 +4154,7 @@ int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *de
 {
     int info_ = FR_UNSET;
     int rc = gmpi_inner_T_source_get_info(source_index, (void *)name, (void *)name_len, (void *)desc, (void *)desc_len, (void *)ordering, (void *)ticks_per_second, (void *)max_ticks, info ? (void *)&info_ : (void *)0);
+    if (ordering && rc == 0) *ordering = (MPI_T_source_order)fr_torder_out((int)*ordering);
     if (info && info_ != FR_UNSET) *info = (MPI_Info)fr_h_out(info_, FR_INFO);
     return fr_err_out(rc);
 }

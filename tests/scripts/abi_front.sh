@@ -127,18 +127,35 @@ for t in "${tests[@]}"; do
 done
 
 fsrc=$(cd "$(dirname "$0")/../fronts" && pwd)
-# The family's Fortran status layout (tests/fronts/fstatus.c): with the
-# family's own header, and for Open MPI also with ours.
+# The family's Fortran status layout (tests/fronts/fstatus.c) and its
+# MPI_T constants and tool interface (tests/fronts/mpit.c, with a
+# GMPI_EAGER_LIMIT it must read back): with the family's own header, and
+# for Open MPI also with ours.
 fcc=("$CC_ABI")
 [ "$ABI" = openmpi ] && fcc+=("$BUILD/openmpi/bin/mpicc")
 for cc in "${fcc[@]}"; do
-    if $cc -O1 -o "$dir/fstatus" "$fsrc/fstatus.c" >"$dir/cc.log" 2>&1 && run 2 "$dir/fstatus"; then
-        echo "ok   $ABI fstatus ($(basename "$cc")) -n 2"
+    for prog in fstatus mpit; do
+        if $cc -O1 -o "$dir/$prog" "$fsrc/$prog.c" >"$dir/cc.log" 2>&1 &&
+            GMPI_EAGER_LIMIT=12345 run 2 "$dir/$prog"; then
+            echo "ok   $ABI $prog ($(basename "$cc")) -n 2"
+        else
+            cat "$dir/cc.log"
+            failed+=("$prog($(basename "$cc"))")
+        fi
+    done
+done
+if [ "$ABI" = openmpi ]; then
+    # The same tool interface test with MPICH's values, on our libmpi.so.12.
+    if "$BUILD/bin/mpicc" -O1 -o "$dir/mpit_mpich" "$fsrc/mpit.c" >"$dir/cc.log" 2>&1 &&
+        out=$(GMPI_EAGER_LIMIT=12345 timeout 300 "$BUILD/bin/mpirun" --timeout 240 -n 2 "$dir/mpit_mpich" 2>&1 </dev/null) &&
+        grep -q ' No Errors' <<<"$out"; then
+        echo "ok   mpich mpit -n 2"
     else
         cat "$dir/cc.log"
-        failed+=("fstatus($(basename "$cc"))")
+        echo "$out" | excerpt 20
+        failed+=("mpit(mpich)")
     fi
-done
+fi
 
 if [ "$ABI" = standard ]; then
     # What only the standard ABI has (tests/fronts/abi_version.c).

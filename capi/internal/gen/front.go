@@ -131,6 +131,7 @@ var (
 		"*.required": "thread", "*.assert": "assert", "*.amode": "amode", "*.whence": "whence",
 		"MPI_Buffer_attach.size": "bsize", "MPI_Comm_attach_buffer.size": "bsize",
 		"MPI_Session_attach_buffer.size": "bsize",
+		"MPI_T_pvar_get_index.var_class": "tclass", "*.cb_safety": "tsafety",
 	}
 	enumOut = map[string]string{
 		"*.combiner": "combiner", "MPI_Topo_test.status": "topo", "*.result": "compare", "*.provided": "thread",
@@ -138,6 +139,8 @@ var (
 		"MPI_Add_error_class.errorclass": "err", "*.amode": "amode",
 		"MPI_Buffer_detach.size": "bsize", "MPI_Comm_detach_buffer.size": "bsize",
 		"MPI_Session_detach_buffer.size": "bsize",
+		"*.verbosity": "tverb", "*.bind": "tbind", "*.scope": "tscope", "MPI_T_pvar_get_info.var_class": "tclass",
+		"MPI_T_source_get_info.ordering": "torder",
 	}
 	errIn = map[string]bool{"errorcode": true, "errorclass": true}
 	// Handle outputs the inner layer writes when the request completes.
@@ -254,7 +257,14 @@ func frontConv(f *Func, p Param) (c conv, ok bool) {
 		return conv{arg: "fr_buf_in(" + n + ")"}, true
 	case t == "int" && weightsNames[n]:
 		return conv{arg: "fr_weights_in(" + n + ")"}, true
-	case t == "int" && levels == 0 && !arr:
+	case t == "MPI_T_pvar_handle" && levels == 0 && !arr:
+		return conv{arg: "fr_pvar_handle_in(" + n + ")"}, true
+	case t == "MPI_T_source_order" && levels == 1 && !arr:
+		fam, _ := lookup(enumOut, f, p)
+		c.post = fmt.Sprintf("if (%s && rc == 0) *%s = (%s)fr_%s_out((int)*%s);", n, n, t, fam, n)
+		c.arg = n
+		return c, true
+	case (t == "int" || t == "MPI_T_cb_safety") && levels == 0 && !arr:
 		if fam, ok := lookup(enumIn, f, p); ok {
 			return conv{arg: "fr_" + fam + "_in(" + n + ")"}, true
 		}
