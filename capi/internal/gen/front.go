@@ -139,8 +139,11 @@ var (
 		"MPI_Add_error_class.errorclass": "err", "*.amode": "amode",
 		"MPI_Buffer_detach.size": "bsize", "MPI_Comm_detach_buffer.size": "bsize",
 		"MPI_Session_detach_buffer.size": "bsize",
-		"*.verbosity":                    "tverb", "*.bind": "tbind", "*.scope": "tscope", "MPI_T_pvar_get_info.var_class": "tclass",
+		"MPI_T_pvar_get_info.var_class":  "tclass",
 		"MPI_T_source_get_info.ordering": "torder",
+		"*.verbosity":                    "tverb",
+		"*.bind":                         "tbind",
+		"*.scope":                        "tscope",
 	}
 	errIn = map[string]bool{"errorcode": true, "errorclass": true}
 	// Handle outputs the inner layer writes when the request completes.
