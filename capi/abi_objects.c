@@ -61,4 +61,5 @@ int MPICHX_TOPOLOGY_COLORS = 0x64400103;
 // The two weight sentinels for the fronts, whose headers spell
 // MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY differently (capi/front.h).
 int *gmpi_mpich_unweighted(void) { return MPI_UNWEIGHTED; }
+void *gmpi_mpich_pvar_all_handles(void) { return MPI_T_PVAR_ALL_HANDLES; }
 int *gmpi_mpich_weights_empty(void) { return MPI_WEIGHTS_EMPTY; }

@@ -90,6 +90,7 @@ extern int gmpi_unsupported(const char *name, int comm);
 extern int gmpi_raise_arg(const char *name, const char *msg);
 extern int *gmpi_mpich_unweighted(void);
 extern int *gmpi_mpich_weights_empty(void);
+extern void *gmpi_mpich_pvar_all_handles(void);
 
 // Error classes: X(name, inner value); the front's header defines every
 // name (with its own value).
@@ -274,6 +275,35 @@ static inline int fr_keyval_out(int k)
     }
 #define FR_ENUM_IN(name, v) if (x == (name)) return v;
 #define FR_ENUM_OUT(name, v) if (x == (v)) return name;
+// The tool interface's enumerations (MPI_T_cb_safety and
+// MPI_T_source_order are enum types in every header; the others int).
+#define GMPI_T_VERBOSITIES(X)                                                             \
+    X(MPI_T_VERBOSITY_USER_BASIC, 221) X(MPI_T_VERBOSITY_USER_DETAIL, 222)                 \
+    X(MPI_T_VERBOSITY_USER_ALL, 223) X(MPI_T_VERBOSITY_TUNER_BASIC, 224)                   \
+    X(MPI_T_VERBOSITY_TUNER_DETAIL, 225) X(MPI_T_VERBOSITY_TUNER_ALL, 226)                 \
+    X(MPI_T_VERBOSITY_MPIDEV_BASIC, 227) X(MPI_T_VERBOSITY_MPIDEV_DETAIL, 228)             \
+    X(MPI_T_VERBOSITY_MPIDEV_ALL, 229)
+#define GMPI_T_BINDS(X)                                                                   \
+    X(MPI_T_BIND_NO_OBJECT, 9700) X(MPI_T_BIND_MPI_COMM, 9701)                             \
+    X(MPI_T_BIND_MPI_DATATYPE, 9702) X(MPI_T_BIND_MPI_ERRHANDLER, 9703)                    \
+    X(MPI_T_BIND_MPI_FILE, 9704) X(MPI_T_BIND_MPI_GROUP, 9705) X(MPI_T_BIND_MPI_OP, 9706)   \
+    X(MPI_T_BIND_MPI_REQUEST, 9707) X(MPI_T_BIND_MPI_WIN, 9708)                            \
+    X(MPI_T_BIND_MPI_MESSAGE, 9709) X(MPI_T_BIND_MPI_INFO, 9710)
+#define GMPI_T_SCOPES(X)                                                                  \
+    X(MPI_T_SCOPE_CONSTANT, 60438) X(MPI_T_SCOPE_READONLY, 60439)                          \
+    X(MPI_T_SCOPE_LOCAL, 60440) X(MPI_T_SCOPE_GROUP, 60441) X(MPI_T_SCOPE_GROUP_EQ, 60442) \
+    X(MPI_T_SCOPE_ALL, 60443) X(MPI_T_SCOPE_ALL_EQ, 60444)
+#define GMPI_T_PVAR_CLASSES(X)                                                            \
+    X(MPI_T_PVAR_CLASS_STATE, 240) X(MPI_T_PVAR_CLASS_LEVEL, 241)                          \
+    X(MPI_T_PVAR_CLASS_SIZE, 242) X(MPI_T_PVAR_CLASS_PERCENTAGE, 243)                      \
+    X(MPI_T_PVAR_CLASS_HIGHWATERMARK, 244) X(MPI_T_PVAR_CLASS_LOWWATERMARK, 245)           \
+    X(MPI_T_PVAR_CLASS_COUNTER, 246) X(MPI_T_PVAR_CLASS_AGGREGATE, 247)                    \
+    X(MPI_T_PVAR_CLASS_TIMER, 248) X(MPI_T_PVAR_CLASS_GENERIC, 249)
+#define GMPI_T_SAFETIES(X)                                                                \
+    X(MPI_T_CB_REQUIRE_NONE, 0) X(MPI_T_CB_REQUIRE_MPI_RESTRICTED, 1)                      \
+    X(MPI_T_CB_REQUIRE_THREAD_SAFE, 2) X(MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE, 3)
+#define GMPI_T_ORDERS(X) X(MPI_T_SOURCE_ORDERED, 0) X(MPI_T_SOURCE_UNORDERED, 1)
+
 FR_ENUM(combiner, GMPI_COMBINERS)
 FR_ENUM(order, GMPI_ORDERS)
 FR_ENUM(distrib, GMPI_DISTRIBS)
@@ -283,6 +313,18 @@ FR_ENUM(split, GMPI_SPLITS)
 FR_ENUM(typeclass, GMPI_TYPECLASSES)
 FR_ENUM(compare, GMPI_COMPARES)
 FR_ENUM(thread, GMPI_THREADS)
+FR_ENUM(tverb, GMPI_T_VERBOSITIES)
+FR_ENUM(tbind, GMPI_T_BINDS)
+FR_ENUM(tscope, GMPI_T_SCOPES)
+FR_ENUM(tclass, GMPI_T_PVAR_CLASSES)
+FR_ENUM(tsafety, GMPI_T_SAFETIES)
+FR_ENUM(torder, GMPI_T_ORDERS)
+
+// MPI_T_PVAR_ALL_HANDLES: the front's constant is the inner one's address.
+static inline void *fr_pvar_handle_in(const void *h)
+{
+    return h == (const void *)MPI_T_PVAR_ALL_HANDLES ? gmpi_mpich_pvar_all_handles() : (void *)h;
+}
 
 // Buffered sends: a front's header promises MPI_BSEND_OVERHEAD bytes per
 // message, the inner layer needs GMPI_BSEND_OVERHEAD; an attached buffer

@@ -63,6 +63,7 @@ uintptr_t gmpi_abi_predef(int h, int kind)
 }
 
 #include "front_callbacks.inc"
+#include "front_fstatus.inc"
 
 // --- the standard ABI's own functions -----------------------------------
 

@@ -8,6 +8,7 @@
 #include "front_ompi.h"
 
 #include "front_callbacks.inc"
+#include "front_fstatus.inc"
 
 // --- the predefined attribute callbacks ------------------------------------
 

@@ -36,6 +36,7 @@ var (
 	mainThread  int64 // OS thread id that called MPI_Init
 	startTime   = time.Now()
 	allocs      allocTable // MPI_Alloc_mem blocks (api_mem.go)
+	mpit        mpitState  // the tool interface (api_mpit.go)
 )
 
 // Thread levels (MPI_THREAD_*).

@@ -4379,6 +4379,618 @@ func gmpi_Topo_test(comm int32, status unsafe.Pointer) (rc int32) {
 	return MPI_Topo_test(comm, (*int32)(status))
 }
 
+//export gmpi_T_category_changed
+func gmpi_T_category_changed(update_number unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_category_changed", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_category_changed((*int32)(update_number))
+}
+
+//export gmpi_T_category_get_categories
+func gmpi_T_category_get_categories(cat_index int32, len_ int32, indices unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_category_get_categories", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_category_get_categories(cat_index, len_, (*int32)(indices))
+}
+
+//export gmpi_T_category_get_cvars
+func gmpi_T_category_get_cvars(cat_index int32, len_ int32, indices unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_category_get_cvars", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_category_get_cvars(cat_index, len_, (*int32)(indices))
+}
+
+//export gmpi_T_category_get_events
+func gmpi_T_category_get_events(cat_index int32, len_ int32, indices unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_category_get_events", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_category_get_events(cat_index, len_, (*int32)(indices))
+}
+
+//export gmpi_T_category_get_index
+func gmpi_T_category_get_index(name unsafe.Pointer, cat_index unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_category_get_index", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_category_get_index((*byte)(name), (*int32)(cat_index))
+}
+
+//export gmpi_T_category_get_info
+func gmpi_T_category_get_info(cat_index int32, name unsafe.Pointer, name_len unsafe.Pointer, desc unsafe.Pointer, desc_len unsafe.Pointer, num_cvars unsafe.Pointer, num_pvars unsafe.Pointer, num_categories unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_category_get_info", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_category_get_info(cat_index, (*byte)(name), (*int32)(name_len), (*byte)(desc), (*int32)(desc_len), (*int32)(num_cvars), (*int32)(num_pvars), (*int32)(num_categories))
+}
+
+//export gmpi_T_category_get_num
+func gmpi_T_category_get_num(num_cat unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_category_get_num", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_category_get_num((*int32)(num_cat))
+}
+
+//export gmpi_T_category_get_num_events
+func gmpi_T_category_get_num_events(cat_index int32, num_events unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_category_get_num_events", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_category_get_num_events(cat_index, (*int32)(num_events))
+}
+
+//export gmpi_T_category_get_pvars
+func gmpi_T_category_get_pvars(cat_index int32, len_ int32, indices unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_category_get_pvars", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_category_get_pvars(cat_index, len_, (*int32)(indices))
+}
+
+//export gmpi_T_cvar_get_index
+func gmpi_T_cvar_get_index(name unsafe.Pointer, cvar_index unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_cvar_get_index", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_cvar_get_index((*byte)(name), (*int32)(cvar_index))
+}
+
+//export gmpi_T_cvar_get_info
+func gmpi_T_cvar_get_info(cvar_index int32, name unsafe.Pointer, name_len unsafe.Pointer, verbosity unsafe.Pointer, datatype unsafe.Pointer, enumtype unsafe.Pointer, desc unsafe.Pointer, desc_len unsafe.Pointer, bind unsafe.Pointer, scope unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_cvar_get_info", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_cvar_get_info(cvar_index, (*byte)(name), (*int32)(name_len), (*int32)(verbosity), (*int32)(datatype), enumtype, (*byte)(desc), (*int32)(desc_len), (*int32)(bind), (*int32)(scope))
+}
+
+//export gmpi_T_cvar_get_num
+func gmpi_T_cvar_get_num(num_cvar unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_cvar_get_num", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_cvar_get_num((*int32)(num_cvar))
+}
+
+//export gmpi_T_cvar_handle_alloc
+func gmpi_T_cvar_handle_alloc(cvar_index int32, obj_handle unsafe.Pointer, handle unsafe.Pointer, count unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_cvar_handle_alloc", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, (*int32)(count))
+}
+
+//export gmpi_T_cvar_handle_free
+func gmpi_T_cvar_handle_free(handle unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_cvar_handle_free", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_cvar_handle_free(handle)
+}
+
+//export gmpi_T_cvar_read
+func gmpi_T_cvar_read(handle unsafe.Pointer, buf unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_cvar_read", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_cvar_read(handle, buf)
+}
+
+//export gmpi_T_cvar_write
+func gmpi_T_cvar_write(handle unsafe.Pointer, buf unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_cvar_write", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_cvar_write(handle, buf)
+}
+
+//export gmpi_T_enum_get_info
+func gmpi_T_enum_get_info(enumtype unsafe.Pointer, num unsafe.Pointer, name unsafe.Pointer, name_len unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_enum_get_info", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_enum_get_info(enumtype, (*int32)(num), (*byte)(name), (*int32)(name_len))
+}
+
+//export gmpi_T_enum_get_item
+func gmpi_T_enum_get_item(enumtype unsafe.Pointer, indx int32, value unsafe.Pointer, name unsafe.Pointer, name_len unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_enum_get_item", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_enum_get_item(enumtype, indx, (*int32)(value), (*byte)(name), (*int32)(name_len))
+}
+
+//export gmpi_T_event_callback_get_info
+func gmpi_T_event_callback_get_info(event_registration unsafe.Pointer, cb_safety int32, info_used unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_callback_get_info", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_callback_get_info(event_registration, cb_safety, (*int32)(info_used))
+}
+
+//export gmpi_T_event_callback_set_info
+func gmpi_T_event_callback_set_info(event_registration unsafe.Pointer, cb_safety int32, info int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_callback_set_info", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_callback_set_info(event_registration, cb_safety, info)
+}
+
+//export gmpi_T_event_copy
+func gmpi_T_event_copy(event_instance unsafe.Pointer, buffer unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_copy", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_copy(event_instance, buffer)
+}
+
+//export gmpi_T_event_get_index
+func gmpi_T_event_get_index(name unsafe.Pointer, event_index unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_get_index", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_get_index((*byte)(name), (*int32)(event_index))
+}
+
+//export gmpi_T_event_get_info
+func gmpi_T_event_get_info(event_index int32, name unsafe.Pointer, name_len unsafe.Pointer, verbosity unsafe.Pointer, array_of_datatypes unsafe.Pointer, array_of_displacements unsafe.Pointer, num_elements unsafe.Pointer, enumtype unsafe.Pointer, info unsafe.Pointer, desc unsafe.Pointer, desc_len unsafe.Pointer, bind unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_get_info", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_get_info(event_index, (*byte)(name), (*int32)(name_len), (*int32)(verbosity), (*int32)(array_of_datatypes), (*int64)(array_of_displacements), (*int32)(num_elements), enumtype, (*int32)(info), (*byte)(desc), (*int32)(desc_len), (*int32)(bind))
+}
+
+//export gmpi_T_event_get_num
+func gmpi_T_event_get_num(num_events unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_get_num", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_get_num((*int32)(num_events))
+}
+
+//export gmpi_T_event_get_source
+func gmpi_T_event_get_source(event_instance unsafe.Pointer, source_index unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_get_source", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_get_source(event_instance, (*int32)(source_index))
+}
+
+//export gmpi_T_event_get_timestamp
+func gmpi_T_event_get_timestamp(event_instance unsafe.Pointer, event_timestamp unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_get_timestamp", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_get_timestamp(event_instance, (*int64)(event_timestamp))
+}
+
+//export gmpi_T_event_handle_alloc
+func gmpi_T_event_handle_alloc(event_index int32, obj_handle unsafe.Pointer, info int32, event_registration unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_handle_alloc", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_handle_alloc(event_index, obj_handle, info, event_registration)
+}
+
+//export gmpi_T_event_handle_free
+func gmpi_T_event_handle_free(event_registration unsafe.Pointer, user_data unsafe.Pointer, free_cb_function unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_handle_free", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_handle_free(event_registration, user_data, free_cb_function)
+}
+
+//export gmpi_T_event_handle_get_info
+func gmpi_T_event_handle_get_info(event_registration unsafe.Pointer, info_used unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_handle_get_info", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_handle_get_info(event_registration, (*int32)(info_used))
+}
+
+//export gmpi_T_event_handle_set_info
+func gmpi_T_event_handle_set_info(event_registration unsafe.Pointer, info int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_handle_set_info", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_handle_set_info(event_registration, info)
+}
+
+//export gmpi_T_event_read
+func gmpi_T_event_read(event_instance unsafe.Pointer, element_index int32, buffer unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_read", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_read(event_instance, element_index, buffer)
+}
+
+//export gmpi_T_event_register_callback
+func gmpi_T_event_register_callback(event_registration unsafe.Pointer, cb_safety int32, info int32, user_data unsafe.Pointer, event_cb_function unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_register_callback", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function)
+}
+
+//export gmpi_T_event_set_dropped_handler
+func gmpi_T_event_set_dropped_handler(event_registration unsafe.Pointer, dropped_cb_function unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_event_set_dropped_handler", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_event_set_dropped_handler(event_registration, dropped_cb_function)
+}
+
+//export gmpi_T_finalize
+func gmpi_T_finalize() (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_finalize", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_finalize()
+}
+
+//export gmpi_T_init_thread
+func gmpi_T_init_thread(required int32, provided unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_init_thread", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_init_thread(required, (*int32)(provided))
+}
+
+//export gmpi_T_pvar_get_index
+func gmpi_T_pvar_get_index(name unsafe.Pointer, var_class int32, pvar_index unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_pvar_get_index", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_pvar_get_index((*byte)(name), var_class, (*int32)(pvar_index))
+}
+
+//export gmpi_T_pvar_get_info
+func gmpi_T_pvar_get_info(pvar_index int32, name unsafe.Pointer, name_len unsafe.Pointer, verbosity unsafe.Pointer, var_class unsafe.Pointer, datatype unsafe.Pointer, enumtype unsafe.Pointer, desc unsafe.Pointer, desc_len unsafe.Pointer, bind unsafe.Pointer, readonly unsafe.Pointer, continuous unsafe.Pointer, atomic unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_pvar_get_info", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_pvar_get_info(pvar_index, (*byte)(name), (*int32)(name_len), (*int32)(verbosity), (*int32)(var_class), (*int32)(datatype), enumtype, (*byte)(desc), (*int32)(desc_len), (*int32)(bind), (*int32)(readonly), (*int32)(continuous), (*int32)(atomic))
+}
+
+//export gmpi_T_pvar_get_num
+func gmpi_T_pvar_get_num(num_pvar unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_pvar_get_num", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_pvar_get_num((*int32)(num_pvar))
+}
+
+//export gmpi_T_pvar_handle_alloc
+func gmpi_T_pvar_handle_alloc(session unsafe.Pointer, pvar_index int32, obj_handle unsafe.Pointer, handle unsafe.Pointer, count unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_pvar_handle_alloc", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_pvar_handle_alloc(session, pvar_index, obj_handle, handle, (*int32)(count))
+}
+
+//export gmpi_T_pvar_handle_free
+func gmpi_T_pvar_handle_free(session unsafe.Pointer, handle unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_pvar_handle_free", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_pvar_handle_free(session, handle)
+}
+
+//export gmpi_T_pvar_read
+func gmpi_T_pvar_read(session unsafe.Pointer, handle unsafe.Pointer, buf unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_pvar_read", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_pvar_read(session, handle, buf)
+}
+
+//export gmpi_T_pvar_readreset
+func gmpi_T_pvar_readreset(session unsafe.Pointer, handle unsafe.Pointer, buf unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_pvar_readreset", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_pvar_readreset(session, handle, buf)
+}
+
+//export gmpi_T_pvar_reset
+func gmpi_T_pvar_reset(session unsafe.Pointer, handle unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_pvar_reset", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_pvar_reset(session, handle)
+}
+
+//export gmpi_T_pvar_session_create
+func gmpi_T_pvar_session_create(session unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_pvar_session_create", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_pvar_session_create(session)
+}
+
+//export gmpi_T_pvar_session_free
+func gmpi_T_pvar_session_free(session unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_pvar_session_free", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_pvar_session_free(session)
+}
+
+//export gmpi_T_pvar_start
+func gmpi_T_pvar_start(session unsafe.Pointer, handle unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_pvar_start", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_pvar_start(session, handle)
+}
+
+//export gmpi_T_pvar_stop
+func gmpi_T_pvar_stop(session unsafe.Pointer, handle unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_pvar_stop", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_pvar_stop(session, handle)
+}
+
+//export gmpi_T_pvar_write
+func gmpi_T_pvar_write(session unsafe.Pointer, handle unsafe.Pointer, buf unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_pvar_write", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_pvar_write(session, handle, buf)
+}
+
+//export gmpi_T_source_get_info
+func gmpi_T_source_get_info(source_index int32, name unsafe.Pointer, name_len unsafe.Pointer, desc unsafe.Pointer, desc_len unsafe.Pointer, ordering unsafe.Pointer, ticks_per_second unsafe.Pointer, max_ticks unsafe.Pointer, info unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_source_get_info", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_source_get_info(source_index, (*byte)(name), (*int32)(name_len), (*byte)(desc), (*int32)(desc_len), (*int32)(ordering), (*int64)(ticks_per_second), (*int64)(max_ticks), (*int32)(info))
+}
+
+//export gmpi_T_source_get_num
+func gmpi_T_source_get_num(num_sources unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_source_get_num", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_source_get_num((*int32)(num_sources))
+}
+
+//export gmpi_T_source_get_timestamp
+func gmpi_T_source_get_timestamp(source_index int32, timestamp unsafe.Pointer) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_T_source_get_timestamp", r)
+		}
+		bgExit()
+	}()
+	bgEnter()
+	return MPI_T_source_get_timestamp(source_index, (*int64)(timestamp))
+}
+
 //export gmpix_Grequest_start
 func gmpix_Grequest_start(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel_fn unsafe.Pointer, poll_fn unsafe.Pointer, wait_fn unsafe.Pointer, extra_state unsafe.Pointer, request unsafe.Pointer) (rc int32) {
 	defer func() {

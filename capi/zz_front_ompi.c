@@ -8,12 +8,6 @@
 
 #include "front_ompi.h"
 
-extern int gmpi_inner_Status_c2f(void *, void *);
-extern int gmpi_inner_Status_f2c(void *, void *);
-extern int gmpi_inner_Status_f082c(void *, void *);
-extern int gmpi_inner_Status_c2f08(void *, void *);
-extern int gmpi_inner_Status_f082f(void *, void *);
-extern int gmpi_inner_Status_f2f08(void *, void *);
 extern int gmpi_inner_Type_create_f90_integer(int, void *);
 extern int gmpi_inner_Type_create_f90_real(int, int, void *);
 extern int gmpi_inner_Type_create_f90_complex(int, int, void *);
@@ -686,54 +680,6 @@ extern int gmpi_inner_File_c2f(void *);
 
 // Functions this front cannot translate yet (they raise
 // MPI_ERR_UNSUPPORTED_OPERATION): MPI_T_event_get_info
-
-#pragma weak MPI_Status_c2f = PMPI_Status_c2f
-int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
-{
-    struct gmpi_status c_status_ = {0}; if (c_status != FR_STATUS_IGNORE) fr_status_in(c_status, &c_status_);
-    int rc = gmpi_inner_Status_c2f(c_status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&c_status_, (void *)f_status);
-    return fr_err_out(rc);
-}
-
-#pragma weak MPI_Status_f2c = PMPI_Status_f2c
-int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
-{
-    struct gmpi_status c_status_; if (c_status != FR_STATUS_IGNORE) fr_status_init(&c_status_);
-    int rc = gmpi_inner_Status_f2c((void *)f_status, c_status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&c_status_);
-    if (c_status != FR_STATUS_IGNORE) fr_status_out(&c_status_, c_status);
-    return fr_err_out(rc);
-}
-
-#pragma weak MPI_Status_f082c = PMPI_Status_f082c
-int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
-{
-    struct gmpi_status c_status_; if (c_status != FR_STATUS_IGNORE) fr_status_init(&c_status_);
-    int rc = gmpi_inner_Status_f082c((void *)f08_status, c_status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&c_status_);
-    if (c_status != FR_STATUS_IGNORE) fr_status_out(&c_status_, c_status);
-    return fr_err_out(rc);
-}
-
-#pragma weak MPI_Status_c2f08 = PMPI_Status_c2f08
-int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
-{
-    struct gmpi_status c_status_ = {0}; if (c_status != FR_STATUS_IGNORE) fr_status_in(c_status, &c_status_);
-    int rc = gmpi_inner_Status_c2f08(c_status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&c_status_, (void *)f08_status);
-    return fr_err_out(rc);
-}
-
-#pragma weak MPI_Status_f082f = PMPI_Status_f082f
-int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
-{
-    int rc = gmpi_inner_Status_f082f((void *)f08_status, (void *)f_status);
-    return fr_err_out(rc);
-}
-
-#pragma weak MPI_Status_f2f08 = PMPI_Status_f2f08
-int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
-{
-    int rc = gmpi_inner_Status_f2f08((void *)f_status, (void *)f08_status);
-    return fr_err_out(rc);
-}
 
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
@@ -3916,7 +3862,10 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
 {
     int datatype_ = FR_UNSET;
     int rc = gmpi_inner_T_cvar_get_info(cvar_index, (void *)name, (void *)name_len, (void *)verbosity, datatype ? (void *)&datatype_ : (void *)0, (void *)enumtype, (void *)desc, (void *)desc_len, (void *)bind, (void *)scope);
+    if (verbosity && rc == 0) *verbosity = fr_tverb_out(*verbosity);
     if (datatype && datatype_ != FR_UNSET) *datatype = (MPI_Datatype)fr_h_out(datatype_, FR_DATATYPE);
+    if (bind && rc == 0) *bind = fr_tbind_out(*bind);
+    if (scope && rc == 0) *scope = fr_tscope_out(*scope);
     return fr_err_out(rc);
 }
 
@@ -3973,7 +3922,7 @@ int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, 
 int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used)
 {
     int info_used_ = FR_UNSET;
-    int rc = gmpi_inner_T_event_callback_get_info((void *)event_registration, cb_safety, info_used ? (void *)&info_used_ : (void *)0);
+    int rc = gmpi_inner_T_event_callback_get_info((void *)event_registration, fr_tsafety_in(cb_safety), info_used ? (void *)&info_used_ : (void *)0);
     if (info_used && info_used_ != FR_UNSET) *info_used = (MPI_Info)fr_h_out(info_used_, FR_INFO);
     return fr_err_out(rc);
 }
@@ -3981,7 +3930,7 @@ int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, 
 #pragma weak MPI_T_event_callback_set_info = PMPI_T_event_callback_set_info
 int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
-    int rc = gmpi_inner_T_event_callback_set_info((void *)event_registration, cb_safety, fr_h_in(info));
+    int rc = gmpi_inner_T_event_callback_set_info((void *)event_registration, fr_tsafety_in(cb_safety), fr_h_in(info));
     return fr_err_out(rc);
 }
 
@@ -4078,7 +4027,7 @@ int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, vo
 #pragma weak MPI_T_event_register_callback = PMPI_T_event_register_callback
 int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function)
 {
-    int rc = gmpi_inner_T_event_register_callback((void *)event_registration, cb_safety, fr_h_in(info), (void *)user_data, (void *)event_cb_function);
+    int rc = gmpi_inner_T_event_register_callback((void *)event_registration, fr_tsafety_in(cb_safety), fr_h_in(info), (void *)user_data, (void *)event_cb_function);
     return fr_err_out(rc);
 }
 
@@ -4107,7 +4056,7 @@ int PMPI_T_init_thread(int required, int *provided)
 #pragma weak MPI_T_pvar_get_index = PMPI_T_pvar_get_index
 int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
-    int rc = gmpi_inner_T_pvar_get_index((void *)name, var_class, (void *)pvar_index);
+    int rc = gmpi_inner_T_pvar_get_index((void *)name, fr_tclass_in(var_class), (void *)pvar_index);
     return fr_err_out(rc);
 }
 
@@ -4116,7 +4065,10 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
 {
     int datatype_ = FR_UNSET;
     int rc = gmpi_inner_T_pvar_get_info(pvar_index, (void *)name, (void *)name_len, (void *)verbosity, (void *)var_class, datatype ? (void *)&datatype_ : (void *)0, (void *)enumtype, (void *)desc, (void *)desc_len, (void *)bind, (void *)readonly, (void *)continuous, (void *)atomic);
+    if (verbosity && rc == 0) *verbosity = fr_tverb_out(*verbosity);
+    if (var_class && rc == 0) *var_class = fr_tclass_out(*var_class);
     if (datatype && datatype_ != FR_UNSET) *datatype = (MPI_Datatype)fr_h_out(datatype_, FR_DATATYPE);
+    if (bind && rc == 0) *bind = fr_tbind_out(*bind);
     return fr_err_out(rc);
 }
 
@@ -4144,21 +4096,21 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handl
 #pragma weak MPI_T_pvar_read = PMPI_T_pvar_read
 int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    int rc = gmpi_inner_T_pvar_read((void *)session, (void *)handle, fr_buf_in(buf));
+    int rc = gmpi_inner_T_pvar_read((void *)session, fr_pvar_handle_in(handle), fr_buf_in(buf));
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_T_pvar_readreset = PMPI_T_pvar_readreset
 int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    int rc = gmpi_inner_T_pvar_readreset((void *)session, (void *)handle, fr_buf_in(buf));
+    int rc = gmpi_inner_T_pvar_readreset((void *)session, fr_pvar_handle_in(handle), fr_buf_in(buf));
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_T_pvar_reset = PMPI_T_pvar_reset
 int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    int rc = gmpi_inner_T_pvar_reset((void *)session, (void *)handle);
+    int rc = gmpi_inner_T_pvar_reset((void *)session, fr_pvar_handle_in(handle));
     return fr_err_out(rc);
 }
 
@@ -4179,21 +4131,21 @@ int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 #pragma weak MPI_T_pvar_start = PMPI_T_pvar_start
 int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    int rc = gmpi_inner_T_pvar_start((void *)session, (void *)handle);
+    int rc = gmpi_inner_T_pvar_start((void *)session, fr_pvar_handle_in(handle));
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_T_pvar_stop = PMPI_T_pvar_stop
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    int rc = gmpi_inner_T_pvar_stop((void *)session, (void *)handle);
+    int rc = gmpi_inner_T_pvar_stop((void *)session, fr_pvar_handle_in(handle));
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_T_pvar_write = PMPI_T_pvar_write
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
-    int rc = gmpi_inner_T_pvar_write((void *)session, (void *)handle, fr_buf_in(buf));
+    int rc = gmpi_inner_T_pvar_write((void *)session, fr_pvar_handle_in(handle), fr_buf_in(buf));
     return fr_err_out(rc);
 }
 
@@ -4202,6 +4154,7 @@ int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *de
 {
     int info_ = FR_UNSET;
     int rc = gmpi_inner_T_source_get_info(source_index, (void *)name, (void *)name_len, (void *)desc, (void *)desc_len, (void *)ordering, (void *)ticks_per_second, (void *)max_ticks, info ? (void *)&info_ : (void *)0);
+    if (ordering && rc == 0) *ordering = (MPI_T_source_order)fr_torder_out((int)*ordering);
     if (info && info_ != FR_UNSET) *info = (MPI_Info)fr_h_out(info_, FR_INFO);
     return fr_err_out(rc);
 }

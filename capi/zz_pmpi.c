@@ -379,6 +379,57 @@ extern int gmpi_Graph_neighbors(int, int, int, void *);
 extern int gmpi_Graph_neighbors_count(int, int, void *);
 extern int gmpi_Graphdims_get(int, void *, void *);
 extern int gmpi_Topo_test(int, void *);
+extern int gmpi_T_category_changed(void *);
+extern int gmpi_T_category_get_categories(int, int, void *);
+extern int gmpi_T_category_get_cvars(int, int, void *);
+extern int gmpi_T_category_get_events(int, int, void *);
+extern int gmpi_T_category_get_index(void *, void *);
+extern int gmpi_T_category_get_info(int, void *, void *, void *, void *, void *, void *, void *);
+extern int gmpi_T_category_get_num(void *);
+extern int gmpi_T_category_get_num_events(int, void *);
+extern int gmpi_T_category_get_pvars(int, int, void *);
+extern int gmpi_T_cvar_get_index(void *, void *);
+extern int gmpi_T_cvar_get_info(int, void *, void *, void *, void *, void *, void *, void *, void *, void *);
+extern int gmpi_T_cvar_get_num(void *);
+extern int gmpi_T_cvar_handle_alloc(int, void *, void *, void *);
+extern int gmpi_T_cvar_handle_free(void *);
+extern int gmpi_T_cvar_read(void *, void *);
+extern int gmpi_T_cvar_write(void *, void *);
+extern int gmpi_T_enum_get_info(void *, void *, void *, void *);
+extern int gmpi_T_enum_get_item(void *, int, void *, void *, void *);
+extern int gmpi_T_event_callback_get_info(void *, int, void *);
+extern int gmpi_T_event_callback_set_info(void *, int, int);
+extern int gmpi_T_event_copy(void *, void *);
+extern int gmpi_T_event_get_index(void *, void *);
+extern int gmpi_T_event_get_info(int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
+extern int gmpi_T_event_get_num(void *);
+extern int gmpi_T_event_get_source(void *, void *);
+extern int gmpi_T_event_get_timestamp(void *, void *);
+extern int gmpi_T_event_handle_alloc(int, void *, int, void *);
+extern int gmpi_T_event_handle_free(void *, void *, void *);
+extern int gmpi_T_event_handle_get_info(void *, void *);
+extern int gmpi_T_event_handle_set_info(void *, int);
+extern int gmpi_T_event_read(void *, int, void *);
+extern int gmpi_T_event_register_callback(void *, int, int, void *, void *);
+extern int gmpi_T_event_set_dropped_handler(void *, void *);
+extern int gmpi_T_finalize(void);
+extern int gmpi_T_init_thread(int, void *);
+extern int gmpi_T_pvar_get_index(void *, int, void *);
+extern int gmpi_T_pvar_get_info(int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
+extern int gmpi_T_pvar_get_num(void *);
+extern int gmpi_T_pvar_handle_alloc(void *, int, void *, void *, void *);
+extern int gmpi_T_pvar_handle_free(void *, void *);
+extern int gmpi_T_pvar_read(void *, void *, void *);
+extern int gmpi_T_pvar_readreset(void *, void *, void *);
+extern int gmpi_T_pvar_reset(void *, void *);
+extern int gmpi_T_pvar_session_create(void *);
+extern int gmpi_T_pvar_session_free(void *);
+extern int gmpi_T_pvar_start(void *, void *);
+extern int gmpi_T_pvar_stop(void *, void *);
+extern int gmpi_T_pvar_write(void *, void *, void *);
+extern int gmpi_T_source_get_info(int, void *, void *, void *, void *, void *, void *, void *, void *);
+extern int gmpi_T_source_get_num(void *);
+extern int gmpi_T_source_get_timestamp(int, void *);
 extern int gmpix_Grequest_start(void *, void *, void *, void *, void *, void *, void *);
 extern int gmpix_Grequest_class_create(void *, void *, void *, void *, void *, void *);
 extern int gmpix_Grequest_class_allocate(int, void *, void *);
@@ -3644,7 +3695,7 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 #endif
 int PMPI_T_category_changed(int *update_number)
 {
-    return gmpi_unsupported("MPI_T_category_changed", 0x44000000);
+    return gmpi_T_category_changed((void *)update_number);
 }
 
 #ifndef GMPI_FRONT
@@ -3652,7 +3703,7 @@ int PMPI_T_category_changed(int *update_number)
 #endif
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
-    return gmpi_unsupported("MPI_T_category_get_categories", 0x44000000);
+    return gmpi_T_category_get_categories(cat_index, len, (void *)indices);
 }
 
 #ifndef GMPI_FRONT
@@ -3660,7 +3711,7 @@ int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 #endif
 int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
-    return gmpi_unsupported("MPI_T_category_get_cvars", 0x44000000);
+    return gmpi_T_category_get_cvars(cat_index, len, (void *)indices);
 }
 
 #ifndef GMPI_FRONT
@@ -3668,7 +3719,7 @@ int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 #endif
 int PMPI_T_category_get_events(int cat_index, int len, int indices[])
 {
-    return gmpi_unsupported("MPI_T_category_get_events", 0x44000000);
+    return gmpi_T_category_get_events(cat_index, len, (void *)indices);
 }
 
 #ifndef GMPI_FRONT
@@ -3676,7 +3727,7 @@ int PMPI_T_category_get_events(int cat_index, int len, int indices[])
 #endif
 int PMPI_T_category_get_index(const char *name, int *cat_index)
 {
-    return gmpi_unsupported("MPI_T_category_get_index", 0x44000000);
+    return gmpi_T_category_get_index((void *)name, (void *)cat_index);
 }
 
 #ifndef GMPI_FRONT
@@ -3684,7 +3735,7 @@ int PMPI_T_category_get_index(const char *name, int *cat_index)
 #endif
 int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories)
 {
-    return gmpi_unsupported("MPI_T_category_get_info", 0x44000000);
+    return gmpi_T_category_get_info(cat_index, (void *)name, (void *)name_len, (void *)desc, (void *)desc_len, (void *)num_cvars, (void *)num_pvars, (void *)num_categories);
 }
 
 #ifndef GMPI_FRONT
@@ -3692,7 +3743,7 @@ int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *des
 #endif
 int PMPI_T_category_get_num(int *num_cat)
 {
-    return gmpi_unsupported("MPI_T_category_get_num", 0x44000000);
+    return gmpi_T_category_get_num((void *)num_cat);
 }
 
 #ifndef GMPI_FRONT
@@ -3700,7 +3751,7 @@ int PMPI_T_category_get_num(int *num_cat)
 #endif
 int PMPI_T_category_get_num_events(int cat_index, int *num_events)
 {
-    return gmpi_unsupported("MPI_T_category_get_num_events", 0x44000000);
+    return gmpi_T_category_get_num_events(cat_index, (void *)num_events);
 }
 
 #ifndef GMPI_FRONT
@@ -3708,7 +3759,7 @@ int PMPI_T_category_get_num_events(int cat_index, int *num_events)
 #endif
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
-    return gmpi_unsupported("MPI_T_category_get_pvars", 0x44000000);
+    return gmpi_T_category_get_pvars(cat_index, len, (void *)indices);
 }
 
 #ifndef GMPI_FRONT
@@ -3716,7 +3767,7 @@ int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 #endif
 int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
-    return gmpi_unsupported("MPI_T_cvar_get_index", 0x44000000);
+    return gmpi_T_cvar_get_index((void *)name, (void *)cvar_index);
 }
 
 #ifndef GMPI_FRONT
@@ -3724,7 +3775,7 @@ int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 #endif
 int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
-    return gmpi_unsupported("MPI_T_cvar_get_info", 0x44000000);
+    return gmpi_T_cvar_get_info(cvar_index, (void *)name, (void *)name_len, (void *)verbosity, (void *)datatype, (void *)enumtype, (void *)desc, (void *)desc_len, (void *)bind, (void *)scope);
 }
 
 #ifndef GMPI_FRONT
@@ -3732,7 +3783,7 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
 #endif
 int PMPI_T_cvar_get_num(int *num_cvar)
 {
-    return gmpi_unsupported("MPI_T_cvar_get_num", 0x44000000);
+    return gmpi_T_cvar_get_num((void *)num_cvar);
 }
 
 #ifndef GMPI_FRONT
@@ -3740,7 +3791,7 @@ int PMPI_T_cvar_get_num(int *num_cvar)
 #endif
 int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
-    return gmpi_unsupported("MPI_T_cvar_handle_alloc", 0x44000000);
+    return gmpi_T_cvar_handle_alloc(cvar_index, (void *)obj_handle, (void *)handle, (void *)count);
 }
 
 #ifndef GMPI_FRONT
@@ -3748,7 +3799,7 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle
 #endif
 int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
-    return gmpi_unsupported("MPI_T_cvar_handle_free", 0x44000000);
+    return gmpi_T_cvar_handle_free((void *)handle);
 }
 
 #ifndef GMPI_FRONT
@@ -3756,7 +3807,7 @@ int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 #endif
 int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
-    return gmpi_unsupported("MPI_T_cvar_read", 0x44000000);
+    return gmpi_T_cvar_read((void *)handle, (void *)buf);
 }
 
 #ifndef GMPI_FRONT
@@ -3764,7 +3815,7 @@ int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 #endif
 int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
-    return gmpi_unsupported("MPI_T_cvar_write", 0x44000000);
+    return gmpi_T_cvar_write((void *)handle, (void *)buf);
 }
 
 #ifndef GMPI_FRONT
@@ -3772,7 +3823,7 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 #endif
 int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
-    return gmpi_unsupported("MPI_T_enum_get_info", 0x44000000);
+    return gmpi_T_enum_get_info((void *)enumtype, (void *)num, (void *)name, (void *)name_len);
 }
 
 #ifndef GMPI_FRONT
@@ -3780,7 +3831,7 @@ int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_le
 #endif
 int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len)
 {
-    return gmpi_unsupported("MPI_T_enum_get_item", 0x44000000);
+    return gmpi_T_enum_get_item((void *)enumtype, indx, (void *)value, (void *)name, (void *)name_len);
 }
 
 #ifndef GMPI_FRONT
@@ -3788,7 +3839,7 @@ int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, 
 #endif
 int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used)
 {
-    return gmpi_unsupported("MPI_T_event_callback_get_info", 0x44000000);
+    return gmpi_T_event_callback_get_info((void *)event_registration, cb_safety, (void *)info_used);
 }
 
 #ifndef GMPI_FRONT
@@ -3796,7 +3847,7 @@ int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, 
 #endif
 int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
-    return gmpi_unsupported("MPI_T_event_callback_set_info", 0x44000000);
+    return gmpi_T_event_callback_set_info((void *)event_registration, cb_safety, info);
 }
 
 #ifndef GMPI_FRONT
@@ -3804,7 +3855,7 @@ int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, 
 #endif
 int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
 {
-    return gmpi_unsupported("MPI_T_event_copy", 0x44000000);
+    return gmpi_T_event_copy((void *)event_instance, (void *)buffer);
 }
 
 #ifndef GMPI_FRONT
@@ -3812,7 +3863,7 @@ int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
 #endif
 int PMPI_T_event_get_index(const char *name, int *event_index)
 {
-    return gmpi_unsupported("MPI_T_event_get_index", 0x44000000);
+    return gmpi_T_event_get_index((void *)name, (void *)event_index);
 }
 
 #ifndef GMPI_FRONT
@@ -3820,7 +3871,7 @@ int PMPI_T_event_get_index(const char *name, int *event_index)
 #endif
 int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind)
 {
-    return gmpi_unsupported("MPI_T_event_get_info", 0x44000000);
+    return gmpi_T_event_get_info(event_index, (void *)name, (void *)name_len, (void *)verbosity, (void *)array_of_datatypes, (void *)array_of_displacements, (void *)num_elements, (void *)enumtype, (void *)info, (void *)desc, (void *)desc_len, (void *)bind);
 }
 
 #ifndef GMPI_FRONT
@@ -3828,7 +3879,7 @@ int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbo
 #endif
 int PMPI_T_event_get_num(int *num_events)
 {
-    return gmpi_unsupported("MPI_T_event_get_num", 0x44000000);
+    return gmpi_T_event_get_num((void *)num_events);
 }
 
 #ifndef GMPI_FRONT
@@ -3836,7 +3887,7 @@ int PMPI_T_event_get_num(int *num_events)
 #endif
 int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index)
 {
-    return gmpi_unsupported("MPI_T_event_get_source", 0x44000000);
+    return gmpi_T_event_get_source((void *)event_instance, (void *)source_index);
 }
 
 #ifndef GMPI_FRONT
@@ -3844,7 +3895,7 @@ int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_ind
 #endif
 int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp)
 {
-    return gmpi_unsupported("MPI_T_event_get_timestamp", 0x44000000);
+    return gmpi_T_event_get_timestamp((void *)event_instance, (void *)event_timestamp);
 }
 
 #ifndef GMPI_FRONT
@@ -3852,7 +3903,7 @@ int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *e
 #endif
 int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration)
 {
-    return gmpi_unsupported("MPI_T_event_handle_alloc", 0x44000000);
+    return gmpi_T_event_handle_alloc(event_index, (void *)obj_handle, info, (void *)event_registration);
 }
 
 #ifndef GMPI_FRONT
@@ -3860,7 +3911,7 @@ int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, 
 #endif
 int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function)
 {
-    return gmpi_unsupported("MPI_T_event_handle_free", 0x44000000);
+    return gmpi_T_event_handle_free((void *)event_registration, (void *)user_data, (void *)free_cb_function);
 }
 
 #ifndef GMPI_FRONT
@@ -3868,7 +3919,7 @@ int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *
 #endif
 int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used)
 {
-    return gmpi_unsupported("MPI_T_event_handle_get_info", 0x44000000);
+    return gmpi_T_event_handle_get_info((void *)event_registration, (void *)info_used);
 }
 
 #ifndef GMPI_FRONT
@@ -3876,7 +3927,7 @@ int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MP
 #endif
 int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
 {
-    return gmpi_unsupported("MPI_T_event_handle_set_info", 0x44000000);
+    return gmpi_T_event_handle_set_info((void *)event_registration, info);
 }
 
 #ifndef GMPI_FRONT
@@ -3884,7 +3935,7 @@ int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MP
 #endif
 int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer)
 {
-    return gmpi_unsupported("MPI_T_event_read", 0x44000000);
+    return gmpi_T_event_read((void *)event_instance, element_index, (void *)buffer);
 }
 
 #ifndef GMPI_FRONT
@@ -3892,7 +3943,7 @@ int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, vo
 #endif
 int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function)
 {
-    return gmpi_unsupported("MPI_T_event_register_callback", 0x44000000);
+    return gmpi_T_event_register_callback((void *)event_registration, cb_safety, info, (void *)user_data, (void *)event_cb_function);
 }
 
 #ifndef GMPI_FRONT
@@ -3900,7 +3951,7 @@ int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, 
 #endif
 int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
 {
-    return gmpi_unsupported("MPI_T_event_set_dropped_handler", 0x44000000);
+    return gmpi_T_event_set_dropped_handler((void *)event_registration, (void *)dropped_cb_function);
 }
 
 #ifndef GMPI_FRONT
@@ -3908,7 +3959,7 @@ int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration
 #endif
 int PMPI_T_finalize(void)
 {
-    return gmpi_unsupported("MPI_T_finalize", 0x44000000);
+    return gmpi_T_finalize();
 }
 
 #ifndef GMPI_FRONT
@@ -3916,7 +3967,7 @@ int PMPI_T_finalize(void)
 #endif
 int PMPI_T_init_thread(int required, int *provided)
 {
-    return gmpi_unsupported("MPI_T_init_thread", 0x44000000);
+    return gmpi_T_init_thread(required, (void *)provided);
 }
 
 #ifndef GMPI_FRONT
@@ -3924,7 +3975,7 @@ int PMPI_T_init_thread(int required, int *provided)
 #endif
 int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
-    return gmpi_unsupported("MPI_T_pvar_get_index", 0x44000000);
+    return gmpi_T_pvar_get_index((void *)name, var_class, (void *)pvar_index);
 }
 
 #ifndef GMPI_FRONT
@@ -3932,7 +3983,7 @@ int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 #endif
 int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
 {
-    return gmpi_unsupported("MPI_T_pvar_get_info", 0x44000000);
+    return gmpi_T_pvar_get_info(pvar_index, (void *)name, (void *)name_len, (void *)verbosity, (void *)var_class, (void *)datatype, (void *)enumtype, (void *)desc, (void *)desc_len, (void *)bind, (void *)readonly, (void *)continuous, (void *)atomic);
 }
 
 #ifndef GMPI_FRONT
@@ -3940,7 +3991,7 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
 #endif
 int PMPI_T_pvar_get_num(int *num_pvar)
 {
-    return gmpi_unsupported("MPI_T_pvar_get_num", 0x44000000);
+    return gmpi_T_pvar_get_num((void *)num_pvar);
 }
 
 #ifndef GMPI_FRONT
@@ -3948,7 +3999,7 @@ int PMPI_T_pvar_get_num(int *num_pvar)
 #endif
 int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
 {
-    return gmpi_unsupported("MPI_T_pvar_handle_alloc", 0x44000000);
+    return gmpi_T_pvar_handle_alloc((void *)session, pvar_index, (void *)obj_handle, (void *)handle, (void *)count);
 }
 
 #ifndef GMPI_FRONT
@@ -3956,7 +4007,7 @@ int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *o
 #endif
 int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
-    return gmpi_unsupported("MPI_T_pvar_handle_free", 0x44000000);
+    return gmpi_T_pvar_handle_free((void *)session, (void *)handle);
 }
 
 #ifndef GMPI_FRONT
@@ -3964,7 +4015,7 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handl
 #endif
 int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    return gmpi_unsupported("MPI_T_pvar_read", 0x44000000);
+    return gmpi_T_pvar_read((void *)session, (void *)handle, (void *)buf);
 }
 
 #ifndef GMPI_FRONT
@@ -3972,7 +4023,7 @@ int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void 
 #endif
 int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    return gmpi_unsupported("MPI_T_pvar_readreset", 0x44000000);
+    return gmpi_T_pvar_readreset((void *)session, (void *)handle, (void *)buf);
 }
 
 #ifndef GMPI_FRONT
@@ -3980,7 +4031,7 @@ int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, 
 #endif
 int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    return gmpi_unsupported("MPI_T_pvar_reset", 0x44000000);
+    return gmpi_T_pvar_reset((void *)session, (void *)handle);
 }
 
 #ifndef GMPI_FRONT
@@ -3988,7 +4039,7 @@ int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 #endif
 int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
-    return gmpi_unsupported("MPI_T_pvar_session_create", 0x44000000);
+    return gmpi_T_pvar_session_create((void *)session);
 }
 
 #ifndef GMPI_FRONT
@@ -3996,7 +4047,7 @@ int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 #endif
 int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
-    return gmpi_unsupported("MPI_T_pvar_session_free", 0x44000000);
+    return gmpi_T_pvar_session_free((void *)session);
 }
 
 #ifndef GMPI_FRONT
@@ -4004,7 +4055,7 @@ int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 #endif
 int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    return gmpi_unsupported("MPI_T_pvar_start", 0x44000000);
+    return gmpi_T_pvar_start((void *)session, (void *)handle);
 }
 
 #ifndef GMPI_FRONT
@@ -4012,7 +4063,7 @@ int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 #endif
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    return gmpi_unsupported("MPI_T_pvar_stop", 0x44000000);
+    return gmpi_T_pvar_stop((void *)session, (void *)handle);
 }
 
 #ifndef GMPI_FRONT
@@ -4020,7 +4071,7 @@ int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 #endif
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
-    return gmpi_unsupported("MPI_T_pvar_write", 0x44000000);
+    return gmpi_T_pvar_write((void *)session, (void *)handle, (void *)buf);
 }
 
 #ifndef GMPI_FRONT
@@ -4028,7 +4079,7 @@ int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
 #endif
 int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info)
 {
-    return gmpi_unsupported("MPI_T_source_get_info", 0x44000000);
+    return gmpi_T_source_get_info(source_index, (void *)name, (void *)name_len, (void *)desc, (void *)desc_len, (void *)ordering, (void *)ticks_per_second, (void *)max_ticks, (void *)info);
 }
 
 #ifndef GMPI_FRONT
@@ -4036,7 +4087,7 @@ int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *de
 #endif
 int PMPI_T_source_get_num(int *num_sources)
 {
-    return gmpi_unsupported("MPI_T_source_get_num", 0x44000000);
+    return gmpi_T_source_get_num((void *)num_sources);
 }
 
 #ifndef GMPI_FRONT
@@ -4044,7 +4095,7 @@ int PMPI_T_source_get_num(int *num_sources)
 #endif
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 {
-    return gmpi_unsupported("MPI_T_source_get_timestamp", 0x44000000);
+    return gmpi_T_source_get_timestamp(source_index, (void *)timestamp);
 }
 
 #ifndef GMPI_FRONT

@@ -47,8 +47,13 @@ typedef struct MPI_ABI_Errhandler *MPI_Errhandler;
 typedef struct MPI_ABI_Request *MPI_Request;
 typedef struct MPI_ABI_Datatype *MPI_Datatype;
 typedef int MPIX_Grequest_class;
+/* The Fortran 2008 status: the C status integer by integer (MPI_F_SOURCE,
+ * MPI_F_TAG, MPI_F_ERROR below index the Fortran status the same way). */
 typedef struct {
-    MPI_Fint f[8];
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint MPI_internal[5];
 } MPI_F08_status;
 
 /* Predefined handles: G(name, type, value). */
@@ -214,6 +219,10 @@ enum { GMPI_ABI_HANDLES(GMPI_ABI_HANDLE_ENUM) GMPI_ABI_HANDLES_END };
 #define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
 
 enum { MPI_F_STATUS_SIZE = 8, MPI_F_SOURCE = 0, MPI_F_TAG = 1, MPI_F_ERROR = 2 };
+extern MPI_Fint *MPI_F_STATUS_IGNORE;
+extern MPI_Fint *MPI_F_STATUSES_IGNORE;
+extern MPI_F08_status *MPI_F08_STATUS_IGNORE;
+extern MPI_F08_status *MPI_F08_STATUSES_IGNORE;
 
 /* Error classes. */
 enum {
@@ -373,6 +382,29 @@ typedef enum MPI_T_cb_safety {
 typedef enum MPI_T_source_order {
     MPI_T_SOURCE_ORDERED = 1, MPI_T_SOURCE_UNORDERED = 2
 } MPI_T_source_order;
+enum {
+    MPI_T_VERBOSITY_USER_BASIC = 0x09, MPI_T_VERBOSITY_USER_DETAIL = 0x0a,
+    MPI_T_VERBOSITY_USER_ALL = 0x0c, MPI_T_VERBOSITY_TUNER_BASIC = 0x11,
+    MPI_T_VERBOSITY_TUNER_DETAIL = 0x12, MPI_T_VERBOSITY_TUNER_ALL = 0x14,
+    MPI_T_VERBOSITY_MPIDEV_BASIC = 0x21, MPI_T_VERBOSITY_MPIDEV_DETAIL = 0x22,
+    MPI_T_VERBOSITY_MPIDEV_ALL = 0x24
+};
+enum {
+    MPI_T_BIND_NO_OBJECT = 1, MPI_T_BIND_MPI_COMM = 2, MPI_T_BIND_MPI_DATATYPE = 3,
+    MPI_T_BIND_MPI_ERRHANDLER = 4, MPI_T_BIND_MPI_FILE = 5, MPI_T_BIND_MPI_GROUP = 6,
+    MPI_T_BIND_MPI_OP = 7, MPI_T_BIND_MPI_REQUEST = 8, MPI_T_BIND_MPI_WIN = 9,
+    MPI_T_BIND_MPI_MESSAGE = 10, MPI_T_BIND_MPI_INFO = 11, MPI_T_BIND_MPI_SESSION = 12
+};
+enum {
+    MPI_T_SCOPE_CONSTANT = 1, MPI_T_SCOPE_READONLY = 2, MPI_T_SCOPE_LOCAL = 3,
+    MPI_T_SCOPE_GROUP = 4, MPI_T_SCOPE_GROUP_EQ = 5, MPI_T_SCOPE_ALL = 6, MPI_T_SCOPE_ALL_EQ = 7
+};
+enum {
+    MPI_T_PVAR_CLASS_STATE = 1, MPI_T_PVAR_CLASS_LEVEL = 2, MPI_T_PVAR_CLASS_SIZE = 3,
+    MPI_T_PVAR_CLASS_PERCENTAGE = 4, MPI_T_PVAR_CLASS_HIGHWATERMARK = 5,
+    MPI_T_PVAR_CLASS_LOWWATERMARK = 6, MPI_T_PVAR_CLASS_COUNTER = 7,
+    MPI_T_PVAR_CLASS_AGGREGATE = 8, MPI_T_PVAR_CLASS_TIMER = 9, MPI_T_PVAR_CLASS_GENERIC = 10
+};
 typedef void (MPI_T_event_cb_function)(MPI_T_event_instance, MPI_T_event_registration,
                                        MPI_T_cb_safety, void *);
 typedef void (MPI_T_event_free_cb_function)(MPI_T_event_registration, MPI_T_cb_safety, void *);

@@ -29,6 +29,14 @@ var fronts = []front{
 	{"abi", "gmpi_abi", "front_abi.h"},
 }
 
+// frontByHand: functions every front writes by hand (front_fstatus.inc):
+// the Fortran status conversions, whose layout is the front's own, not a
+// conversion of the inner one.
+var frontByHand = map[string]bool{
+	"MPI_Status_c2f": true, "MPI_Status_f2c": true, "MPI_Status_f082c": true,
+	"MPI_Status_c2f08": true, "MPI_Status_f082f": true, "MPI_Status_f2f08": true,
+}
+
 // handleKinds maps the handle types to the kind fr_h_out takes.
 var handleKinds = map[string]string{
 	"MPI_Comm": "FR_COMM", "MPI_Datatype": "FR_DATATYPE", "MPI_Group": "FR_GROUP", "MPI_Op": "FR_OP",
@@ -123,6 +131,7 @@ var (
 		"*.required": "thread", "*.assert": "assert", "*.amode": "amode", "*.whence": "whence",
 		"MPI_Buffer_attach.size": "bsize", "MPI_Comm_attach_buffer.size": "bsize",
 		"MPI_Session_attach_buffer.size": "bsize",
+		"MPI_T_pvar_get_index.var_class": "tclass", "*.cb_safety": "tsafety",
 	}
 	enumOut = map[string]string{
 		"*.combiner": "combiner", "MPI_Topo_test.status": "topo", "*.result": "compare", "*.provided": "thread",
@@ -130,6 +139,11 @@ var (
 		"MPI_Add_error_class.errorclass": "err", "*.amode": "amode",
 		"MPI_Buffer_detach.size": "bsize", "MPI_Comm_detach_buffer.size": "bsize",
 		"MPI_Session_detach_buffer.size": "bsize",
+		"MPI_T_pvar_get_info.var_class":  "tclass",
+		"MPI_T_source_get_info.ordering": "torder",
+		"*.verbosity":                    "tverb",
+		"*.bind":                         "tbind",
+		"*.scope":                        "tscope",
 	}
 	errIn = map[string]bool{"errorcode": true, "errorclass": true}
 	// Handle outputs the inner layer writes when the request completes.
@@ -246,7 +260,14 @@ func frontConv(f *Func, p Param) (c conv, ok bool) {
 		return conv{arg: "fr_buf_in(" + n + ")"}, true
 	case t == "int" && weightsNames[n]:
 		return conv{arg: "fr_weights_in(" + n + ")"}, true
-	case t == "int" && levels == 0 && !arr:
+	case t == "MPI_T_pvar_handle" && levels == 0 && !arr:
+		return conv{arg: "fr_pvar_handle_in(" + n + ")"}, true
+	case t == "MPI_T_source_order" && levels == 1 && !arr:
+		fam, _ := lookup(enumOut, f, p)
+		c.post = fmt.Sprintf("if (%s && rc == 0) *%s = (%s)fr_%s_out((int)*%s);", n, n, t, fam, n)
+		c.arg = n
+		return c, true
+	case (t == "int" || t == "MPI_T_cb_safety") && levels == 0 && !arr:
 		if fam, ok := lookup(enumIn, f, p); ok {
 			return conv{arg: "fr_" + fam + "_in(" + n + ")"}, true
 		}
@@ -361,7 +382,7 @@ func genFront(fr front, funcs []*Func) ([]byte, []string) {
 		"// converts the results back (capi/internal/gen/front.go says how).\n\n", fr.name)
 	fmt.Fprintf(&b, "#include \"%s\"\n\n", fr.header)
 	for _, f := range funcs {
-		if f.Variadic {
+		if f.Variadic || frontByHand[f.Name] {
 			continue // written by hand in front_<name>.c
 		}
 		var ps []string
