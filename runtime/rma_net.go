@@ -39,6 +39,7 @@ import (
 	"encoding/binary"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -115,7 +116,12 @@ type rmaNet struct {
 	me    int
 	world []int // window rank -> world rank
 
-	// Target side.
+	// Target side. live guards the window's segment and memory against
+	// a frame served while the window is freed (closed: served no more).
+	live     sync.RWMutex
+	closed   bool
+	lockMu   sync.Mutex
+	held     []int // per origin: the lock type it holds here (| lockPending while it waits), 0: none
 	regMu    sync.Mutex
 	regs     []netRegion // attached regions (dynamic)
 	errMu    sync.Mutex
@@ -178,7 +184,7 @@ func (win *Win) setupNet() error {
 	w := c.w
 	n := c.Size()
 	nt := &rmaNet{win: win, dev: w.rmaSend, ctx: c.Context(), me: c.Rank(), world: make([]int, n),
-		waits: map[uint64]*rmaWait{}, deferred: make([]int, n), posts: make([]atomic.Uint32, n),
+		waits: map[uint64]*rmaWait{}, deferred: make([]int, n), held: make([]int, n), posts: make([]atomic.Uint32, n),
 		completes: make([]atomic.Uint32, n), dirty: make([]atomic.Bool, n), rregs: make([][]netRegion, n), fetches: make([][]rmaFetch, n)}
 	nt.outCond = sync.NewCond(&nt.outMu)
 	ok := byte(1)
@@ -213,6 +219,9 @@ func (win *Win) setupNet() error {
 // freeNet releases what setupNet built (after the window's last barrier).
 func (nt *rmaNet) free() {
 	w := nt.win.w
+	nt.live.Lock()
+	nt.closed = true
+	nt.live.Unlock()
 	w.rmaWins.Delete(nt.ctx)
 	nt.outMu.Lock()
 	nt.stop = true
@@ -292,6 +301,11 @@ func (nt *rmaNet) gotAnswer(h *Header, payload []byte) {
 		return
 	}
 	wt.cls = int(h.Len)
+	if h.Len > ErrLastClass {
+		// Not a class: a malformed answer fails the operation all the same.
+		nt.win.w.logf("gmpi: one-sided answer with error class %d from rank %d", h.Len, h.Source)
+		wt.cls = ErrIntern
+	}
 	if wt.segs == nil {
 		wt.data = append([]byte(nil), payload...)
 	} else if wt.cls == 0 {
@@ -373,8 +387,13 @@ func remoteErr(cls, t int, what string) error {
 	if cls == 0 {
 		return nil
 	}
-	if cls == ErrRMARange {
+	switch cls {
+	case ErrRMARange:
 		return Errorf(cls, "", "%s: rank %d found target bytes outside the window (or outside every attached region)", what, t)
+	case ErrRMASync:
+		return Errorf(cls, "", "%s: rank %d found no lock of this process to release, or one held already", what, t)
+	case ErrLocktype:
+		return Errorf(cls, "", "%s: rank %d got an invalid lock type", what, t)
 	}
 	return Errorf(cls, "", "%s: rank %d could not apply the operation", what, t)
 }
@@ -595,6 +614,12 @@ func (nt *rmaNet) locate(a int64, n int) []byte {
 // serve applies a request of window rank o (or, for an answer, completes
 // the wait it names). It runs on any thread, concurrently with the user's.
 func (nt *rmaNet) serve(o int, h *Header, payload []byte) {
+	nt.live.RLock()
+	defer nt.live.RUnlock()
+	if nt.closed {
+		nt.win.w.logf("gmpi: one-sided frame (operation %d) from rank %d for a freed window", h.Tag, o)
+		return
+	}
 	switch int(h.Tag) {
 	case rmaOpAnswer:
 		nt.gotAnswer(h, payload)
@@ -605,8 +630,7 @@ func (nt *rmaNet) serve(o int, h *Header, payload []byte) {
 	case rmaOpLock:
 		nt.lockRequest(o, int(h.Len), h.SendID)
 	case rmaOpUnlock:
-		nt.win.releaseLocal(nt.me, int(h.Len))
-		nt.answer(o, h.SendID, nt.takeDeferred(o), nil)
+		nt.unlockRequest(o, int(h.Len), h.SendID)
 	case rmaOpPost:
 		nt.posts[o].Add(1)
 		nt.win.w.waker.Wake()
@@ -691,6 +715,19 @@ func (nt *rmaNet) serveData(o int, h *Header, payload []byte) {
 		nt.win.accLock(nt.me)
 		defer nt.win.accUnlock(nt.me)
 	}
+	// The data a piece carries: the bytes of its segments for a put and
+	// an accumulate (MPI_NO_OP: none), none for a get; more or less is a
+	// malformed frame.
+	if op != rmaOpCAS {
+		want := total
+		if op == rmaOpGet || opH == OpNoOp && (op == rmaOpAcc || op == rmaOpGetAcc) {
+			want = 0
+		}
+		if len(data) != want {
+			fail(ErrIntern)
+			return
+		}
+	}
 	var out []byte
 	if fetch && op != rmaOpCAS {
 		out = make([]byte, 0, total)
@@ -707,10 +744,6 @@ func (nt *rmaNet) serveData(o int, h *Header, payload []byte) {
 	case rmaOpAcc, rmaOpGetAcc:
 		if opH == OpNoOp {
 			break
-		}
-		if op == rmaOpAcc && len(data) < total || op == rmaOpGetAcc && len(data) < total {
-			fail(ErrIntern)
-			return
 		}
 		pos := 0
 		for _, m := range mem {
@@ -736,21 +769,81 @@ func (nt *rmaNet) serveData(o int, h *Header, payload []byte) {
 	}
 }
 
+// lockPending marks a lock request of an origin that waits for the lock.
+const lockPending = 1 << 16
+
 // lockRequest grants a lock request of origin o when this process's lock
 // is free for it, else hands it to a goroutine that waits for the lock.
+// An origin holds at most one lock here (MPI forbids a second before the
+// unlock): a second request, like an unlock of a lock it does not hold,
+// is answered with MPI_ERR_RMA_SYNC and leaves the lock as it is.
 func (nt *rmaNet) lockRequest(o, typ int, id uint64) {
 	if typ != LockExclusive && typ != LockShared {
 		nt.answer(o, id, ErrLocktype, nil)
 		return
 	}
-	if nt.win.tryAcquire(nt.me, typ) {
-		nt.answer(o, id, 0, nil)
+	nt.lockMu.Lock()
+	if nt.held[o] != 0 {
+		nt.lockMu.Unlock()
+		nt.answer(o, id, ErrRMASync, nil)
 		return
 	}
-	go func() {
-		nt.win.acquireLocal(nt.me, typ)
-		nt.answer(o, id, 0, nil)
-	}()
+	nt.held[o] = typ | lockPending
+	nt.lockMu.Unlock()
+	if nt.win.tryAcquire(nt.me, typ) {
+		nt.granted(o, typ, id)
+		return
+	}
+	go nt.waitLock(o, typ, id)
+}
+
+// granted records and answers origin o's lock.
+func (nt *rmaNet) granted(o, typ int, id uint64) {
+	nt.lockMu.Lock()
+	nt.held[o] = typ
+	nt.lockMu.Unlock()
+	nt.answer(o, id, 0, nil)
+}
+
+// waitLock waits for this process's lock for origin o, a millisecond at
+// a time under live, so that freeing the window ends the wait.
+func (nt *rmaNet) waitLock(o, typ int, id uint64) {
+	for {
+		nt.live.RLock()
+		if nt.closed {
+			nt.live.RUnlock()
+			return
+		}
+		if nt.win.tryAcquire(nt.me, typ) {
+			nt.granted(o, typ, id)
+			nt.live.RUnlock()
+			return
+		}
+		p, waiters := nt.win.lockWords(nt.me)
+		v := atomic.LoadUint32(p)
+		atomic.AddUint32(waiters, 1)
+		if v != 0 && atomic.LoadUint32(p) == v {
+			FutexWait(p, v, time.Millisecond)
+		}
+		atomic.AddUint32(waiters, ^uint32(0))
+		nt.live.RUnlock()
+	}
+}
+
+// unlockRequest releases the lock origin o holds here, once the
+// operations it sent before are applied (they were: frames of a pair are
+// served in order).
+func (nt *rmaNet) unlockRequest(o, typ int, id uint64) {
+	nt.lockMu.Lock()
+	if typ != LockExclusive && typ != LockShared || nt.held[o] != typ {
+		nt.lockMu.Unlock()
+		nt.answer(o, id, ErrRMASync, nil)
+		return
+	}
+	nt.held[o] = 0
+	nt.lockMu.Unlock()
+	nt.win.releaseLocal(nt.me, typ)
+	nt.answer(o, id, nt.takeDeferred(o), nil)
 }
 
 // acquire takes target t's lock (waits for the grant).

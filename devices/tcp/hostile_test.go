@@ -3,8 +3,11 @@ package tcp_test
 import (
 	"encoding/binary"
 	"errors"
+	"io"
+	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -127,5 +130,82 @@ func TestMalformedFrames(t *testing.T) {
 			}
 			exchange(t, ranks, 2, 0, 7) // the others go on
 		})
+	}
+}
+
+// TestDialAgain: a connection that the accepting rank closes after the
+// handshake, before its verdict (as its port's auth gate does to the
+// oldest waiting connection during a flood, or its deadline on a loaded
+// host), is dialled again: the first connection from rank 1 to rank 0
+// goes through a proxy that passes the handshake (hello and proof each
+// way) and then closes both ends; the send still arrives, and rank 1
+// says it dialled again.
+func TestDialAgain(t *testing.T) {
+	ranks := newJob(t, 2, 0)
+	defer closeAll(ranks)
+	target := ranks[0].card
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ranks[0].card = l.Addr().String()
+	var first atomic.Bool
+	first.Store(true)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				s, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer s.Close()
+				if first.Swap(false) {
+					const handshake = 38 + 32 // hello, proof
+					done := make(chan struct{}, 2)
+					go func() { io.CopyN(s, c, handshake); done <- struct{}{} }()
+					go func() { io.CopyN(c, s, handshake); done <- struct{}{} }()
+					<-done
+					<-done
+					return
+				}
+				go io.Copy(s, c)
+				io.Copy(c, s)
+			}()
+		}
+	}()
+	got := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 5000)
+		_, err := ranks[0].w.CommWorld().Recv(buf, 1, 1)
+		if err == nil && string(buf) != string(pattern(5000, 1)) {
+			err = errors.New("wrong data")
+		}
+		got <- err
+	}()
+	if err := ranks[1].w.CommWorld().Send(pattern(5000, 1), 0, 1, mpirt.ModeStandard); err != nil {
+		t.Fatalf("send 1->0: %v", err)
+	}
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Errorf("receive 1->0: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the message from rank 1 did not arrive")
+	}
+	ranks[1].logs.mu.Lock()
+	defer ranks[1].logs.mu.Unlock()
+	again := false
+	for _, line := range ranks[1].logs.lines {
+		again = again || strings.Contains(line, "closed the connection before its verdict")
+	}
+	if !again {
+		t.Errorf("rank 1 did not dial again: %q", ranks[1].logs.lines)
 	}
 }

@@ -156,6 +156,38 @@ func (p *Port) admit(c net.Conn) {
 	}
 }
 
+// AcceptClient returns the next connection whose client still waits in
+// MPI_Comm_connect: each connection Accept gives is sent "accept" and
+// must answer "connect" within the handshake's deadline
+// (GMPI_AUTH_TIMEOUT, at most timeout), as a waiting client does at once.
+// One that does not (a client that gave up, or a peer that knows the
+// secret and sends anything else, a longer message, or nothing) is
+// dropped with a message and the next one taken. The connection returned
+// has timeout as its deadline.
+func (p *Port) AcceptClient(timeout time.Duration) (*MsgConn, error) {
+	for {
+		m, err := p.Accept()
+		if err != nil {
+			return nil, err
+		}
+		m.SetDeadline(time.Now().Add(min(timeout, p.authTO)))
+		err = m.Send([]byte("accept"))
+		var b []byte
+		if err == nil {
+			b, err = m.recvMax(len("connect"))
+		}
+		if err == nil && string(b) == "connect" {
+			m.SetDeadline(time.Now().Add(timeout))
+			return m, nil
+		}
+		if err == nil {
+			err = fmt.Errorf("answer %.20q instead of \"connect\"", b)
+		}
+		p.logf("port: dropped a connection from %s: %v", m.c.RemoteAddr(), err)
+		m.Close()
+	}
+}
+
 // Secret is the port's secret (the key from which the link secret of a
 // connection through it is derived).
 func (p *Port) Secret() []byte { return p.secret }
@@ -277,14 +309,17 @@ func (m *MsgConn) Send(b []byte) error {
 }
 
 // Recv reads one message.
-func (m *MsgConn) Recv() ([]byte, error) {
+func (m *MsgConn) Recv() ([]byte, error) { return m.recvMax(maxMsg) }
+
+// recvMax reads one message of at most limit bytes.
+func (m *MsgConn) recvMax(limit int) ([]byte, error) {
 	var h [4]byte
 	if _, err := io.ReadFull(m.c, h[:]); err != nil {
 		return nil, err
 	}
 	n := binary.LittleEndian.Uint32(h[:])
-	if n > maxMsg {
-		return nil, fmt.Errorf("message of %d bytes is too long", n)
+	if uint64(n) > uint64(limit) {
+		return nil, fmt.Errorf("message of %d bytes announced, at most %d expected", n, limit)
 	}
 	// The buffer grows with what arrives: a peer that announces maxMsg
 	// and sends nothing costs a chunk, not the announced length.

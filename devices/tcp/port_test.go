@@ -2,8 +2,10 @@ package tcp
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,16 +75,26 @@ func TestParsePortName(t *testing.T) {
 
 // TestPortHostile: garbage, a half-open, a slow and 1000 silent
 // connections to an MPI port are dropped within its handshake deadline
-// (GMPI_AUTH_TIMEOUT, 1 s here), at most auth.DefaultGate wait at once,
-// and MPI_Comm_connect during the flood still reaches MPI_Comm_accept.
+// (GMPI_AUTH_TIMEOUT, 1 s here), at most auth.DefaultGate wait at once;
+// connections that prove the port's secret and then send garbage, a
+// message cut short, an oversized one or nothing are dropped by
+// AcceptClient (MPI_Comm_accept) within that deadline each; and
+// MPI_Comm_connect during the flood, queued behind them, still reaches
+// MPI_Comm_accept.
 func TestPortHostile(t *testing.T) {
 	t.Setenv("GMPI_AUTH_TIMEOUT", "1")
-	p, err := OpenPort("127.0.0.1", nil)
+	var logMu sync.Mutex
+	var dropped []string
+	p, err := OpenPort("127.0.0.1", func(f string, a ...any) {
+		logMu.Lock()
+		dropped = append(dropped, fmt.Sprintf(f, a...))
+		logMu.Unlock()
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	addrs, _, _ := ParsePortName(p.Name)
+	addrs, secret, _ := ParsePortName(p.Name)
 	a, err := attack.Start(addrs[0], 1000, 250*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -91,9 +103,12 @@ func TestPortHostile(t *testing.T) {
 	if w := p.gate.Waiting(); w > auth.DefaultGate {
 		t.Errorf("%d connections in their handshake", w)
 	}
+	if err := a.Authed(secret, portContext); err != nil {
+		t.Fatal(err)
+	}
 	got := make(chan error, 1)
 	go func() {
-		m, err := p.Accept()
+		m, err := p.AcceptClient(10 * time.Second)
 		if err == nil {
 			err = m.Send([]byte("welcome"))
 			m.Close()
@@ -105,11 +120,29 @@ func TestPortHostile(t *testing.T) {
 		t.Fatalf("connecting during the flood: %v", err)
 	}
 	defer m.Close()
+	m.SetDeadline(time.Now().Add(20 * time.Second))
+	if b, err := m.Recv(); err != nil || string(b) != "accept" {
+		t.Fatalf("during the flood: %q %v", b, err)
+	}
+	if err := m.Send([]byte("connect")); err != nil {
+		t.Fatal(err)
+	}
 	if b, err := m.Recv(); err != nil || string(b) != "welcome" {
 		t.Errorf("during the flood: %q %v", b, err)
 	}
 	if err := <-got; err != nil {
 		t.Error(err)
+	}
+	logMu.Lock()
+	n := 0
+	for _, d := range dropped {
+		if strings.HasPrefix(d, "port: dropped a connection") {
+			n++
+		}
+	}
+	logMu.Unlock()
+	if n != 4 {
+		t.Errorf("%d authenticated connections dropped with a message, want 4: %q", n, dropped)
 	}
 	if err := a.Check(10 * time.Second); err != nil {
 		t.Error(err)

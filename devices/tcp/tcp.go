@@ -545,8 +545,16 @@ func (d *Device) connect(p *peer) (*conn, error) {
 	return nil, d.lostError(p, errors.New("not connected"))
 }
 
+// dialAttempts bounds the dials of a pair whose connections p closes
+// before its verdict.
+const dialAttempts = 8
+
 // dial connects to p, authenticates and introduces this rank. won is
-// false when p refused the connection because the pair has another.
+// false when p refused the connection because the pair has another. A
+// connection that p closes before its verdict (its port's auth gate,
+// full during a flood of strangers, dropped the oldest waiting one, or
+// the handshake outlasted GMPI_AUTH_TIMEOUT on a loaded host) was not
+// taken: it is dialled again, a few times within the device's timeout.
 func (d *Device) dial(p *peer) (nc *net.TCPConn, won bool, err error) {
 	card, err := d.cfg.Card(p.rank)
 	if err != nil {
@@ -556,6 +564,27 @@ func (d *Device) dial(p *peer) (nc *net.TCPConn, won bool, err error) {
 	if d.cfg.Hops != nil {
 		hops = d.cfg.Hops(p.rank)
 	}
+	deadline := time.Now().Add(d.cfg.Timeout)
+	for attempt := 1; ; attempt++ {
+		var again bool
+		nc, won, again, err = d.dialOnce(p, card, hops)
+		if err == nil || !again || attempt == dialAttempts || time.Until(deadline) < time.Second {
+			return nc, won, err
+		}
+		d.logf("tcp: rank %d closed the connection before its verdict (%v): dialing again", p.rank, err)
+		time.Sleep(time.Duration(attempt) * 50 * time.Millisecond)
+	}
+}
+
+// closedByPeer reports whether err says the other end closed the
+// connection.
+func closedByPeer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// dialOnce is one attempt of dial; again says that the connection was
+// made and then closed by p before its verdict.
+func (d *Device) dialOnce(p *peer, card string, hops []string) (nc *net.TCPConn, won, again bool, err error) {
 	if len(hops) > 0 {
 		nc, err = relay.Dial(hops, card, d.cfg.Secret, d.job, d.cfg.Rank, p.rank, d.src, d.cfg.Timeout)
 	} else {
@@ -565,12 +594,12 @@ func (d *Device) dial(p *peer) (nc *net.TCPConn, won bool, err error) {
 		}
 	}
 	if err != nil {
-		return nil, false, d.diagnose(p, card, hops, err)
+		return nil, false, false, d.diagnose(p, card, hops, err)
 	}
 	tune(nc, d.cfg.Timeout)
-	fail := func(err error) (*net.TCPConn, bool, error) {
+	fail := func(err error) (*net.TCPConn, bool, bool, error) {
 		nc.Close()
-		return nil, false, err
+		return nil, false, closedByPeer(err), err
 	}
 	if err := auth.Handshake(nc, d.cfg.Secret, true, "tcp", d.cfg.Timeout); err != nil {
 		return fail(fmt.Errorf("authenticating to %s: %w", card, err))
@@ -588,9 +617,9 @@ func (d *Device) dial(p *peer) (nc *net.TCPConn, won bool, err error) {
 	nc.SetDeadline(time.Time{})
 	if v[0] != verdictYes {
 		nc.Close()
-		return nil, false, nil
+		return nil, false, false, nil
 	}
-	return nc, true, nil
+	return nc, true, false, nil
 }
 
 // installLocked makes nc the pair's connection and starts its reader.

@@ -2,17 +2,21 @@
 // the network could, for the tests of every port: a connection that
 // sends garbage, one that sends nothing (half-open), one that sends a
 // byte at a time, and a flood of silent connections. Check then verifies
-// that the port dropped every one of them within a bound.
+// that the port dropped every one of them within a bound. Authed adds
+// connections that know the port's secret and then misbehave.
 package hostile
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
 	"strings"
 	"sync"
 	"time"
+
+	"gmpi/runtime/auth"
 )
 
 // Attack is a set of hostile connections to one address.
@@ -81,6 +85,46 @@ func Start(addr string, flood int, slow time.Duration) (*Attack, error) {
 		}
 	}
 	return a, nil
+}
+
+// Authed adds connections that prove secret (for context, as a port's
+// clients do) and then misbehave: one sends garbage, one a message cut
+// short (then nothing), one a message longer than any the port takes,
+// one nothing at all. For context "port" messages are the length-prefixed
+// ones of an MPI port (4-byte little-endian length, then the bytes); for
+// any other (the name server's "names") lines. Check then verifies that
+// the port dropped them too.
+func (a *Attack) Authed(secret []byte, context string) error {
+	kinds := []string{"authenticated garbage", "authenticated truncated", "authenticated oversized", "authenticated idle"}
+	msgs := [][]byte{
+		append(bytes.Repeat([]byte("\x00\xffGMPI garbage\r"), 300), '\n'),
+		[]byte("lookup 6162"), // no newline
+		bytes.Repeat([]byte("a"), 64<<10),
+		nil,
+	}
+	if context == "port" {
+		msgs[1] = append(binary.LittleEndian.AppendUint32(nil, 100), "connect"...) // 7 of 100 bytes
+		msgs[2] = binary.LittleEndian.AppendUint32(nil, 0xfffffff0)
+	}
+	network := "tcp"
+	if strings.HasPrefix(a.Addr, "/") {
+		network = "unix"
+	}
+	for i, kind := range kinds {
+		c, err := net.DialTimeout(network, a.Addr, 5*time.Second)
+		if err != nil {
+			return fmt.Errorf("%s connection to %s: %w", kind, a.Addr, err)
+		}
+		a.conns, a.kinds = append(a.conns, c), append(a.kinds, kind)
+		if err := auth.Handshake(c, secret, true, context, 10*time.Second); err != nil {
+			return fmt.Errorf("%s connection to %s: %w", kind, a.Addr, err)
+		}
+		if msgs[i] != nil {
+			// The port may drop it before all is written.
+			c.Write(msgs[i])
+		}
+	}
+	return nil
 }
 
 // Conns is the number of hostile connections opened.

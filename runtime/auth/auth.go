@@ -86,7 +86,7 @@ func Handshake(conn net.Conn, secret []byte, initiator bool, context string, tim
 	}
 	var peer [helloSize]byte
 	if _, err := io.ReadFull(conn, peer[:]); err != nil {
-		return fmt.Errorf("%w: reading hello: %v", ErrDenied, err)
+		return fmt.Errorf("%w: reading hello: %w", ErrDenied, err)
 	}
 	if string(peer[:len(magic)]) != magic || peer[len(magic)] != version || peer[len(magic)+1] != peerRole {
 		return fmt.Errorf("%w: not a gmpi %s handshake", ErrDenied, context)
@@ -97,7 +97,7 @@ func Handshake(conn net.Conn, secret []byte, initiator bool, context string, tim
 	}
 	var got [macSize]byte
 	if _, err := io.ReadFull(conn, got[:]); err != nil {
-		return fmt.Errorf("%w: reading proof: %v", ErrDenied, err)
+		return fmt.Errorf("%w: reading proof: %w", ErrDenied, err)
 	}
 	if !hmac.Equal(got[:], Proof(secret, peerRole, peerNonce, myNonce, context)) {
 		return fmt.Errorf("%w: wrong proof", ErrDenied)

@@ -227,9 +227,16 @@ func (s *Server) serveConn(c net.Conn) {
 	c.SetDeadline(time.Now().Add(s.Timeout))
 	line, err := readLine(bufio.NewReaderSize(c, 4*maxLen))
 	if err != nil {
+		// A line longer than any request, one cut short, or none
+		// within the deadline.
+		s.logf("dropped %s: no request: %v", c.RemoteAddr(), err)
 		return
 	}
-	c.Write([]byte(s.answer(line) + "\n"))
+	a := s.answer(line)
+	if a == "err request" {
+		s.logf("dropped %s: malformed request %.40q", c.RemoteAddr(), line)
+	}
+	c.Write([]byte(a + "\n"))
 }
 
 // answer executes one request line.

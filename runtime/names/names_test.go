@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -153,7 +154,8 @@ func FuzzClientAnswer(f *testing.F) {
 // TestServerHostile: garbage, a half-open, a slow and 1000 silent
 // connections to the name server are dropped within its handshake
 // deadline, at most auth.DefaultGate wait at once, and clients are
-// served during the flood.
+// served during the flood; so are connections that prove the key and
+// then send garbage, a request cut short, an endless line or nothing.
 func TestServerHostile(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -163,6 +165,15 @@ func TestServerHostile(t *testing.T) {
 	defer l.Close()
 	s := NewServer(key)
 	s.Timeout = time.Second
+	var logMu sync.Mutex
+	dropped := 0
+	s.Log = func(f string, a ...any) {
+		if strings.HasPrefix(f, "dropped") {
+			logMu.Lock()
+			dropped++
+			logMu.Unlock()
+		}
+	}
 	go s.Serve(l)
 	a, err := attack.Start(l.Addr().String(), 1000, 250*time.Millisecond)
 	if err != nil {
@@ -171,6 +182,9 @@ func TestServerHostile(t *testing.T) {
 	defer a.Close()
 	if w := s.gate.Waiting(); w > auth.DefaultGate {
 		t.Errorf("%d connections in their handshake", w)
+	}
+	if err := a.Authed(key, "names"); err != nil {
+		t.Fatal(err)
 	}
 	cl := &Client{Addr: l.Addr().String(), Key: key}
 	if err := cl.Publish("svc", "port"); err != nil {
@@ -185,4 +199,9 @@ func TestServerHostile(t *testing.T) {
 	if w := s.gate.Waiting(); w != 0 {
 		t.Errorf("%d connections still waiting", w)
 	}
+	logMu.Lock()
+	if dropped != 4 {
+		t.Errorf("%d authenticated connections dropped with a message, want 4", dropped)
+	}
+	logMu.Unlock()
 }
