@@ -18,10 +18,14 @@
 #   MPICH    mpiexec.mpich in gmpib0 with an ssh-like launcher that runs a
 #            command in the namespace owning the host address; UCX_TLS=tcp,self.
 #   Open MPI mpirun.openmpi in gmpib0, same launcher as plm_rsh_agent,
-#            pml ob1, btl tcp,self; with 1/20 of the iterations (-s 0.05):
-#            its TCP round trip over the veth takes about a millisecond
-#            (measured quiet), so the full counts ran into the time limit
-#            and its column stayed empty.
+#            pml ob1, btl tcp,self, --bind-to none, and rank r pinned to
+#            CPU r by taskset (PIN), the placement gmpi's mpirun gives.
+#            Its own binding is wrong here: mpirun and the orted in the
+#            other namespace each bind their local rank 0 to core 0, so
+#            both polling ranks shared one CPU and every message waited
+#            for a time slice (8 B latency 4 ms, 13-18 ms loaded). With
+#            1/20 of the iterations (-s 0.05): on a loaded host its busy
+#            polling makes the full counts run into the time limit.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../build reps=5 rounds=3 impls="gmpi mpich openmpi"
@@ -87,7 +91,14 @@ cat >"$tmp/gwrap" <<EOS
 case \$PMI_RANK in 0) ip=$ip0 ;; *) ip=$ip1 ;; esac
 exec ip netns exec gmpib\$PMI_RANK env GMPI_HOSTNAME=h\$PMI_RANK GMPI_TCP_IF=\$ip "\$@"
 EOS
-chmod +x "$tmp/rsh" "$tmp/gwrap"
+# Open MPI's ranks: rank r on CPU r, like gmpi's (see the header).
+cat >"$tmp/pin" <<'EOS'
+#!/bin/sh
+r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}
+n=$(nproc)
+exec taskset -c $((r % n)) "$@"
+EOS
+chmod +x "$tmp/rsh" "$tmp/gwrap" "$tmp/pin"
 
 src=$here/mpibench.c
 "$build/bin/mpicc" -O2 -o "$tmp/b.gmpi" "$src" || exit 2
@@ -118,7 +129,7 @@ run1() { # impl args...
         [ -x "$tmp/b.openmpi" ] || return 1
         timeout 300 ip netns exec $ns0 unshare --uts sh -c "hostname $ns0; exec \"\$@\"" sh mpirun.openmpi --allow-run-as-root --mca plm_rsh_agent "$tmp/rsh" \
             --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include 10.77.0.0/24 \
-            --mca oob_tcp_if_include 10.77.0.0/24 --host $ip0,$ip1 -np 2 "$tmp/b.openmpi" -s 0.05 "$@" ;;
+            --mca oob_tcp_if_include 10.77.0.0/24 --bind-to none --host $ip0,$ip1 -np 2 "$tmp/pin" "$tmp/b.openmpi" -s 0.05 "$@" ;;
     esac
 }
 

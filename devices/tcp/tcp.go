@@ -173,10 +173,12 @@ type Device struct {
 	// rung by Close. bell is the eventfd a thread in Sleep waits on
 	// besides the sockets, rung by every Wake of the Waker.
 	ep, stop, bell int
-	// lastPoll is when (nanotime) an MPI thread last drained the sockets
-	// itself; inside counts MPI threads doing so right now (or sleeping
-	// on the sockets). The drainer stands aside meanwhile.
-	lastPoll atomic.Int64
+	// polls counts the times an MPI thread drained the sockets itself
+	// (a counter, not a clock: a clock read per poll costs more than
+	// the rest of an empty poll but the read); inside counts MPI threads
+	// sleeping on the sockets. The drainer stands aside while either
+	// moves (see drainer).
+	polls    atomic.Uint64
 	inside   atomic.Int32
 	sleepMu  sync.Mutex // one thread at a time sleeps on the sockets
 	canSleep bool       // the Waker calls kickWake on Wake
@@ -185,11 +187,6 @@ type Device struct {
 // standAside is how long after an MPI thread last drained the sockets the
 // drainer goroutine keeps out of epoll_wait.
 const standAside = 2 * time.Millisecond
-
-// epoch is the zero of nanotime.
-var epoch = time.Now()
-
-func nanotime() int64 { return int64(time.Since(epoch)) }
 
 type peerConn struct {
 	p *peer
@@ -294,11 +291,23 @@ func (d *Device) writev(c *conn, bufs [][]byte) error {
 	return nil
 }
 
-// sendmsg sends bufs (at most len(iov) of them) with one sendmsg(2),
+// sendmsg sends bufs (at most len(iov) of them) with one sendmsg(2) (one
+// buffer: send(2)),
 // MSG_NOSIGNAL: a peer that reset the connection is an error of this
 // send, never a SIGPIPE. Like readFD it is a raw system call (the
 // socket is non-blocking) and builds no slices.
 func sendmsg(fd int, bufs [][]byte, iov *[2]unix.Iovec) (int, error) {
+	if len(bufs) == 1 && len(bufs[0]) > 0 {
+		// One buffer (a small frame, or the rest of one): send(2) skips
+		// the message header and the I/O vector the kernel copies in
+		// and checks for sendmsg.
+		b := bufs[0]
+		r, _, e := syscall.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), unix.MSG_NOSIGNAL, 0, 0)
+		if e != 0 {
+			return 0, e
+		}
+		return int(r), nil
+	}
 	k := 0
 	for _, b := range bufs {
 		if len(b) > 0 && k < len(iov) {
@@ -952,7 +961,6 @@ func (d *Device) drainAll(wait bool) {
 // ping-pong over loopback). With more, it asks epoll which are readable
 // (epoll_wait with no timeout) and reads only those.
 func (d *Device) pollSockets() {
-	d.inside.Add(1)
 	if conns := *d.conns.Load(); len(conns) <= pollEach {
 		d.drainAll(false)
 	} else {
@@ -967,8 +975,7 @@ func (d *Device) pollSockets() {
 			}
 		}
 	}
-	d.lastPoll.Store(nanotime())
-	d.inside.Add(-1)
+	d.polls.Add(1)
 }
 
 // pollEach is the number of connections up to which pollSockets reads
@@ -981,20 +988,24 @@ const pollEach = 4
 func (d *Device) drainer() {
 	defer d.readers.Done()
 	events := make([]unix.EpollEvent, 64)
+	// seen is polls when the drainer last looked: an MPI thread that
+	// polled since then (or sleeps on the sockets) drains them itself,
+	// and the drainer stands aside for standAside before it looks again.
+	seen := d.polls.Load()
+	inside := func() bool {
+		n := d.polls.Load()
+		moved := n != seen
+		seen = n
+		return moved || d.inside.Load() > 0
+	}
 	for {
 		closing := d.closing.Load()
 		if closing && d.allEnded() {
 			return
 		}
-		if !closing && d.cfg.PollSockets {
-			if d.inside.Load() > 0 {
-				time.Sleep(standAside)
-				continue
-			}
-			if idle := nanotime() - d.lastPoll.Load(); idle < int64(standAside) {
-				time.Sleep(time.Duration(int64(standAside) - idle))
-				continue
-			}
+		if !closing && d.cfg.PollSockets && inside() {
+			time.Sleep(standAside)
+			continue
 		}
 		timeout := -1
 		if d.cfg.PollSockets || closing {
@@ -1008,7 +1019,7 @@ func (d *Device) drainer() {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		if d.cfg.PollSockets && !d.closing.Load() && (d.inside.Load() > 0 || nanotime()-d.lastPoll.Load() < int64(standAside)) {
+		if d.cfg.PollSockets && !d.closing.Load() && inside() {
 			continue // an MPI thread reads them
 		}
 		conns := *d.conns.Load()
@@ -1064,7 +1075,7 @@ func (d *Device) Sleep(w mpirt.Waker, epoch uint32, timeout time.Duration) bool 
 	}
 	w.Disarm()
 	d.drainAll(false)
-	d.lastPoll.Store(nanotime())
+	d.polls.Add(1)
 	return true
 }
 
