@@ -32,8 +32,7 @@ cleanup() {
     rm -rf "$dir"
 }
 trap cleanup EXIT
-nsnow() { ip netns list 2>/dev/null | awk '$1 ~ /^gmpi-[0-9]+-/ { print $1 }' | sort; }
-before=$(nsnow)
+before=$(ns_entries)
 
 (cd "$SRC" && "$GO" build -o "$dir/attack" ./internal/hostile/attack) || fail "building the attacker"
 
@@ -108,13 +107,8 @@ cat "$dir/relayjob.out"
 [ $running -eq 1 ] || fail "the relay job had ended before the attack did (exit $rc)"
 [ $rc -eq 0 ] && grep -q ' No Errors' "$dir/relayjob.out" || fail "the job under attack at its relay failed: exit $rc"
 
-left=0
-for n in $(comm -13 <(echo "$before") <(nsnow)); do
-    pid=${n#gmpi-}
-    pid=${pid%%-*}
-    kill -0 "$pid" 2>/dev/null || left=$((left + 1))
-done
-[ "$left" -eq 0 ] || fail "$left emulated hosts left behind"
+left=$(ns_leaked "$before")
+[ -z "$left" ] || fail "emulated hosts left behind: $left"
 pgrep -f "$BUILD/bin/mpirun __relay" >/dev/null && fail "a relay left running"
 pgrep -f "$BUILD/tests/c/barrierloop" >/dev/null && fail "ranks left running"
 echo "PASS: grid_hostile"

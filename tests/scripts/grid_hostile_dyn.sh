@@ -42,8 +42,7 @@ cleanup() {
     rm -rf "$dir"
 }
 trap cleanup EXIT
-nsnow() { ip netns list 2>/dev/null | awk '$1 ~ /^gmpi-[0-9]+-/ { print $1 }' | sort; }
-before=$(nsnow)
+before=$(ns_entries)
 
 (cd "$SRC" && "$GO" build -o "$dir/attack" ./internal/hostile/attack) || fail "building the attacker"
 
@@ -138,12 +137,7 @@ wait "$hpid" 2>/dev/null
 hpid=
 # Namespaces of ours left behind (another job's, whose mpirun still
 # runs, may come and go meanwhile).
-left=0
-for n in $(comm -13 <(echo "$before") <(nsnow)); do
-    pid=${n#gmpi-}
-    pid=${pid%%-*}
-    kill -0 "$pid" 2>/dev/null || left=$((left + 1))
-done
-[ "$left" -eq 0 ] || fail "$left emulated hosts left behind"
+left=$(ns_leaked "$before")
+[ -z "$left" ] || fail "emulated hosts left behind: $left"
 pgrep -f "$BUILD/tests/c/dynconnect" >/dev/null && fail "ranks left running"
 echo "PASS: grid_hostile_dyn"
