@@ -78,6 +78,7 @@ type File struct {
 	atomic bool
 	hints  hints
 	shared sharedPtr
+	ordSeq uint32 // ordered calls so far (shmPtr.claimInTurn)
 	// split is the pending split collective (MPI_File_*_begin), nil
 	// when none.
 	split *Split

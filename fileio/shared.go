@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -61,10 +62,17 @@ func sameHost(c *mpirt.Comm) bool {
 	return true
 }
 
+// shmPtr is the shared pointer in a segment of shmSize bytes: the
+// pointer at 0 and, a cache line further, the turn word of ordered
+// access (claimInTurn) and the count of processes asleep on it.
 type shmPtr struct {
-	mem []byte
-	v   *int64
+	mem      []byte
+	v        *int64
+	turn     *uint32
+	sleepers *uint32
 }
+
+const shmSize = 128
 
 // shmSeq numbers the segments of one process.
 var shmSeq atomic.Int64
@@ -80,7 +88,7 @@ func newShmPtr(f *File) (sharedPtr, error) {
 		var err error
 		fd, err = unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
 		if err == nil {
-			if err = unix.Ftruncate(fd, 8); err != nil {
+			if err = unix.Ftruncate(fd, shmSize); err != nil {
 				unix.Close(fd)
 				unix.Unlink(path)
 				fd = -1
@@ -108,7 +116,7 @@ func newShmPtr(f *File) (sharedPtr, error) {
 	var mem []byte
 	if fd >= 0 {
 		var err error
-		mem, err = unix.Mmap(fd, 0, 8, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+		mem, err = unix.Mmap(fd, 0, shmSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 		unix.Close(fd)
 		if err != nil {
 			cls = mpirt.ErrIO
@@ -127,7 +135,8 @@ func newShmPtr(f *File) (sharedPtr, error) {
 		}
 		return nil, err
 	}
-	return &shmPtr{mem: mem, v: (*int64)(unsafe.Pointer(&mem[0]))}, nil
+	return &shmPtr{mem: mem, v: (*int64)(unsafe.Pointer(&mem[0])),
+		turn: (*uint32)(unsafe.Pointer(&mem[64])), sleepers: (*uint32)(unsafe.Pointer(&mem[68]))}, nil
 }
 
 func clen(b []byte) int {
@@ -143,6 +152,71 @@ func (p *shmPtr) fetchAdd(n int64) (int64, error) { return atomic.AddInt64(p.v, 
 func (p *shmPtr) get() (int64, error)             { return atomic.LoadInt64(p.v), nil }
 func (p *shmPtr) set(v int64) error               { atomic.StoreInt64(p.v, v); return nil }
 func (p *shmPtr) close(bool)                      { unix.Munmap(p.mem) }
+
+// turnSpin is how long a process waiting for its turn polls before it
+// sleeps: the turn usually comes when the previous process has finished
+// its part of the previous ordered call (a write of the size it passed),
+// and waking a sleeper can take a scheduler tick on these VMs.
+const turnSpin = 2 * time.Millisecond
+
+// claimInTurn claims n etypes from the shared pointer for ordered call
+// seq (counted per file, the same on every process) of process rank out
+// of size: the processes claim one after the other in rank order, each
+// passing the turn on, so the ranges follow each other in rank order
+// (as ROMIO's token passing does, without messages). A process waits
+// only for the one before it to have claimed, never for anyone's data
+// to move.
+func (p *shmPtr) claimInTurn(w *mpirt.World, seq uint32, rank, size int, n int64) int64 {
+	p.waitTurn(w, seq*uint32(size)+uint32(rank))
+	base := atomic.AddInt64(p.v, n) - n
+	atomic.AddUint32(p.turn, 1)
+	if atomic.LoadUint32(p.sleepers) != 0 {
+		mpirt.FutexWake(p.turn)
+	}
+	return base
+}
+
+// allClaimed waits until every process has claimed its range of ordered
+// call seq: from then on the shared pointer is past the whole call (what
+// MPI_File_get_position_shared reports after the call returns).
+func (p *shmPtr) allClaimed(w *mpirt.World, seq uint32, size int) {
+	p.waitTurn(w, (seq+1)*uint32(size))
+}
+
+// waitTurn waits until the turn word has reached t (it only grows,
+// modulo 2^32).
+func (p *shmPtr) waitTurn(w *mpirt.World, t uint32) {
+	reached := func() bool { return int32(atomic.LoadUint32(p.turn)-t) >= 0 }
+	var start time.Time
+	for i := 0; !reached(); i++ {
+		if i < 64 {
+			continue
+		}
+		if w.Yields() {
+			osyield()
+		}
+		if i&63 != 0 {
+			continue
+		}
+		w.Progress() // a peer may need us (a rendezvous) before its turn
+		if start.IsZero() {
+			start = time.Now()
+			continue
+		}
+		if time.Since(start) < turnSpin {
+			continue
+		}
+		// Count ourselves, re-check, sleep: a process that passes the
+		// turn after the re-check sees the count and wakes us.
+		atomic.AddUint32(p.sleepers, 1)
+		if cur := atomic.LoadUint32(p.turn); int32(cur-t) < 0 {
+			mpirt.FutexWait(p.turn, cur, time.Millisecond)
+		}
+		atomic.AddUint32(p.sleepers, ^uint32(0))
+	}
+}
+
+func osyield() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
 
 type lockPtr struct {
 	fd   int
@@ -309,15 +383,68 @@ func (f *File) Ordered(fn string, a Access) (mpirt.Status, error) {
 			n = fb / s.v.esize
 		}
 	}
-	cls := 0
 	if lerr != nil {
-		n, cls = 0, errClass(lerr)
+		n = 0
 	}
-	// One allgather says what everyone accesses and whether anyone's
-	// arguments are wrong; one broadcast the base from the shared pointer.
-	counts, err := allgatherN(f.comm, []int64{n, int64(cls)})
+	mode := s.h.cbRead
+	if a.Write {
+		mode = s.h.cbWrite
+	}
+	// A contiguous view (the same on every process, as shared pointer
+	// access requires): the processes' ranges follow each other without
+	// interleaving, which two-phase I/O would find out with two more
+	// collectives only to leave each process its own pwrite/pread.
+	direct := f.seers == nil && s.v.contiguous && mode != "enable"
+	var start int64
+	sp, chain := f.shared.(*shmPtr)
+	if chain {
+		// One host: each process claims its range from the shared
+		// counter when the one before it has (claimInTurn), moves its
+		// data, and returns when all have claimed, having waited for
+		// no one's data to move.
+		f.mu.Lock()
+		seq := f.ordSeq
+		f.ordSeq++
+		f.mu.Unlock()
+		start = sp.claimInTurn(f.w, seq, f.comm.Rank(), f.comm.Size(), n)
+		if direct {
+			defer sp.allClaimed(f.w, seq, f.comm.Size())
+		}
+		if direct && lerr != nil {
+			return st, lerr
+		}
+	} else {
+		var err error
+		if start, err = f.orderedStart(fn, n, lerr); err != nil {
+			return st, err
+		}
+	}
+	a.Ptr, a.Offset, a.Coll = Explicit, start, true
+	fileBytes := n * s.v.esize
+	if !direct {
+		return f.collective(fn, a, s, fileBytes, lerr)
+	}
+	data, isUser, err := f.stage(a, s.v, fileBytes)
 	if err != nil {
 		return st, err
+	}
+	k, err := f.xfer(fn, a.Write, s, a.Offset*s.v.esize, data)
+	return f.finish(fn, a, s, a.Offset, data, isUser, k, err)
+}
+
+// orderedStart is where this process's n etypes of an ordered access
+// start when the shared pointer is a locked file (processes on several
+// hosts): one allgather says what everyone accesses and whether anyone's
+// arguments are wrong (then every process fails), one broadcast the base
+// that process 0 claimed for all.
+func (f *File) orderedStart(fn string, n int64, lerr error) (int64, error) {
+	cls := 0
+	if lerr != nil {
+		cls = errClass(lerr)
+	}
+	counts, err := allgatherN(f.comm, []int64{n, int64(cls)})
+	if err != nil {
+		return 0, err
 	}
 	var before, total int64
 	all := 0
@@ -330,9 +457,9 @@ func (f *File) Ordered(fn string, a Access) (mpirt.Status, error) {
 	}
 	if all != 0 {
 		if lerr != nil {
-			return st, lerr
+			return 0, lerr
 		}
-		return st, mpirt.Errorf(all, fn, "the ordered access failed on another process")
+		return 0, mpirt.Errorf(all, fn, "the ordered access failed on another process")
 	}
 	base := []int64{0}
 	var serr error
@@ -342,30 +469,13 @@ func (f *File) Ordered(fn string, a Access) (mpirt.Status, error) {
 		}
 	}
 	if err := bcastInt64(f.comm, base, f.root); err != nil {
-		return st, err
+		return 0, err
 	}
 	if base[0] < 0 {
 		if serr == nil {
 			serr = mpirt.Errorf(mpirt.ErrIO, fn, "process %d could not update the shared file pointer", f.root)
 		}
-		return st, serr
+		return 0, serr
 	}
-	a.Ptr, a.Offset, a.Coll = Explicit, base[0]+before, true
-	fileBytes := n * s.v.esize
-	mode := s.h.cbRead
-	if a.Write {
-		mode = s.h.cbWrite
-	}
-	if f.seers != nil || !s.v.contiguous || mode == "enable" {
-		return f.collective(fn, a, s, fileBytes, nil)
-	}
-	// A contiguous view: the processes' ranges follow each other without
-	// interleaving, which two-phase I/O would find out with two more
-	// collectives only to leave each process its own pwrite/pread.
-	data, direct, err := f.stage(a, s.v, fileBytes)
-	if err != nil {
-		return st, err
-	}
-	k, err := f.xfer(fn, a.Write, s, a.Offset*s.v.esize, data)
-	return f.finish(fn, a, s, a.Offset, data, direct, k, err)
+	return base[0] + before, nil
 }

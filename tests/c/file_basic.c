@@ -332,6 +332,10 @@ static void basics(void)
     CHECK(pos == 12, "individual pointer after open with MPI_MODE_APPEND: %lld", (long long)pos);
     OK(MPI_File_get_position_shared(fh, &pos));
     CHECK(pos == 12, "shared pointer after open with MPI_MODE_APPEND: %lld", (long long)pos);
+    /* write_ordered need not wait for the others to enter it: process 0
+     * may claim its range (and move the pointer) while another process
+     * still reads the pointer above. */
+    MPI_Barrier(MPI_COMM_WORLD);
     OK(MPI_File_write_ordered(fh, &rank, 1, MPI_INT, &st));
     OK(MPI_File_sync(fh));
     MPI_Barrier(MPI_COMM_WORLD);
