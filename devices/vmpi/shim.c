@@ -544,16 +544,3 @@ int vmpi_send_small_fields(int dest, uint64_t w0, uint64_t w1, uint64_t len, uin
 	uint64_t h[6] = {w0, w1, len, send_id, recv_id, offset};
 	return vmpi_send_small_tag(dest, h, payload, n, btag);
 }
-
-void vmpi_relax(int n)
-{
-	for (int i = 0; i < n; i++) {
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#elif defined(__aarch64__)
-		__asm__ __volatile__("yield");
-#else
-		__asm__ __volatile__("" ::: "memory");
-#endif
-	}
-}

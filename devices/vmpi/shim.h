@@ -70,9 +70,6 @@ int vmpi_send_small_tag(int dest, const void *hdr, const void *payload, int n, i
 int vmpi_send_small_fields(int dest, uint64_t kfct, uint64_t srctag, uint64_t len, uint64_t send_id,
 	uint64_t recv_id, uint64_t offset, const void *payload, int n, int btag);
 int vmpi_finalize(void);
-/* vmpi_relax spins for n pause instructions (a waiting thread that
- * leaves the core to a sibling's work). */
-void vmpi_relax(int n);
 /* vmpi_setenv sets (value != NULL) or removes an environment variable in
  * the C environment the vendor library reads. */
 int vmpi_setenv(const char *name, const char *value);

@@ -110,9 +110,6 @@ const (
 	pollBudget = 32
 	// directChunks bounds the vendor messages of one direct body.
 	directChunks = 8
-	// relaxPauses is how many pause instructions a waiting send makes
-	// between two empty polls (about 1-3 us).
-	relaxPauses = 100
 )
 
 // Vendor is a loaded and initialized vendor MPI library (one per process).
@@ -479,11 +476,6 @@ func (d *Device) wait(reqs []C.uint64_t) error {
 			idle++
 			if idle&15 == 0 {
 				osyield()
-			} else {
-				// Light on the core while the receiver copies (the
-				// vendor's single copy): a tight loop of vendor tests
-				// cost 4 MiB ping-pongs several percent (bench/README.md).
-				C.vmpi_relax(relaxPauses)
 			}
 		}
 	}
