@@ -21,6 +21,14 @@
 // communicator) keeps frames in order per pair and pairs each header with
 // its body. Matching stays the runtime's: the vendor only moves frames.
 //
+// Rendezvous data goes around the frames (postBody, sendBody): before
+// a CTS leaves, the receiver posts the message's bytes as vendor
+// receives straight into the matched receive's buffer, with a tag of
+// their own in [tagDirectMin, tagDirectMax] carried in the CTS's
+// prefix, and the sender hands its buffer to the vendor's send with
+// that tag; Poll completes the receive as the data frame it replaces.
+// So the vendor moves the body into a receive that is already posted.
+//
 // Progress, MPICH-G2's cases: one receive for tagFrame from
 // MPI_ANY_SOURCE is always posted in the vendor, and Poll tests it.
 // Nothing rings the Waker when a vendor message arrives, so the device
