@@ -21,7 +21,8 @@ const (
 	// SendID names the sender's request.
 	FrameRTS
 	// FrameCTS answers an RTS once it matched: SendID echoes the sender's
-	// request and RecvID names the receiver's.
+	// request and RecvID names the receiver's; Len repeats the message's
+	// length (a device may prepare the data's way, devices/vmpi).
 	FrameCTS
 	// FrameData carries bytes [Offset, Offset+len(payload)) of the
 	// rendezvous message identified by RecvID.

@@ -352,7 +352,7 @@ func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
 	}
 	r.remaining = h.Len
 	id := w.register(r)
-	w.queue(outFrame{peer: peer, hdr: Header{Kind: FrameCTS, Context: h.Context, SendID: h.SendID, RecvID: id}})
+	w.queue(outFrame{peer: peer, hdr: Header{Kind: FrameCTS, Context: h.Context, SendID: h.SendID, RecvID: id, Len: h.Len}})
 }
 
 // deliverRMA copies the n bytes of single-copy rendezvous message h from

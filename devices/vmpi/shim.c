@@ -516,14 +516,19 @@ typedef int (*om_send_fn)(const void *, int, void *, int, int, void *);
 
 int vmpi_send_small(int dest, const void *hdr, const void *payload, int n)
 {
+	return vmpi_send_small_tag(dest, hdr, payload, n, 0);
+}
+
+int vmpi_send_small_tag(int dest, const void *hdr, const void *payload, int n, int btag)
+{
 	uint8_t f[VMPI_PREFIX + VMPI_HEADER + VMPI_SMALL];
 	if (n < 0 || n > VMPI_SMALL)
 		return -1;
 	uint64_t len = (uint64_t)n;
-	uint32_t one = 1;
+	uint32_t one = 1, bt = (uint32_t)btag;
 	memcpy(f, &len, 8);
 	memcpy(f + 8, &one, 4);
-	memset(f + 12, 0, 4);
+	memcpy(f + 12, &bt, 4);
 	memcpy(f + VMPI_PREFIX, hdr, VMPI_HEADER);
 	if (n)
 		memcpy(f + VMPI_PREFIX + VMPI_HEADER, payload, (size_t)n);
@@ -534,8 +539,8 @@ int vmpi_send_small(int dest, const void *hdr, const void *payload, int n)
 }
 
 int vmpi_send_small_fields(int dest, uint64_t w0, uint64_t w1, uint64_t len, uint64_t send_id,
-	uint64_t recv_id, uint64_t offset, const void *payload, int n)
+	uint64_t recv_id, uint64_t offset, const void *payload, int n, int btag)
 {
 	uint64_t h[6] = {w0, w1, len, send_id, recv_id, offset};
-	return vmpi_send_small(dest, h, payload, n);
+	return vmpi_send_small_tag(dest, h, payload, n, btag);
 }

@@ -61,10 +61,14 @@ int vmpi_frame_take(void);
  * is the device's (1). */
 enum { VMPI_PREFIX = 16, VMPI_HEADER = 48, VMPI_SMALL = 1024 };
 int vmpi_send_small(int dest, const void *hdr, const void *payload, int n);
+/* vmpi_send_small_tag is vmpi_send_small with btag in the prefix's last
+ * word: a CTS whose receiver posted the message's body as a vendor
+ * receive with that tag (0: none; devices/vmpi, the direct body). */
+int vmpi_send_small_tag(int dest, const void *hdr, const void *payload, int n, int btag);
 /* The same with the header's fields as arguments (Go's Send: no pointer
  * to a header escapes). */
 int vmpi_send_small_fields(int dest, uint64_t kfct, uint64_t srctag, uint64_t len, uint64_t send_id,
-	uint64_t recv_id, uint64_t offset, const void *payload, int n);
+	uint64_t recv_id, uint64_t offset, const void *payload, int n, int btag);
 int vmpi_finalize(void);
 /* vmpi_setenv sets (value != NULL) or removes an environment variable in
  * the C environment the vendor library reads. */

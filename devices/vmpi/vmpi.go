@@ -21,6 +21,14 @@
 // communicator) keeps frames in order per pair and pairs each header with
 // its body. Matching stays the runtime's: the vendor only moves frames.
 //
+// Rendezvous data goes around the frames (postBody, sendBody): before
+// a CTS leaves, the receiver posts the message's bytes as vendor
+// receives straight into the matched receive's buffer, with a tag of
+// their own in [tagDirectMin, tagDirectMax] carried in the CTS's
+// prefix, and the sender hands its buffer to the vendor's send with
+// that tag; Poll completes the receive as the data frame it replaces.
+// So the vendor moves the body into a receive that is already posted.
+//
 // Progress, MPICH-G2's cases: one receive for tagFrame from
 // MPI_ANY_SOURCE is always posted in the vendor, and Poll tests it.
 // Nothing rings the Waker when a vendor message arrives, so the device
@@ -72,9 +80,13 @@ import "C"
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"gmpi/devices/vmpi/vendorlib"
 	mpirt "gmpi/runtime"
@@ -88,6 +100,11 @@ type ABI = vendorlib.ABI
 const (
 	tagFrame = 1
 	tagBody  = 2
+	// Direct bodies (see Device.postBody) take tags from this range, one
+	// per transfer in flight from a peer (every MPI guarantees tags up to
+	// 32767).
+	tagDirectMin = 3
+	tagDirectMax = 32767
 )
 
 const (
@@ -99,6 +116,8 @@ const (
 	frameCap  = prefixSize + mpirt.HeaderSize + inlineMax
 	// pollBudget bounds the frames one Poll delivers.
 	pollBudget = 32
+	// directChunks bounds the vendor messages of one direct body.
+	directChunks = 8
 )
 
 // Vendor is a loaded and initialized vendor MPI library (one per process).
@@ -147,6 +166,7 @@ func Init(machine, lib string, clear, env []string) (*Vendor, error) {
 			}
 		}
 	}
+	spareP()
 	var provided, rank, size C.int
 	if rc := C.vmpi_init(2, &provided, &rank, &size); rc != 0 {
 		return nil, fmt.Errorf("machine %s: vendor MPI %s: MPI_Init_thread: %s", machine, lib, errorString(rc))
@@ -157,6 +177,24 @@ func Init(machine, lib string, clear, env []string) (*Vendor, error) {
 	}
 	loaded.v = &Vendor{ABI: ABI(abi), Rank: int(rank), Size: int(size), Thread: int(provided)}
 	return loaded.v, nil
+}
+
+// minProcs is the fewest Ps (GOMAXPROCS) a process with a vendor MPI
+// runs with, unless GOMAXPROCS is set.
+const minProcs = 4
+
+// spareP keeps a P idle for the thread in a long vendor call. The vendor
+// moves a large message inside one call (Open MPI's single copy runs in
+// the receiver's MPI_Test), during which that thread's P is in a system
+// call; with no other P idle, Go's sysmon may take it away, and the
+// thread must get one back when the call returns, waking and parking
+// threads on the cores the ranks spin on. Measured on a 2-core host: 4
+// MiB ping-pongs between two vendor ranks took 370-400 us (median) with
+// the default GOMAXPROCS (2) and 310 us with 4 (bench/README.md).
+func spareP() {
+	if os.Getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) < minProcs {
+		runtime.GOMAXPROCS(minProcs)
+	}
 }
 
 func setenv(k string, v *string) {
@@ -208,6 +246,41 @@ type Device struct {
 
 	failed func(peer int, err error) // the runtime's (FailureReporter)
 	broken error                     // the vendor failed: no more traffic (under pmu)
+
+	// Direct bodies (postBody), under mu: the receives posted here
+	// (bodies, counted in nbodies for Poll's fast check), the next tag to
+	// try per vendor source, and on the sending side the bodies peers
+	// posted for us, by CTS.
+	bodies   []*body
+	nbodies  atomic.Int32
+	nextTag  []int32
+	directTo map[directKey]directBody
+}
+
+// body is a rendezvous message's data posted as vendor receives straight
+// into the matched receive's buffer before its CTS went out.
+type body struct {
+	src    int // vendor rank
+	tag    int32
+	ctx    uint32
+	recvID uint64
+	dst    []byte
+	reqs   [directChunks]C.uint64_t
+	nreq   int
+	next   int // reqs[:next] completed
+	pin    runtime.Pinner
+}
+
+// directKey names a rendezvous whose receiver posted a direct body: the
+// receiver's world rank and its request id (the CTS's RecvID).
+type directKey struct {
+	peer   int
+	recvID uint64
+}
+
+type directBody struct {
+	tag int32
+	len uint64
 }
 
 var (
@@ -227,6 +300,18 @@ func (d *Device) fail(err error) {
 		return
 	}
 	d.broken = err
+	// The direct bodies' receives will not complete: withdraw them (no
+	// wait on a vendor that failed). Their requests fail with the peers.
+	d.mu.Lock()
+	for _, b := range d.bodies {
+		for i := b.next; i < b.nreq; i++ {
+			C.vmpi_cancel(&b.reqs[i])
+		}
+		b.pin.Unpin()
+	}
+	d.bodies = nil
+	d.nbodies.Store(0)
+	d.mu.Unlock()
 	if d.failed == nil {
 		return
 	}
@@ -241,7 +326,8 @@ func New(cfg Config) (*Device, error) {
 	if v == nil {
 		return nil, fmt.Errorf("vmpi: no vendor MPI")
 	}
-	d := &Device{cfg: cfg, grank: make([]int, v.Size), vrank: make([]int, cfg.Size)}
+	d := &Device{cfg: cfg, grank: make([]int, v.Size), vrank: make([]int, cfg.Size),
+		nextTag: make([]int32, v.Size), directTo: make(map[directKey]directBody)}
 	for i := range d.grank {
 		d.grank[i] = -1
 	}
@@ -293,6 +379,18 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 		return fmt.Errorf("vmpi: rank %d is not in this vendor job", peer)
 	}
 	dest := C.int(d.vrank[peer])
+	btag := 0
+	switch hdr.Kind {
+	case mpirt.FrameCTS:
+		btag = d.postBody(int(dest), &hdr)
+	case mpirt.FrameData:
+		if db, ok := d.takeDirect(peer, hdr.RecvID); ok {
+			if hdr.Offset != 0 || uint64(len(payload)) != db.len {
+				return fmt.Errorf("vmpi: %d bytes at offset %d for rank %d's direct body of %d bytes", len(payload), hdr.Offset, peer, db.len)
+			}
+			return d.sendBody(peer, dest, db.tag, payload)
+		}
+	}
 	if len(payload) <= C.VMPI_SMALL {
 		// One call: the frame is built on the C stack and sent with the
 		// vendor's blocking send (eager at this size).
@@ -303,7 +401,10 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 		}
 		d.mu.Lock()
 		rc := C.vmpi_send_small_fields(dest, C.uint64_t(w[0]), C.uint64_t(w[1]), C.uint64_t(w[2]), C.uint64_t(w[3]),
-			C.uint64_t(w[4]), C.uint64_t(w[5]), p, C.int(len(payload)))
+			C.uint64_t(w[4]), C.uint64_t(w[5]), p, C.int(len(payload)), C.int(btag))
+		if rc != 0 && btag != 0 {
+			d.withdrawLocked(int(dest), int32(btag))
+		}
 		d.mu.Unlock()
 		if rc != 0 {
 			return fmt.Errorf("vmpi: MPI_Send to rank %d: %s", peer, errorString(rc))
@@ -323,6 +424,7 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 	} else {
 		binary.LittleEndian.PutUint32(buf[8:], 0)
 	}
+	binary.LittleEndian.PutUint32(buf[12:], uint32(btag))
 	*(*mpirt.Header)(unsafe.Pointer(&buf[prefixSize])) = hdr
 
 	var pin runtime.Pinner
@@ -354,9 +456,19 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 	if err == nil && len(body) > 0 {
 		err = fmt.Errorf("vmpi: a payload of %d bytes is too large", len(payload))
 	}
-	// Wait for every request, polling meanwhile (the peer may be sending
-	// to us at the same time).
-	for i := 0; i < nreq; {
+	if werr := d.wait(reqs[:nreq]); werr != nil {
+		return werr
+	}
+	d.mu.Lock()
+	d.packs = append(d.packs, pack)
+	d.mu.Unlock()
+	return err
+}
+
+// wait completes the vendor send requests reqs, polling meanwhile (the
+// peer may be sending to us at the same time).
+func (d *Device) wait(reqs []C.uint64_t) error {
+	for i, idle := 0, 0; i < len(reqs); {
 		var flag, s, t, cnt C.int
 		d.mu.Lock()
 		rc := C.vmpi_test(&reqs[i], &flag, &s, &t, &cnt)
@@ -369,12 +481,187 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 			continue
 		}
 		if d.Poll() == 0 {
-			runtime.Gosched()
+			idle++
+			if idle&15 == 0 {
+				osyield()
+			}
 		}
 	}
+	return nil
+}
+
+// postBody is the receiving side of the direct body. Before the CTS hdr
+// of a rendezvous goes to vendor rank src, the message's hdr.Len bytes
+// are posted as vendor receives straight into the matched receive's
+// buffer (the runtime's DataSink: the user's buffer for contiguous data,
+// the packed staging buffer otherwise), with a tag of their own; the CTS
+// carries the tag, and the sender hands its buffer to the vendor's send
+// with it (sendBody). The vendor thus moves the data between the two
+// buffers into a receive that is already posted, as it does between two
+// ranks of a program of its own, instead of taking it as an unexpected
+// message behind a frame. Poll completes the receive (pollBodies). It
+// returns the tag, or 0 when the data goes the frame way (a truncated
+// receive, nothing to receive, no tag free, a vendor error).
+func (d *Device) postBody(src int, hdr *mpirt.Header) int {
+	n := hdr.Len
+	if d.sink == nil || n == 0 || n > directChunks*bodyChunk {
+		return 0
+	}
+	dst := d.sink(hdr.RecvID, 0, int(n))
+	if dst == nil {
+		return 0
+	}
+	b := &body{src: src, ctx: hdr.Context, recvID: hdr.RecvID, dst: dst}
 	d.mu.Lock()
-	d.packs = append(d.packs, pack)
+	defer d.mu.Unlock()
+	if d.closed {
+		return 0
+	}
+	if b.tag = d.bodyTagLocked(src); b.tag == 0 {
+		return 0
+	}
+	b.pin.Pin(unsafe.SliceData(dst))
+	for off := 0; off < len(dst); off += bodyChunk {
+		c := min(len(dst)-off, bodyChunk)
+		if rc := C.vmpi_irecv(unsafe.Pointer(&dst[off]), C.int(c), C.int(src), C.int(b.tag), &b.reqs[b.nreq]); rc != 0 {
+			d.dropLocked(b) // the frame way; nothing was sent for it yet
+			return 0
+		}
+		b.nreq++
+	}
+	d.bodies = append(d.bodies, b)
+	d.nbodies.Add(1)
+	return int(b.tag)
+}
+
+// bodyTagLocked picks a tag for a direct body from vendor rank src that
+// no body posted from src uses; 0 when all are taken. Must hold d.mu.
+func (d *Device) bodyTagLocked(src int) int32 {
+	for range tagDirectMax - tagDirectMin + 1 {
+		t := d.nextTag[src]
+		if t < tagDirectMin || t >= tagDirectMax {
+			d.nextTag[src] = tagDirectMin
+		} else {
+			d.nextTag[src] = t + 1
+		}
+		if t < tagDirectMin {
+			t = tagDirectMin
+		}
+		used := false
+		for _, b := range d.bodies {
+			if b.src == src && b.tag == t {
+				used = true
+				break
+			}
+		}
+		if !used {
+			return t
+		}
+	}
+	return 0
+}
+
+// dropLocked withdraws the posted receives of direct body b (cancelled,
+// then completed). Must hold d.mu.
+func (d *Device) dropLocked(b *body) {
+	for i := b.next; i < b.nreq; i++ {
+		var s, t, c C.int
+		C.vmpi_cancel(&b.reqs[i])
+		C.vmpi_wait(&b.reqs[i], &s, &t, &c)
+	}
+	b.nreq = b.next
+	b.pin.Unpin()
+}
+
+// withdrawLocked drops the direct body posted from vendor rank src with
+// tag (its CTS could not be sent). Must hold d.mu.
+func (d *Device) withdrawLocked(src int, tag int32) {
+	for i, b := range d.bodies {
+		if b.src == src && b.tag == tag {
+			d.dropLocked(b)
+			d.bodies = append(d.bodies[:i], d.bodies[i+1:]...)
+			d.nbodies.Store(int32(len(d.bodies)))
+			return
+		}
+	}
+}
+
+// pollBodies hands the direct bodies that arrived to the Handler as the
+// data frames they replace (the payload is the receive's own buffer, so
+// the runtime only counts the bytes). Must hold d.pmu.
+func (d *Device) pollBodies() int {
+	var done []*body
+	var err error
+	d.mu.Lock()
+	kept := d.bodies[:0]
+	for _, b := range d.bodies {
+		for err == nil && b.next < b.nreq {
+			var flag, s, t, c C.int
+			if rc := C.vmpi_test(&b.reqs[b.next], &flag, &s, &t, &c); rc != 0 {
+				err = fmt.Errorf("vmpi: the vendor MPI failed: MPI_Test of a body from vendor rank %d: %s", b.src, errorString(rc))
+			} else if flag == 0 {
+				break
+			} else {
+				b.next++
+			}
+		}
+		if b.next == b.nreq {
+			done = append(done, b)
+		} else {
+			kept = append(kept, b)
+		}
+	}
+	clear(d.bodies[len(kept):])
+	d.bodies = kept
+	d.nbodies.Store(int32(len(kept)))
 	d.mu.Unlock()
+	for _, b := range done {
+		b.pin.Unpin()
+		hdr := mpirt.Header{Kind: mpirt.FrameData, Context: b.ctx, RecvID: b.recvID}
+		d.h(d.grank[b.src], &hdr, b.dst)
+	}
+	if err != nil {
+		d.fail(err)
+	}
+	return len(done)
+}
+
+// takeDirect finds (and forgets) the direct body that world rank peer
+// posted for its receive recvID.
+func (d *Device) takeDirect(peer int, recvID uint64) (directBody, bool) {
+	k := directKey{peer, recvID}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	db, ok := d.directTo[k]
+	if ok {
+		delete(d.directTo, k)
+	}
+	return db, ok
+}
+
+// sendBody is the sending side of the direct body: payload goes with
+// the vendor's nonblocking send(s) with the tag the receiver posted it
+// under (no frame), and the call returns when the vendor is done with it.
+func (d *Device) sendBody(peer int, dest C.int, tag int32, payload []byte) error {
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	pin.Pin(unsafe.SliceData(payload))
+	var reqs [directChunks]C.uint64_t
+	nreq := 0
+	var err error
+	d.mu.Lock()
+	for body := payload; len(body) > 0; nreq++ {
+		c := min(len(body), bodyChunk)
+		if rc := C.vmpi_isend(unsafe.Pointer(unsafe.SliceData(body)), C.int(c), dest, C.int(tag), &reqs[nreq]); rc != 0 {
+			err = fmt.Errorf("vmpi: MPI_Isend to rank %d: %s", peer, errorString(rc))
+			break
+		}
+		body = body[c:]
+	}
+	d.mu.Unlock()
+	if werr := d.wait(reqs[:nreq]); werr != nil {
+		return werr
+	}
 	return err
 }
 
@@ -395,6 +682,9 @@ func (d *Device) Poll() int {
 	}
 	defer d.pmu.Unlock()
 	n := 0
+	if d.nbodies.Load() != 0 {
+		n = d.pollBodies()
+	}
 	// One vendor call per frame: the repost of the previous frame's
 	// receive and the test for the next (vmpi_frame_next).
 	consumed := C.int(0)
@@ -444,7 +734,15 @@ func (d *Device) deliver(src int, msg []byte) {
 	}
 	plen := binary.LittleEndian.Uint64(msg[0:])
 	inline := binary.LittleEndian.Uint32(msg[8:]) != 0
+	btag := binary.LittleEndian.Uint32(msg[12:])
 	hdr := *(*mpirt.Header)(unsafe.Pointer(&msg[prefixSize]))
+	if hdr.Kind == mpirt.FrameCTS && btag != 0 {
+		// The receiver posted the body (postBody): our data frame for
+		// this CTS goes to that receive (Send, sendBody).
+		d.mu.Lock()
+		d.directTo[directKey{d.grank[src], hdr.RecvID}] = directBody{tag: int32(btag), len: hdr.Len}
+		d.mu.Unlock()
+	}
 	var payload []byte
 	if inline {
 		payload = msg[prefixSize+mpirt.HeaderSize:]
@@ -490,6 +788,11 @@ func (d *Device) Close() error {
 		C.vmpi_frame_stop()
 		d.posted = false
 	}
+	for _, b := range d.bodies {
+		d.dropLocked(b)
+	}
+	d.bodies = nil
+	d.nbodies.Store(0)
 	for _, p := range d.packs {
 		C.free(p)
 	}
@@ -666,3 +969,10 @@ func (g *vgroup) Free() error {
 // runtime's header size; a small frame is inline.
 var _ = [1]int{}[(tagFrame-1)+(prefixSize-C.VMPI_PREFIX)+(mpirt.HeaderSize-C.VMPI_HEADER)+
 	(C.VMPI_SMALL-min(C.VMPI_SMALL, inlineMax))]
+
+// osyield gives the core to another runnable thread or process. Not
+// runtime.Gosched: a device call made from C (MPI_Send) runs on a
+// goroutine locked to its thread, and Gosched there hands the P to
+// another thread and back (two futex wakes and thread switches per call,
+// which on a 2-core host took the core from the peer doing the copy).
+func osyield() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
