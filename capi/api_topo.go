@@ -286,21 +286,26 @@ func MPI_Cart_sub(commH int32, remain, newcomm *int32) int32 {
 	return 0
 }
 
-// graphArgs checks (nnodes, index, edges).
+// graphArgs checks (nnodes, index, edges), each before it reads the
+// next: nnodes bounds what it reads of index, and index's last entry
+// what it reads of edges.
 func graphArgs(fn string, c *mpirt.Comm, nnodes int32, index, edges *int32) ([]int, []int, int32) {
 	if nnodes < 0 {
 		return nil, nil, failf(fn, c, mpirt.ErrArg, "invalid argument nnodes: %d is negative", nnodes)
+	}
+	if err := c.CheckGraphNodes(int(nnodes)); err != nil {
+		return nil, nil, fail(fn, c, err)
 	}
 	if rc := arrayArg(fn, c, index, nnodes, "index"); rc != 0 {
 		return nil, nil, rc
 	}
 	ix := ints(index, int(nnodes))
+	if err := mpirt.CheckGraphIndex(ix); err != nil {
+		return nil, nil, fail(fn, c, err)
+	}
 	ne := 0
 	if nnodes > 0 {
 		ne = ix[nnodes-1]
-	}
-	if ne < 0 {
-		return nil, nil, failf(fn, c, mpirt.ErrArg, "invalid argument index[%d]: %d is negative", nnodes-1, ne)
 	}
 	if rc := arrayArg(fn, c, edges, int32(ne), "edges"); rc != 0 {
 		return nil, nil, rc

@@ -403,18 +403,40 @@ func (c *Comm) CartSub(remain []bool) (*Comm, error) {
 	return nc, nil
 }
 
-// checkGraph checks MPI_Graph_create's arguments on c.
-func (c *Comm) checkGraph(index, edges []int) error {
-	n := len(index)
+// CheckGraphNodes checks MPI_Graph_create's nnodes on c: at most its
+// size. The C layer calls it before it reads index (nnodes entries).
+func (c *Comm) CheckGraphNodes(n int) error {
 	if n > c.Size() {
 		return Errorf(ErrArg, "", "invalid argument nnodes: %d exceeds the communicator size %d", n, c.Size())
 	}
+	return nil
+}
+
+// CheckGraphIndex checks MPI_Graph_create's index: entries that do not
+// decrease, the first not negative. The C layer calls it before it reads
+// edges (index[nnodes-1] entries).
+func CheckGraphIndex(index []int) error {
 	prev := 0
 	for i, x := range index {
 		if x < prev {
+			if i == 0 {
+				return Errorf(ErrArg, "", "invalid argument index[0]: %d is negative", x)
+			}
 			return Errorf(ErrArg, "", "invalid argument index[%d]: %d is smaller than the previous entry %d", i, x, prev)
 		}
 		prev = x
+	}
+	return nil
+}
+
+// checkGraph checks MPI_Graph_create's arguments on c.
+func (c *Comm) checkGraph(index, edges []int) error {
+	n := len(index)
+	if err := c.CheckGraphNodes(n); err != nil {
+		return err
+	}
+	if err := CheckGraphIndex(index); err != nil {
+		return err
 	}
 	if n > 0 && index[n-1] != len(edges) {
 		return Errorf(ErrArg, "", "invalid argument index[%d]: %d differs from the number of edges %d", n-1, index[n-1], len(edges))

@@ -151,10 +151,21 @@ int main(int argc, char **argv)
     /* Graph_create: bad graphs are MPI_ERR_ARG. */
     {
         int index[8], edges[16];
+        /* nnodes beyond the communicator must be refused before index is
+         * read: entries a reader would take as a huge edge count (edges
+         * has 16) make one that reads index first fault. */
+        for (i = 0; i < 8; i++) index[i] = 1 << 29;
         index[0] = 1;
         edges[0] = 0;
         EXPECT_ERR(errs, MPI_Graph_create(MPI_COMM_WORLD, size + 1, index, edges, 0, &c), MPI_ERR_ARG,
                    "MPI_Graph_create", "nnodes");
+        EXPECT_ERR(errs, MPI_Graph_map(MPI_COMM_WORLD, size + 1, index, edges, &r), MPI_ERR_ARG, "MPI_Graph_map",
+                   "nnodes");
+        if (size >= 2) { /* and a decreasing index before edges is read */
+            index[1] = 0;
+            EXPECT_ERR(errs, MPI_Graph_create(MPI_COMM_WORLD, 2, index, edges, 0, &c), MPI_ERR_ARG,
+                       "MPI_Graph_create", "index");
+        }
         EXPECT_ERR(errs, MPI_Graph_create(MPI_COMM_WORLD, -1, index, edges, 0, &c), MPI_ERR_ARG, "MPI_Graph_create",
                    "nnodes");
         edges[0] = 1; /* not a node of a one-node graph */
