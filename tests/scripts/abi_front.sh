@@ -144,6 +144,17 @@ for cc in "${fcc[@]}"; do
         fi
     done
 done
+# MPI_Bcast of count 1 of derived types freed and recreated around every
+# call (the same handle each time, another layout), on MPI_COMM_WORLD and
+# row/column communicators from every root (tests/fronts/bcast_recycle.c:
+# BLACS's pattern in ScaLAPACK's xdsyevr), with the family's header.
+if $CC_ABI -O1 -o "$dir/bcast_recycle" "$fsrc/bcast_recycle.c" >"$dir/cc.log" 2>&1 &&
+    run 4 "$dir/bcast_recycle"; then
+    echo "ok   $ABI bcast_recycle -n 4"
+else
+    cat "$dir/cc.log"
+    failed+=("bcast_recycle")
+fi
 if [ "$ABI" = openmpi ]; then
     # The same tool interface test with MPICH's values, on our libmpi.so.12.
     if "$BUILD/bin/mpicc" -O1 -o "$dir/mpit_mpich" "$fsrc/mpit.c" >"$dir/cc.log" 2>&1 &&
