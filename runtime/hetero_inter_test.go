@@ -2,7 +2,6 @@ package mpirt_test
 
 import (
 	"encoding/binary"
-	"sync"
 	"testing"
 
 	"gmpi/coll"
@@ -42,18 +41,7 @@ func heteroJob4(t *testing.T, eager int, body func(t *testing.T, w *mpirt.World)
 		}
 		worlds[i] = w
 	}
-	var wg sync.WaitGroup
-	for _, w := range worlds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body(t, w)
-		}()
-	}
-	wg.Wait()
-	for _, w := range worlds {
-		w.Close()
-	}
+	runWorlds(t, worlds, body)
 }
 
 // TestHeteroIntercomm: the collectives of intercommunicators across

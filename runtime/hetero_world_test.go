@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"sync"
 	"testing"
 	"unsafe"
 
@@ -42,18 +41,7 @@ func heteroJobWith(t *testing.T, rep1 string, eager int, body func(t *testing.T,
 		}
 		worlds[i] = w
 	}
-	var wg sync.WaitGroup
-	for _, w := range worlds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body(t, w)
-		}()
-	}
-	wg.Wait()
-	for _, w := range worlds {
-		w.Close()
-	}
+	runWorlds(t, worlds, body)
 }
 
 func ptr(b []byte) unsafe.Pointer { return unsafe.Pointer(&b[0]) }

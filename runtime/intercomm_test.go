@@ -3,7 +3,6 @@ package mpirt_test
 import (
 	"encoding/binary"
 	"fmt"
-	"sync"
 	"testing"
 	"unsafe"
 
@@ -33,18 +32,7 @@ func interJob(t *testing.T, n int, body func(t *testing.T, w *mpirt.World)) {
 		}
 		worlds[i] = w
 	}
-	var wg sync.WaitGroup
-	for _, w := range worlds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body(t, w)
-		}()
-	}
-	wg.Wait()
-	for _, w := range worlds {
-		w.Close()
-	}
+	runWorlds(t, worlds, body)
 }
 
 // makeInter splits world by inA(world rank) and joins the two halves:

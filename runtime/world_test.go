@@ -35,6 +35,12 @@ func job(t *testing.T, n, maxPayload, eager int, body func(t *testing.T, w *mpir
 		}
 		worlds[i] = w
 	}
+	runWorlds(t, worlds, body)
+}
+
+// runWorlds runs body on every world at once, each in its goroutine, and
+// closes them all when every body has returned.
+func runWorlds(t *testing.T, worlds []*mpirt.World, body func(t *testing.T, w *mpirt.World)) {
 	var wg sync.WaitGroup
 	for _, w := range worlds {
 		wg.Add(1)
