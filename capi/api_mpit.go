@@ -167,6 +167,11 @@ func MPI_T_finalize() int32 {
 // --- control variables -----------------------------------------------------
 
 func MPI_T_cvar_get_num(num *int32) int32 {
+	return tLen(num, func() int { return len(mpit.cvars) })
+}
+
+// tLen answers a count, n() read under the interface's lock.
+func tLen(num *int32, n func() int) int32 {
 	if rc := tEnter(); rc != 0 {
 		return rc
 	}
@@ -174,16 +179,19 @@ func MPI_T_cvar_get_num(num *int32) int32 {
 	if num == nil {
 		return mpirt.ErrArg
 	}
-	*num = int32(len(mpit.cvars))
+	*num = int32(n())
 	return 0
 }
 
-func cvarAt(i int32) (*cvar, int32) {
-	if i < 0 || int(i) >= len(mpit.cvars) {
+// tAt is element i of s, or MPI_T_ERR_INVALID_INDEX.
+func tAt[T any](s []T, i int32) (*T, int32) {
+	if i < 0 || int(i) >= len(s) {
 		return nil, mpirt.ErrTInvalidIndex
 	}
-	return &mpit.cvars[i], 0
+	return &s[i], 0
 }
+
+func cvarAt(i int32) (*cvar, int32) { return tAt(mpit.cvars, i) }
 
 func MPI_T_cvar_get_info(index int32, name *byte, nameLen, verbosity, datatype *int32, enumtype unsafe.Pointer,
 	desc *byte, descLen, bind, scope *int32) int32 {
@@ -365,23 +373,10 @@ func MPI_T_cvar_write(handle, buf unsafe.Pointer) int32 {
 // --- categories --------------------------------------------------------------
 
 func MPI_T_category_get_num(num *int32) int32 {
-	if rc := tEnter(); rc != 0 {
-		return rc
-	}
-	defer mpit.mu.Unlock()
-	if num == nil {
-		return mpirt.ErrArg
-	}
-	*num = int32(len(mpit.cats))
-	return 0
+	return tLen(num, func() int { return len(mpit.cats) })
 }
 
-func catAt(i int32) (*tCategory, int32) {
-	if i < 0 || int(i) >= len(mpit.cats) {
-		return nil, mpirt.ErrTInvalidIndex
-	}
-	return &mpit.cats[i], 0
-}
+func catAt(i int32) (*tCategory, int32) { return tAt(mpit.cats, i) }
 
 func MPI_T_category_get_info(index int32, name *byte, nameLen *int32, desc *byte, descLen, numCvars, numPvars, numCategories *int32) int32 {
 	if rc := tEnter(); rc != 0 {
@@ -508,17 +503,7 @@ func MPI_T_enum_get_item(enumtype unsafe.Pointer, index int32, value *int32, nam
 // --- performance variables: none; sessions exist ------------------------------
 
 // tCount answers a count of something gmpi does not export: 0.
-func tCount(num *int32) int32 {
-	if rc := tEnter(); rc != 0 {
-		return rc
-	}
-	defer mpit.mu.Unlock()
-	if num == nil {
-		return mpirt.ErrArg
-	}
-	*num = 0
-	return 0
-}
+func tCount(num *int32) int32 { return tLen(num, func() int { return 0 }) }
 
 // tNone answers an index or name of something gmpi does not export.
 func tNone(rc int32) int32 {
