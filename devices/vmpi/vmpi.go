@@ -73,6 +73,25 @@
 package vmpi
 
 // #cgo LDFLAGS: -ldl
+//
+// /* The calls a waiting thread makes in a loop keep no pointer to the Go
+//  * memory they are given past their return (the vendor keeps only the
+//  * buffers of vmpi_isend and vmpi_irecv, which are not listed) and never
+//  * call Go: without noescape, cgo moves every flag and count they write
+//  * to the heap, and that garbage kept the collector running (its workers
+//  * and sweeper took the cores the ranks spin on; bench/README.md). */
+// #cgo noescape vmpi_test
+// #cgo nocallback vmpi_test
+// #cgo noescape vmpi_wait
+// #cgo nocallback vmpi_wait
+// #cgo noescape vmpi_recv
+// #cgo nocallback vmpi_recv
+// #cgo noescape vmpi_frame_next
+// #cgo nocallback vmpi_frame_next
+// #cgo noescape vmpi_send_small_fields
+// #cgo nocallback vmpi_send_small_fields
+// #cgo noescape vmpi_cancel
+// #cgo nocallback vmpi_cancel
 // #include <stdlib.h>
 // #include "shim.h"
 import "C"
@@ -239,6 +258,7 @@ type Device struct {
 	rbuf    unsafe.Pointer // C memory: the posted tagFrame receive's buffer (shim.c's vmpi_frame_*)
 	posted  bool           // the frame receive is in place (under pmu)
 	scratch []byte         // eager bodies (under pmu)
+	rxHdr   mpirt.Header   // the header handed to the Handler (under pmu; a local would escape)
 
 	packs []unsafe.Pointer // free C buffers for outgoing frames (under mu)
 
@@ -617,8 +637,8 @@ func (d *Device) pollBodies() int {
 	d.mu.Unlock()
 	for _, b := range done {
 		b.pin.Unpin()
-		hdr := mpirt.Header{Kind: mpirt.FrameData, Context: b.ctx, RecvID: b.recvID}
-		d.h(d.grank[b.src], &hdr, b.dst)
+		d.rxHdr = mpirt.Header{Kind: mpirt.FrameData, Context: b.ctx, RecvID: b.recvID}
+		d.h(d.grank[b.src], &d.rxHdr, b.dst)
 	}
 	if err != nil {
 		d.fail(err)
@@ -735,7 +755,8 @@ func (d *Device) deliver(src int, msg []byte) {
 	plen := binary.LittleEndian.Uint64(msg[0:])
 	inline := binary.LittleEndian.Uint32(msg[8:]) != 0
 	btag := binary.LittleEndian.Uint32(msg[12:])
-	hdr := *(*mpirt.Header)(unsafe.Pointer(&msg[prefixSize]))
+	d.rxHdr = *(*mpirt.Header)(unsafe.Pointer(&msg[prefixSize]))
+	hdr := &d.rxHdr
 	if hdr.Kind == mpirt.FrameCTS && btag != 0 {
 		// The receiver posted the body (postBody): our data frame for
 		// this CTS goes to that receive (Send, sendBody).
@@ -774,7 +795,7 @@ func (d *Device) deliver(src int, msg []byte) {
 		}
 		payload = dst
 	}
-	d.h(d.grank[src], &hdr, payload)
+	d.h(d.grank[src], hdr, payload)
 }
 
 // Close withdraws the posted receive, finalizes the vendor and frees the
