@@ -1,0 +1,37 @@
+package vmpi
+
+import (
+	"os"
+	"testing"
+
+	mpirt "gmpi/runtime"
+)
+
+// mpichLib is Debian's MPICH, the vendor a singleton test can start
+// without a launcher.
+const mpichLib = "/usr/lib/x86_64-linux-gnu/libmpich.so.12"
+
+// A waiting thread polls the vendor in a tight loop (Poll, and wait for a
+// send); those polls must not allocate: garbage made per poll kept Go's
+// collector running, whose workers took the cores the ranks spin on
+// (bench/README.md, "vMPI bandwidth").
+func TestPollDoesNotAllocate(t *testing.T) {
+	if _, err := os.Stat(mpichLib); err != nil {
+		t.Skipf("no MPICH: %v", err)
+	}
+	v, err := Init("m", mpichLib, nil, nil)
+	if err != nil {
+		t.Skipf("MPICH as a singleton: %v", err)
+	}
+	d, err := New(Config{Vendor: v, Rank: 0, Size: 1, VendorRank: map[int]int{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Start(func(int, *mpirt.Header, []byte) {}); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if n := testing.AllocsPerRun(1000, func() { d.Poll() }); n != 0 {
+		t.Errorf("Poll allocates %v times per call, want 0", n)
+	}
+}
