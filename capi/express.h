@@ -95,6 +95,7 @@ struct gmpi_express {
     struct gmpi_shm_rx **rxs; /* every ring we receive on */
     int32_t rank;
     uint8_t eager_kind; /* mpirt.FrameEager */
+    uint64_t prefetch;  /* MPI_Isend: asks for the ring line this far past the tail (0: no) */
     struct gmpi_express_peer *peers; /* by world rank */
     /* vMPI (devices/vmpi): the vendor job's world ranks by vendor rank
      * (-1: not a peer), and how many polls of the vendor a receive makes
