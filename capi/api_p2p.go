@@ -131,6 +131,7 @@ func isend(fn string, buf unsafe.Pointer, count int64, dtH, dest, tag, commH int
 		return fail(fn, c, err)
 	}
 	*request = int32(world.AddRequest(r))
+	expressComm(c) // later calls on c may take the express lane
 	return 0
 }
 
@@ -155,6 +156,7 @@ func irecv(fn string, buf unsafe.Pointer, count int64, dtH, source, tag, commH i
 		return fail(fn, c, err)
 	}
 	*request = int32(world.AddRequest(r))
+	expressComm(c) // later calls on c may take the express lane
 	return 0
 }
 
@@ -168,6 +170,9 @@ func request(fn string, request *int32) (*mpirt.Request, int32, bool) {
 		return nil, 0, false
 	}
 	r := world.Request(h)
+	if r == nil {
+		r = expressRequest(h) // one of the express lane's (express.h)
+	}
 	if r == nil {
 		return nil, failf(fn, nil, mpirt.ErrRequest, "invalid request argument: 0x%08x is not an active request", uint32(h)), false
 	}

@@ -18,6 +18,7 @@ func retire(r *mpirt.Request, h *int32) {
 		r.Deactivate()
 		return
 	}
+	expressRelease(*h)
 	world.FreeRequest(r)
 	*h = int32(mpirt.HandleRequestNull)
 }
@@ -288,6 +289,7 @@ func MPI_Request_free(request_ *int32) int32 {
 	}
 	// An active operation still completes; only the handle goes away.
 	if !greqRequestFree(r) {
+		expressRelease(*request_)
 		world.FreeRequest(r)
 	}
 	*request_ = int32(mpirt.HandleRequestNull)

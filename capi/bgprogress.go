@@ -12,6 +12,9 @@ func bgEnter() {
 	if w := world; w != nil {
 		w.BgEnter()
 	}
+	if C.gmpi_express_reqs.npost != 0 {
+		expressHandover() // the engine first learns of the lane's receives
+	}
 }
 
 func bgExit() {

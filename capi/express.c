@@ -143,7 +143,9 @@ int gmpi_express_Recv(void *buf, int count, MPI_Datatype datatype, int source, i
 {
     struct gmpi_express *x = &gmpi_express;
     uint64_t cap;
-    if (!x->on || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 || (tag < 0 && tag != MPI_ANY_TAG))
+    /* Receives posted on the lane (express_req.c) come first: Go. */
+    if (!x->on || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 || (tag < 0 && tag != MPI_ANY_TAG) ||
+        gmpi_express_reqs.npost != 0)
         return GMPI_EXPRESS_DECLINED;
     if (x->nvworld != 0 && (source == MPI_ANY_SOURCE || (source >= 0 && source != x->rank))) {
         const struct gmpi_express_comm *c = comm_args(x, buf, count, datatype, comm, &cap);
@@ -217,7 +219,7 @@ int gmpi_express_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendt
     uint32_t t = (uint32_t)recvtype & 0xff;
     /* The receive side: a rank of comm (any), MPI_ANY_SOURCE or
      * MPI_PROC_NULL; a tag or MPI_ANY_TAG; a predefined type. */
-    if (!x->on || c->handle != comm || recvcount < 0 || x->dtype[t] != recvtype ||
+    if (!x->on || gmpi_express_reqs.npost != 0 || c->handle != comm || recvcount < 0 || x->dtype[t] != recvtype ||
         (source != MPI_ANY_SOURCE && source != MPI_PROC_NULL && (uint32_t)source >= (uint32_t)c->size) ||
         (recvtag < 0 && recvtag != MPI_ANY_TAG) ||
         (recvcount != 0 && (recvbuf == NULL || recvbuf == MPI_IN_PLACE)))
@@ -407,5 +409,331 @@ int gmpi_express_Win_fence(int assert, MPI_Win win)
         (assert & ~(MPI_MODE_NOPRECEDE | MPI_MODE_NOSTORE | MPI_MODE_NOPUT)) != 0)
         return GMPI_EXPRESS_DECLINED;
     fence_barrier(x, w);
+    return MPI_SUCCESS;
+}
+
+/* Nonblocking point-to-point (express.h, struct gmpi_express_reqs). */
+
+struct gmpi_express_reqs gmpi_express_reqs;
+
+static int xr_alloc(struct gmpi_express_reqs *q)
+{
+    if (!q->init) {
+        for (int i = 0; i < GMPI_EXPRESS_REQS; i++)
+            q->freel[i] = GMPI_EXPRESS_REQS - 1 - i;
+        q->nfree = GMPI_EXPRESS_REQS;
+        q->init = 1;
+    }
+    return q->nfree > 0 ? q->freel[--q->nfree] : -1;
+}
+
+static void xr_free(struct gmpi_express_reqs *q, int i)
+{
+    q->r[i].state = XR_FREE;
+    q->freel[q->nfree++] = i;
+}
+
+/* xr_slot returns the slot of one of this table's live requests, -1
+ * for any other handle. */
+static int xr_slot(const struct gmpi_express_reqs *q, MPI_Request h)
+{
+    uint32_t i = (uint32_t)h & ~GMPI_EXPRESS_REQ_MASK;
+    if (((uint32_t)h & GMPI_EXPRESS_REQ_MASK) != GMPI_EXPRESS_REQ_KIND || i >= GMPI_EXPRESS_REQS ||
+        q->r[i].state == XR_FREE)
+        return -1;
+    return (int)i;
+}
+
+int gmpi_express_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                       MPI_Request *request)
+{
+#ifdef GMPI_FRONT
+    /* The fronts map request handles of their own: Go. */
+    (void)buf, (void)count, (void)datatype, (void)dest, (void)tag, (void)comm, (void)request;
+    return GMPI_EXPRESS_DECLINED;
+#else
+    struct gmpi_express *x = &gmpi_express;
+    struct gmpi_express_reqs *q = &gmpi_express_reqs;
+    uint64_t n;
+    if (!x->on || request == NULL || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 || tag < 0)
+        return GMPI_EXPRESS_DECLINED;
+    const struct gmpi_express_comm *c = args(x, buf, count, datatype, dest, comm, &n);
+    if (c == NULL || n > x->peers[dest].eager || x->peers[dest].tx == NULL)
+        return GMPI_EXPRESS_DECLINED;
+    int i = xr_alloc(q);
+    if (i < 0)
+        return GMPI_EXPRESS_DECLINED;
+    /* Go's SendIDs count up from 1; these have the top bit set. */
+    uint64_t id = (1ull << 63) | ++q->next_id;
+    struct gmpi_shm_hdr h = {
+        .kind = x->eager_kind, .context = c->ctx, .source = c->rank, .tag = tag, .len = n, .send_id = id,
+    };
+    struct gmpi_shm_tx *t = x->peers[dest].tx;
+    if (gmpi_shm_send(t, &h, buf, n) != 0) {
+        xr_free(q, i);
+        return GMPI_EXPRESS_DECLINED;
+    }
+#if defined(__x86_64__)
+    /* As the shm device's Send for frames that name a request: nonblocking
+     * sends come in batches, so ask for a line ahead while nobody needs it
+     * (PREFETCHW; older CPUs take it as a no-op). */
+    if (x->prefetch != 0)
+        __asm__ volatile("prefetchw (%0)" : : "r"(t->data + ((t->tail + x->prefetch) & t->mask)));
+#endif
+    struct gmpi_express_req *e = &q->r[i];
+    e->state = XR_SENT;
+    e->comm = comm;
+    e->peer = dest;
+    e->tag = tag;
+    e->ctx = c->ctx;
+    e->len = n;
+    e->send_id = id;
+    *request = (MPI_Request)(GMPI_EXPRESS_REQ_KIND | (uint32_t)i);
+    return MPI_SUCCESS;
+#endif
+}
+
+/* drain takes the frames at the head of ring r that receives posted here
+ * get under the matching engine's rule: the earliest posted receive whose
+ * envelope matches (the engine holds nothing posted or unexpected from
+ * this ring meanwhile, express.h). It returns 1 when the head frame is
+ * one only Go handles (no receive posted here matches it, it is not a
+ * plain eager frame, or it does not fit), 0 when the ring is empty. */
+static int drain(const struct gmpi_express *x, struct gmpi_express_reqs *q, struct gmpi_shm_rx *r)
+{
+    for (;;) {
+        const uint8_t *payload;
+        uint64_t n;
+        const struct gmpi_shm_hdr *h = gmpi_shm_peek(r, &payload, &n);
+        if (h == NULL)
+            return gmpi_shm_pending(r) ? 1 : 0;
+        int k = -1;
+        struct gmpi_express_req *e = NULL;
+        for (int j = 0; j < q->npost; j++) {
+            e = &q->r[q->post[j]];
+            if (e->rx == r && e->ctx == h->context && e->peer == h->source &&
+                (e->tag == MPI_ANY_TAG || e->tag == h->tag)) {
+                k = j;
+                break;
+            }
+        }
+        if (k < 0 || h->kind != x->eager_kind || h->flags != 0 || h->len != n || n > e->len)
+            return 1;
+        int htag = h->tag;
+        if (n)
+            memcpy(e->buf, payload, n);
+        gmpi_shm_consume(r, n);
+        e->state = XR_RECVD;
+        e->tag = htag;
+        e->len = n;
+        memmove(&q->post[k], &q->post[k + 1], sizeof(q->post[0]) * (size_t)(q->npost - k - 1));
+        q->npost--;
+    }
+}
+
+/* progress drains every ring with something in it; 1 when Go must see
+ * a frame (or has protocol frames to send). */
+static int progress(const struct gmpi_express *x, struct gmpi_express_reqs *q)
+{
+    /* Anything in the matching engine (arrived over tcp, or drained by a
+     * Go call made from a callback since the receives were posted) may
+     * come first: Go. */
+    if (__atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 || __atomic_load_n(&x->queued, __ATOMIC_RELAXED) != 0)
+        return 1;
+    int blocked = 0;
+    for (int i = 0; i < x->nrx; i++)
+        if (gmpi_shm_pending(x->rxs[i]))
+            blocked |= drain(x, q, x->rxs[i]);
+    return blocked;
+}
+
+int gmpi_express_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                       MPI_Request *request)
+{
+#ifdef GMPI_FRONT
+    (void)buf, (void)count, (void)datatype, (void)source, (void)tag, (void)comm, (void)request;
+    return GMPI_EXPRESS_DECLINED;
+#else
+    struct gmpi_express *x = &gmpi_express;
+    struct gmpi_express_reqs *q = &gmpi_express_reqs;
+    uint64_t cap;
+    /* The matching engine empty (so it holds nothing this receive
+     * should match first), a shared-memory source (no wildcard). */
+    if (!x->on || request == NULL || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 ||
+        (tag < 0 && tag != MPI_ANY_TAG) || __atomic_load_n(&x->queued, __ATOMIC_RELAXED) != 0)
+        return GMPI_EXPRESS_DECLINED;
+    const struct gmpi_express_comm *c = args(x, buf, count, datatype, source, comm, &cap);
+    if (c == NULL || x->peers[source].rx == NULL)
+        return GMPI_EXPRESS_DECLINED;
+    int i = xr_alloc(q);
+    if (i < 0)
+        return GMPI_EXPRESS_DECLINED;
+    struct gmpi_express_req *e = &q->r[i];
+    e->state = XR_POSTED;
+    e->comm = comm;
+    e->peer = source;
+    e->tag = tag;
+    e->ctx = c->ctx;
+    e->datatype = datatype;
+    e->count = count;
+    e->buf = buf;
+    e->rx = x->peers[source].rx;
+    e->len = cap;
+    e->send_id = 0;
+    q->post[q->npost++] = i;
+    *request = (MPI_Request)(GMPI_EXPRESS_REQ_KIND | (uint32_t)i);
+    /* What is already there is this receive's if it matches. */
+    if (gmpi_shm_pending(e->rx))
+        (void)drain(x, q, e->rx);
+    return MPI_SUCCESS;
+#endif
+}
+
+/* xr_list checks that every handle of reqs is MPI_REQUEST_NULL or one of
+ * this table's requests that Go has not taken over, and counts the ones
+ * still posted; -1: Go's business. */
+static int xr_list(const struct gmpi_express_reqs *q, int count, const MPI_Request *reqs)
+{
+    int posted = 0, any = 0;
+    for (int i = 0; i < count; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        int k = xr_slot(q, reqs[i]);
+        if (k < 0 || q->r[k].state == XR_GO)
+            return -1;
+        any = 1;
+        posted += q->r[k].state == XR_POSTED;
+    }
+    return any ? posted : -1;
+}
+
+/* xr_complete retires reqs[i] (done, or MPI_REQUEST_NULL) and writes its
+ * status as the Go path does. */
+static void xr_complete(struct gmpi_express_reqs *q, MPI_Request *reqs, int i, MPI_Status *st)
+{
+    int src = MPI_ANY_SOURCE, tag = MPI_ANY_TAG;
+    uint64_t n = 0;
+    if (reqs[i] != MPI_REQUEST_NULL) {
+        int k = xr_slot(q, reqs[i]);
+        struct gmpi_express_req *e = &q->r[k];
+        if (e->state == XR_RECVD) {
+            src = e->peer;
+            tag = e->tag;
+            n = e->len;
+        }
+        xr_free(q, k);
+        reqs[i] = MPI_REQUEST_NULL;
+    }
+    if (st != MPI_STATUS_IGNORE && st != NULL) {
+        st->count_lo = (int)(uint32_t)n;
+        st->count_hi_and_cancelled = (int)(n >> 32) << 1;
+        st->MPI_SOURCE = src;
+        st->MPI_TAG = tag;
+    }
+}
+
+/* xr_wait waits (spin: polls before Go takes over) until no request of
+ * the list is still posted: 0 when none is, 1 when some still are after
+ * spin polls, -1 when the list or a frame is Go's. */
+static int xr_wait(struct gmpi_express *x, struct gmpi_express_reqs *q, int count, MPI_Request *reqs, int spin)
+{
+    for (int i = 0;; i++) {
+        int posted = xr_list(q, count, reqs);
+        if (posted <= 0)
+            return posted;
+        if (progress(x, q))
+            return -1;
+        if (xr_list(q, count, reqs) == 0)
+            return 0;
+        if (!__atomic_load_n(&x->on, __ATOMIC_RELAXED))
+            return -1;
+        if (i >= spin)
+            return 1;
+        if (x->yield)
+            sched_yield();
+        else
+            relax();
+    }
+}
+
+/* xr_usable: the nonblocking lane may run (not a front; nothing that
+ * needs Go's polling, as vendor MPI peers do). */
+static int xr_usable(const struct gmpi_express *x)
+{
+#ifdef GMPI_FRONT
+    (void)x;
+    return 0;
+#else
+    return x->on && x->nvworld == 0;
+#endif
+}
+
+int gmpi_express_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
+{
+    struct gmpi_express *x = &gmpi_express;
+    struct gmpi_express_reqs *q = &gmpi_express_reqs;
+    if (!xr_usable(x) || count <= 0 || reqs == NULL || xr_wait(x, q, count, reqs, x->spin) != 0)
+        return GMPI_EXPRESS_DECLINED;
+    int ignore = sts == MPI_STATUSES_IGNORE || sts == NULL;
+    for (int i = 0; i < count; i++)
+        xr_complete(q, reqs, i, ignore ? MPI_STATUS_IGNORE : &sts[i]);
+    return MPI_SUCCESS;
+}
+
+int gmpi_express_Wait(MPI_Request *request, MPI_Status *status)
+{
+    struct gmpi_express *x = &gmpi_express;
+    struct gmpi_express_reqs *q = &gmpi_express_reqs;
+    if (!xr_usable(x) || request == NULL || *request == MPI_REQUEST_NULL ||
+        xr_wait(x, q, 1, request, x->spin) != 0)
+        return GMPI_EXPRESS_DECLINED;
+    xr_complete(q, request, 0, status);
+    return MPI_SUCCESS;
+}
+
+/* xr_test is one poll for MPI_Test and MPI_Testall: 1 when every request
+ * of the list is done, 0 when not, -1: decline. Now and then an
+ * unsuccessful test goes to Go anyway, which makes progress on
+ * everything. */
+static int xr_test(struct gmpi_express *x, struct gmpi_express_reqs *q, int count, MPI_Request *reqs)
+{
+    int rc = xr_wait(x, q, count, reqs, 0);
+    if (rc == 0)
+        return 1;
+    if (rc < 0 || (++q->tests & 255) == 0)
+        return -1;
+    return 0;
+}
+
+int gmpi_express_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    struct gmpi_express *x = &gmpi_express;
+    struct gmpi_express_reqs *q = &gmpi_express_reqs;
+    if (!xr_usable(x) || request == NULL || flag == NULL || *request == MPI_REQUEST_NULL)
+        return GMPI_EXPRESS_DECLINED;
+    int rc = xr_test(x, q, 1, request);
+    if (rc < 0)
+        return GMPI_EXPRESS_DECLINED;
+    *flag = rc;
+    if (rc)
+        xr_complete(q, request, 0, status);
+    return MPI_SUCCESS;
+}
+
+int gmpi_express_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    struct gmpi_express *x = &gmpi_express;
+    struct gmpi_express_reqs *q = &gmpi_express_reqs;
+    if (!xr_usable(x) || count <= 0 || reqs == NULL || flag == NULL)
+        return GMPI_EXPRESS_DECLINED;
+    int rc = xr_test(x, q, count, reqs);
+    if (rc < 0)
+        return GMPI_EXPRESS_DECLINED;
+    *flag = rc;
+    if (rc) {
+        int ignore = sts == MPI_STATUSES_IGNORE || sts == NULL;
+        for (int i = 0; i < count; i++)
+            xr_complete(q, reqs, i, ignore ? MPI_STATUS_IGNORE : &sts[i]);
+    }
     return MPI_SUCCESS;
 }

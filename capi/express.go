@@ -98,10 +98,15 @@ func startExpress(level int32) {
 		x.yield = 1
 	}
 	x.rank = C.int32_t(world.Rank())
+	x.prefetch = 0
+	if shmDevice != nil {
+		x.prefetch = C.uint64_t(shmDevice.ExpressPrefetch())
+	}
 	x.eager_kind = C.uint8_t(mpirt.FrameEager)
 	// A goroutine of the engine that communicates (MPI_Comm_idup) would
 	// share the rings with the lane: the lane stops for good then.
 	world.OnConcurrent = stopExpress
+	world.ReplaceForeign = expressReplace
 	x.on = 1
 }
 
@@ -224,4 +229,106 @@ func expressWinFree(win *mpirt.Win) {
 		C.gmpi_express.wins[i].handle = 0
 		expressWins[i] = nil
 	}
+}
+
+// The lane's nonblocking requests (express.h, gmpi_express_reqs): Go's
+// request functions resolve their handles here. A request Go has seen
+// becomes an ordinary Request (expressGo), which the slot names until
+// its handle is freed.
+var expressGo [C.GMPI_EXPRESS_REQS]*mpirt.Request
+
+// expressSlot returns the slot of h, -1 if h is not one of the lane's
+// live requests.
+func expressSlot(h mpirt.Handle) int {
+	u := uint32(h)
+	i := u &^ C.GMPI_EXPRESS_REQ_MASK
+	if u&C.GMPI_EXPRESS_REQ_MASK != C.GMPI_EXPRESS_REQ_KIND || i >= C.GMPI_EXPRESS_REQS ||
+		C.gmpi_express_reqs.r[i].state == C.XR_FREE {
+		return -1
+	}
+	return int(i)
+}
+
+// expressHandover posts the receives the lane holds, in posting order,
+// with the matching engine, before Go does anything else (every Go entry
+// calls it when there are any): from then on they are Go's requests.
+func expressHandover() {
+	q := &C.gmpi_express_reqs
+	n := int(q.npost)
+	q.npost = 0
+	for j := 0; j < n; j++ {
+		i := q.post[j]
+		e := &q.r[i]
+		h := mpirt.Handle(C.GMPI_EXPRESS_REQ_KIND | uint32(i))
+		var r *mpirt.Request
+		c := world.Comm(mpirt.Handle(e.comm))
+		dt := world.Datatype(mpirt.Handle(e.datatype))
+		var err error
+		if c != nil && dt != nil {
+			r, err = c.IrecvTyped(e.buf, int(e.count), dt, int(e.peer), int(e.tag))
+		} else {
+			err = mpirt.Errorf(mpirt.ErrIntern, "MPI_Irecv", "request 0x%08x: its communicator or datatype is gone", uint32(h))
+		}
+		if err != nil {
+			r = world.ExpressReceived(c, mpirt.Status{Source: mpirt.AnySource, Tag: mpirt.AnyTag}, err, h)
+		}
+		expressGo[i] = r
+		e.state = C.XR_GO
+	}
+}
+
+// expressRequest resolves one of the lane's request handles for Go (nil:
+// not one of its live requests).
+func expressRequest(h mpirt.Handle) *mpirt.Request {
+	i := expressSlot(h)
+	if i < 0 {
+		return nil
+	}
+	e := &C.gmpi_express_reqs.r[i]
+	switch e.state {
+	case C.XR_POSTED:
+		expressHandover()
+	case C.XR_SENT:
+		hdr := mpirt.Header{Kind: mpirt.FrameEager, Context: uint32(e.ctx), Tag: int32(e.tag),
+			Len: uint64(e.len), SendID: uint64(e.send_id)}
+		c := world.Comm(mpirt.Handle(e.comm))
+		if c != nil {
+			hdr.Source = int32(c.Rank())
+		}
+		expressGo[i] = world.ExpressSent(c, int(e.peer), hdr, h)
+		e.state = C.XR_GO
+	case C.XR_RECVD:
+		st := mpirt.Status{Source: int(e.peer), Tag: int(e.tag), Count: int64(e.len)}
+		expressGo[i] = world.ExpressReceived(world.Comm(mpirt.Handle(e.comm)), st, nil, h)
+		e.state = C.XR_GO
+	}
+	return expressGo[i]
+}
+
+// expressRelease frees the slot of h when h is one of the lane's
+// requests (its handle is being freed).
+func expressRelease(h int32) {
+	i := expressSlot(mpirt.Handle(h))
+	if i < 0 {
+		return
+	}
+	q := &C.gmpi_express_reqs
+	if q.r[i].state == C.XR_POSTED {
+		expressHandover() // not expected: Go entries hand them over first
+	}
+	expressGo[i] = nil
+	q.r[i].state = C.XR_FREE
+	q.freel[q.nfree] = C.int32_t(i)
+	q.nfree++
+}
+
+// expressReplace makes proxy what the lane's handle h names (a cancelled
+// send, runtime/cancel.go).
+func expressReplace(h mpirt.Handle, proxy *mpirt.Request) bool {
+	i := expressSlot(h)
+	if i < 0 || expressGo[i] == nil {
+		return false
+	}
+	expressGo[i] = proxy
+	return true
 }

@@ -95,6 +95,7 @@ struct gmpi_express {
     struct gmpi_shm_rx **rxs; /* every ring we receive on */
     int32_t rank;
     uint8_t eager_kind; /* mpirt.FrameEager */
+    uint64_t prefetch;  /* MPI_Isend: asks for the ring line this far past the tail (0: no) */
     struct gmpi_express_peer *peers; /* by world rank */
     /* vMPI (devices/vmpi): the vendor job's world ranks by vendor rank
      * (-1: not a peer), and how many polls of the vendor a receive makes
@@ -110,5 +111,56 @@ struct gmpi_express {
 };
 
 extern struct gmpi_express gmpi_express;
+
+/*
+ * Nonblocking point-to-point on the lane (express_req.c): MPI_Isend of
+ * what MPI_Send's lane would send (on shared memory), and MPI_Irecv from
+ * a shared-memory peer while the matching engine is empty, get a request
+ * of this table, with a handle of MPICH's indirect kind, which the
+ * runtime never makes. MPI_Wait, MPI_Waitall, MPI_Test and MPI_Testall
+ * of such requests (and MPI_REQUEST_NULL) complete them here; the posted
+ * receives take frames from the rings under the matching engine's rule
+ * (the earliest posted receive that matches the frame's envelope, and
+ * only plain eager frames that fit). Anything else declines to Go, and
+ * every Go entry first hands the posted receives, in posting order, to
+ * the matching engine (express.go, expressHandover), so the engine never
+ * sees a frame a receive posted here should have had; Go's request
+ * functions resolve this table's handles (expressRequest), completed ones
+ * as ordinary completed requests. A send carries a SendID of its own
+ * range, so MPI_Cancel can still withdraw it at the receiver.
+ */
+#define GMPI_EXPRESS_REQS 1024
+#define GMPI_EXPRESS_REQ_KIND 0xec000000u /* indirect kind, request type */
+#define GMPI_EXPRESS_REQ_MASK 0xfc000000u
+
+enum { XR_FREE, XR_SENT, XR_RECVD, XR_POSTED, XR_GO };
+
+struct gmpi_express_req {
+    int32_t state;    /* XR_* */
+    int32_t comm;     /* communicator handle */
+    int32_t peer;     /* destination, or source (comm rank = world rank) */
+    int32_t tag;      /* sends: the tag; receives: the pattern, then the message's */
+    uint32_t ctx;
+    int32_t datatype; /* receives: as posted (handover) */
+    int32_t count;
+    int32_t pad;
+    void *buf;
+    struct gmpi_shm_rx *rx; /* receives: the source's ring */
+    uint64_t len;     /* sends: bytes; receives: capacity, then the count */
+    uint64_t send_id; /* sends */
+};
+
+struct gmpi_express_reqs {
+    int32_t init;
+    int32_t nfree;
+    int32_t npost;  /* posted receives not yet matched */
+    int32_t tests;  /* unsuccessful C tests since Go last made progress */
+    uint64_t next_id;
+    int32_t freel[GMPI_EXPRESS_REQS];
+    int32_t post[GMPI_EXPRESS_REQS]; /* posted receives, in posting order */
+    struct gmpi_express_req r[GMPI_EXPRESS_REQS];
+};
+
+extern struct gmpi_express_reqs gmpi_express_reqs;
 
 #endif

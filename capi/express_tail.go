@@ -1,5 +1,6 @@
 package main
 
+// #include "express.h"
 import "C"
 
 import "unsafe"
@@ -15,6 +16,7 @@ func gmpi_express_sendrecv_tail(buf unsafe.Pointer, count, datatype, source, tag
 			rc = panicked("MPI_Sendrecv", r)
 		}
 	}()
+	expressHandover()
 	return recv("MPI_Sendrecv", buf, int64(count), datatype, source, tag, comm, (*Status)(status))
 }
 

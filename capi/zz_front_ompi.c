@@ -284,8 +284,12 @@ extern int gmpi_inner_Improbe(int, int, int, void *, void *, void *);
 extern int gmpi_inner_Imrecv(void *, int, int, void *, void *);
 extern int gmpi_inner_Iprobe(int, int, int, void *, void *);
 extern int gmpi_inner_Irecv(void *, int, int, int, int, int, void *);
+extern int gmpi_express_Irecv(void *, int, int, int, int, int, void *);
+extern int gmpi_Irecv(void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Irsend(void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Isend(void *, int, int, int, int, int, void *);
+extern int gmpi_express_Isend(void *, int, int, int, int, int, void *);
+extern int gmpi_Isend(void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Isendrecv(void *, int, int, int, int, void *, int, int, int, int, int, void *);
 extern int gmpi_inner_Isendrecv_replace(void *, int, int, int, int, int, int, int, void *);
 extern int gmpi_inner_Issend(void *, int, int, int, int, int, void *);
@@ -319,12 +323,20 @@ extern int gmpi_inner_Start(void *);
 extern int gmpi_inner_Startall(int, void *);
 extern int gmpi_inner_Status_set_cancelled(void *, int);
 extern int gmpi_inner_Test(void *, void *, void *);
+extern int gmpi_express_Test(void *, void *, void *);
+extern int gmpi_Test(void *, void *, void *);
 extern int gmpi_inner_Test_cancelled(void *, void *);
 extern int gmpi_inner_Testall(int, void *, void *, void *);
+extern int gmpi_express_Testall(int, void *, void *, void *);
+extern int gmpi_Testall(int, void *, void *, void *);
 extern int gmpi_inner_Testany(int, void *, void *, void *, void *);
 extern int gmpi_inner_Testsome(int, void *, void *, void *, void *);
 extern int gmpi_inner_Wait(void *, void *);
+extern int gmpi_express_Wait(void *, void *);
+extern int gmpi_Wait(void *, void *);
 extern int gmpi_inner_Waitall(int, void *, void *);
+extern int gmpi_express_Waitall(int, void *, void *);
+extern int gmpi_Waitall(int, void *, void *);
 extern int gmpi_inner_Waitany(int, void *, void *, void *);
 extern int gmpi_inner_Waitsome(int, void *, void *, void *, void *);
 extern int gmpi_inner_Accumulate(void *, int, int, int, long long, int, int, int, int);
@@ -2848,7 +2860,9 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     int request_ = FR_UNSET;
-    int rc = gmpi_inner_Irecv(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
+    int rc = gmpi_express_Irecv(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Irecv(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
     if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
@@ -2866,7 +2880,9 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     int request_ = FR_UNSET;
-    int rc = gmpi_inner_Isend(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
+    int rc = gmpi_express_Isend(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Isend(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
     if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
@@ -3098,7 +3114,9 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     int request_ = request ? fr_h_in(*request) : 0;
     struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
-    int rc = gmpi_inner_Test(request ? (void *)&request_ : (void *)0, (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+    int rc = gmpi_express_Test(request ? (void *)&request_ : (void *)0, (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Test(request ? (void *)&request_ : (void *)0, (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (request) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -3118,7 +3136,9 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
     int array_of_requests__small[FR_SMALL]; long array_of_requests__n = count; int *array_of_requests_ = fr_tmp(array_of_requests__small, sizeof array_of_requests__small, array_of_requests__n, sizeof(int));
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests_[i] = fr_h_in(array_of_requests[i]);
     struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : count); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status)); fr_status_blank(array_of_statuses_, array_of_statuses__n);
-    int rc = gmpi_inner_Testall(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)flag, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
+    int rc = gmpi_express_Testall(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)flag, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Testall(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)flag, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
     if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < count && i < array_of_statuses__n; i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
     fr_tmp_free(array_of_requests_, array_of_requests__small);
@@ -3158,7 +3178,9 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     int request_ = request ? fr_h_in(*request) : 0;
     struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
-    int rc = gmpi_inner_Wait(request ? (void *)&request_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+    int rc = gmpi_express_Wait(request ? (void *)&request_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Wait(request ? (void *)&request_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (request) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -3170,7 +3192,9 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_o
     int array_of_requests__small[FR_SMALL]; long array_of_requests__n = count; int *array_of_requests_ = fr_tmp(array_of_requests__small, sizeof array_of_requests__small, array_of_requests__n, sizeof(int));
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests_[i] = fr_h_in(array_of_requests[i]);
     struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : count); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status)); fr_status_blank(array_of_statuses_, array_of_statuses__n);
-    int rc = gmpi_inner_Waitall(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
+    int rc = gmpi_express_Waitall(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = gmpi_Waitall(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
     if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < count && i < array_of_statuses__n; i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
     fr_tmp_free(array_of_requests_, array_of_requests__small);

@@ -655,10 +655,16 @@ extern int gmpi_express_Reduce(const void *sendbuf, void *recvbuf, int count, MP
 extern int gmpi_express_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 extern int gmpi_express_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 extern int gmpi_express_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+extern int gmpi_express_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+extern int gmpi_express_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 extern int gmpi_express_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 extern int gmpi_express_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 extern int gmpi_express_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 extern int gmpi_express_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+extern int gmpi_express_Test(MPI_Request *request, int *flag, MPI_Status *status);
+extern int gmpi_express_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses);
+extern int gmpi_express_Wait(MPI_Request *request, MPI_Status *status);
+extern int gmpi_express_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses);
 extern int gmpi_express_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
 extern int gmpi_express_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
 extern int gmpi_express_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
@@ -2788,6 +2794,9 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 #endif
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    int rc = gmpi_express_Irecv(buf, count, datatype, source, tag, comm, request);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Irecv((void *)buf, count, datatype, source, tag, comm, (void *)request);
 }
 
@@ -2804,6 +2813,9 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 #endif
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    int rc = gmpi_express_Isend(buf, count, datatype, dest, tag, comm, request);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Isend((void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
@@ -3016,6 +3028,9 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 #endif
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    int rc = gmpi_express_Test(request, flag, status);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Test((void *)request, (void *)flag, (void *)status);
 }
 
@@ -3032,6 +3047,9 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 #endif
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
 {
+    int rc = gmpi_express_Testall(count, array_of_requests, flag, array_of_statuses);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Testall(count, (void *)array_of_requests, (void *)flag, (void *)array_of_statuses);
 }
 
@@ -3056,6 +3074,9 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 #endif
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    int rc = gmpi_express_Wait(request, status);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Wait((void *)request, (void *)status);
 }
 
@@ -3064,6 +3085,9 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 #endif
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
+    int rc = gmpi_express_Waitall(count, array_of_requests, array_of_statuses);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return gmpi_Waitall(count, (void *)array_of_requests, (void *)array_of_statuses);
 }
 

@@ -124,7 +124,11 @@ func (w *World) replaceOp(r, proxy *Request) bool {
 		r.pers.cur = proxy
 		return true
 	}
-	if r.Handle == 0 || !w.requests.replace(r.Handle, proxy) {
+	if r.Handle == 0 {
+		return false
+	}
+	if !w.requests.replace(r.Handle, proxy) &&
+		(w.ReplaceForeign == nil || !w.ReplaceForeign(r.Handle, proxy)) {
 		return false
 	}
 	proxy.Handle, r.Handle = r.Handle, 0

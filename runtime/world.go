@@ -138,11 +138,14 @@ type World struct {
 	// limit, or less when the device's frames are smaller.
 	eagerTo []int
 
-	comms     HandleTable[*Comm]
-	requests  HandleTable[Request] // AddPtr/GetPtr: requests are not copied
-	commWorld *Comm
-	commSelf  *Comm
-	coll      CollSelector
+	comms    HandleTable[*Comm]
+	requests HandleTable[Request] // AddPtr/GetPtr: requests are not copied
+	// ReplaceForeign makes proxy what a request handle outside the table
+	// names (capi's express requests, ExpressSent); false: h names none.
+	ReplaceForeign func(h Handle, proxy *Request) bool
+	commWorld      *Comm
+	commSelf       *Comm
+	coll           CollSelector
 
 	// ctx hands out context-id pairs by agreement (commops.go).
 	ctx ctxPool

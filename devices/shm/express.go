@@ -91,6 +91,11 @@ func (d *Device) ExpressTx(peer int) unsafe.Pointer {
 	return unsafe.Pointer(d.byRank[peer].tx)
 }
 
+// ExpressPrefetch is how far past its tail (bytes) a nonblocking eager
+// send asks for the next ring line (GMPI_SHM_PREFETCH; 0: not at all), as
+// Send does for frames that name a request.
+func (d *Device) ExpressPrefetch() uint64 { return d.prefetch }
+
 // The two halves of the express lane, callable from Go for the tests
 // (cgo is not allowed in _test.go files).
 

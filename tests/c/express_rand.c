@@ -22,7 +22,11 @@
  *     MPI_ANY_SOURCE (one sender per receiver);
  *   - pingpong: two members take turns, blocking Send and Recv mostly;
  *   - cancel: receives cancelled before any message can match them, a
- *     receive cancelled after its message arrived, Iprobe of nothing.
+ *     receive cancelled after its message arrived, Iprobe of nothing;
+ *   - window: windows of Isend/Issend and Irecv (specific tags and
+ *     MPI_ANY_TAG) in one or both directions, completed with Waitall,
+ *     Testall, Wait/Test one by one in a shuffled order, Waitany,
+ *     Waitsome, Testsome or Request_get_status, some sends freed.
  * Wildcard rounds end with a barrier so that no later message can match.
  * Every receive is checked (payload from its sender's key, count, status)
  * and recorded as a line (round, communicator, call, source, tag, count,
@@ -589,10 +593,178 @@ static void cancel(struct ctx *c, int ci, MPI_Comm comm, int crank, int csize)
     }
 }
 
+/* window: comm rank a sends a window of k nonblocking messages to b (and,
+ * in some rounds, b sends one to a at the same time): the receives are
+ * all posted first (specific tags or MPI_ANY_TAG, in the order drawn),
+ * the sends after them, and everything completes with one of the
+ * completion calls (Waitall, Testall, Wait or Test one by one in a
+ * shuffled order, Waitany, Waitsome, Testsome, Request_get_status),
+ * sends possibly freed with MPI_Request_free. Which message a receive
+ * gets follows from the order rule: the first one not taken yet whose
+ * tag it accepts. */
+#define MAXWIN 48
+static void window(struct ctx *c, int ci, MPI_Comm comm, int crank, int csize)
+{
+    uint64_t ra = rnd(c), rb = rnd(c);
+    int a = (int)(ra % csize), b = (int)((a + 1 + rb % (csize - 1)) % csize);
+    int both = rndn(c, 2), how = rndn(c, 8), freed = rndn(c, 5) == 0, small = rndn(c, 2);
+    int k[2];
+    struct msg m[2][MAXWIN];
+    int anytag[2][MAXWIN], ssend[2][MAXWIN];
+    for (int d = 0; d < 2; d++) {
+        k[d] = 1 + rndn(c, MAXWIN);
+        for (int i = 0; i < k[d]; i++) {
+            pick(c, &m[d][i]);
+            if (small && m[d][i].count * m[d][i].tsize > 256) /* mostly the lane's sizes */
+                m[d][i].count = rndn(c, 257) / m[d][i].tsize;
+            m[d][i].idx = 100 * d + i;
+            m[d][i].tag = tagof(c, 10 + rndn(c, 3));
+            anytag[d][i] = rndn(c, 3) == 0;
+            ssend[d][i] = rndn(c, 8) == 0;
+        }
+    }
+    /* Direction 0: a -> b; direction 1: b -> a (when both). */
+    int sdir = crank == a ? 0 : 1, rdir = 1 - sdir;
+    int sends = crank == a || (crank == b && both), recvs = crank == b || (crank == a && both);
+    if (crank != a && crank != b) {
+        if (freed)
+            MPI_Barrier(comm);
+        return;
+    }
+    int peer = crank == a ? b : a, nr = recvs ? k[rdir] : 0, ns = sends ? k[sdir] : 0;
+    MPI_Request req[2 * MAXWIN];
+    MPI_Status st[2 * MAXWIN];
+    void *rbuf[MAXWIN], *sbuf[MAXWIN];
+    int rtag[MAXWIN];
+    for (int j = 0; j < nr; j++) {
+        struct msg *g = &m[rdir][j];
+        /* Room for the largest message of the window. */
+        long cap = 0;
+        for (int i = 0; i < nr; i++)
+            if ((long)m[rdir][i].count * m[rdir][i].tsize > cap)
+                cap = (long)m[rdir][i].count * m[rdir][i].tsize;
+        rbuf[j] = malloc((size_t)cap + 1);
+        rtag[j] = anytag[rdir][j] ? MPI_ANY_TAG : g->tag;
+        sentinel(&st[j]);
+        int rc = MPI_Irecv(rbuf[j], (int)cap, MPI_BYTE, peer, rtag[j], comm, &req[j]);
+        MTEST_CHECK(c->errs, rc == MPI_SUCCESS, "round %d: Irecv: rc %d", c->round, rc);
+    }
+    for (int i = 0; i < ns; i++) {
+        struct msg *g = &m[sdir][i];
+        sbuf[i] = sendbuf(c, g, crank);
+        sentinel(&st[nr + i]);
+        int rc = ssend[sdir][i] ? MPI_Issend(sbuf[i], g->count, g->type, peer, g->tag, comm, &req[nr + i])
+                                : MPI_Isend(sbuf[i], g->count, g->type, peer, g->tag, comm, &req[nr + i]);
+        MTEST_CHECK(c->errs, rc == MPI_SUCCESS, "round %d: Isend: rc %d", c->round, rc);
+        if (freed && !ssend[sdir][i]) {
+            MPI_Request_free(&req[nr + i]);
+            MTEST_CHECK(c->errs, req[nr + i] == MPI_REQUEST_NULL, "round %d: Request_free left a handle", c->round);
+        }
+    }
+    int n = nr + ns, left = n, flag, idx, outn, out[2 * MAXWIN];
+    int order[2 * MAXWIN];
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = rndn(c, i + 1), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    switch (how) {
+    case 0:
+        MPI_Waitall(n, req, st);
+        break;
+    case 1:
+        for (flag = 0; !flag;)
+            MPI_Testall(n, req, &flag, st);
+        break;
+    case 2:
+        for (int i = 0; i < n; i++)
+            MPI_Wait(&req[order[i]], &st[order[i]]);
+        break;
+    case 3:
+        for (int i = 0; i < n; i++)
+            for (flag = 0; !flag;)
+                MPI_Test(&req[order[i]], &flag, &st[order[i]]);
+        break;
+    case 4:
+        while (left > 0) {
+            MPI_Status s1;
+            sentinel(&s1);
+            MPI_Waitany(n, req, &idx, &s1);
+            if (idx == MPI_UNDEFINED)
+                break;
+            st[idx] = s1;
+            left--;
+        }
+        break;
+    case 5:
+    case 6:
+        while (left > 0) {
+            MPI_Status s2[2 * MAXWIN];
+            for (int i = 0; i < n; i++)
+                sentinel(&s2[i]);
+            if (how == 5)
+                MPI_Waitsome(n, req, &outn, out, s2);
+            else
+                MPI_Testsome(n, req, &outn, out, s2);
+            if (outn == MPI_UNDEFINED)
+                break;
+            for (int i = 0; i < outn; i++)
+                st[out[i]] = s2[i];
+            left -= outn;
+        }
+        break;
+    default:
+        for (int i = 0; i < n; i++) {
+            int j = order[i];
+            if (req[j] == MPI_REQUEST_NULL)
+                continue;
+            for (flag = 0; !flag;)
+                MPI_Request_get_status(req[j], &flag, MPI_STATUS_IGNORE);
+            MPI_Wait(&req[j], &st[j]);
+        }
+        break;
+    }
+    for (int i = 0; i < n; i++) {
+        MTEST_CHECK(c->errs, req[i] == MPI_REQUEST_NULL, "round %d: request %d still set after completion %d",
+                    c->round, i, how);
+    }
+    /* The receives in posting order: each gets the first message not taken
+     * yet whose tag it accepts. */
+    int taken[MAXWIN] = {0};
+    for (int j = 0; j < nr; j++) {
+        int got = -1;
+        for (int i = 0; i < nr && got < 0; i++)
+            if (!taken[i] && (rtag[j] == MPI_ANY_TAG || m[rdir][i].tag == rtag[j]))
+                got = i;
+        if (got < 0) {
+            MTEST_CHECK(c->errs, 0, "round %d: no message for receive %d", c->round, j);
+            continue;
+        }
+        taken[got] = 1;
+        struct msg g = m[rdir][got];
+        /* Received as bytes. */
+        g.count = g.count * g.tsize;
+        g.tsize = 1;
+        g.type = MPI_BYTE;
+        /* check() recomputes the payload from (source, idx) with g's
+         * byte count. */
+        check(c, ci, how == 0 ? "win-waitall" : how == 1 ? "win-testall" : how == 2 ? "win-wait" : how == 3 ? "win-test" :
+                     how == 4 ? "win-waitany" : how == 5 ? "win-waitsome" : how == 6 ? "win-testsome" : "win-getstatus",
+              MPI_SUCCESS, rbuf[j], g.count, &g, peer, &st[j], NULL, 0);
+        free(rbuf[j]);
+    }
+    if (freed)
+        MPI_Barrier(comm); /* the freed sends are done once b has everything */
+    for (int i = 0; i < ns; i++)
+        free(sbuf[i]);
+}
+
 static void run(struct ctx *c, int rounds)
 {
     for (c->round = 0; c->round < rounds; c->round++) {
-        int ci = rndn(c, c->ncomm), pat = rndn(c, 10), wild = 0, crank, csize;
+        int ci = rndn(c, c->ncomm), pat = rndn(c, 12), wild = 0, crank, csize;
         MPI_Comm comm = c->comm[ci];
         MPI_Comm_rank(comm, &crank);
         MPI_Comm_size(comm, &csize);
@@ -610,8 +782,11 @@ static void run(struct ctx *c, int rounds)
             } else if (pat < 9) {
                 shift(c, ci, comm, crank, csize);
                 wild = 1;
-            } else {
+            } else if (pat < 10) {
                 cancel(c, ci, comm, crank, csize);
+                wild = 1;
+            } else {
+                window(c, ci, comm, crank, csize);
                 wild = 1;
             }
         }
