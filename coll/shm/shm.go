@@ -139,8 +139,9 @@ type module struct {
 	stack   []part                 // combineRange's stack of partial results
 	spare   [][]byte               // combineRange's free private buffers
 
-	nb  nbQueue // nonblocking operations (nonblocking.go)
-	cma bool    // every rank reads every other's memory: single-copy blocks (cma.go)
+	nb   nbQueue // nonblocking operations (nonblocking.go)
+	cma  bool    // every rank reads every other's memory: single-copy blocks (cma.go)
+	push bool    // cma, and every rank writes into every other's memory (gatherPush)
 }
 
 const (
@@ -276,13 +277,18 @@ func (m *module) setup() error {
 	// 1 MiB blocks 0.7-0.9x single-copy, where one process copies what
 	// the segment spreads over all); the minimum over the ranks decides
 	// for all.
-	ok := [2]int32{1, 1}
+	// ok[2]: it can also write into every other rank's memory
+	// (gatherPush).
+	ok := [3]int32{1, 1, 1}
 	if m.yield {
 		ok[1] = 0
 	}
 	for r := range m.n {
 		if r != m.me && !c.World().RemoteReadable(c.WorldRank(r)) {
 			ok[1] = 0
+		}
+		if r != m.me && !c.World().RemoteWritable(c.WorldRank(r)) {
+			ok[2] = 0
 		}
 	}
 	if m.me == 0 {
@@ -308,9 +314,10 @@ func (m *module) setup() error {
 			ok[0] = 0
 		}
 	}
-	all := [2]int32{}
-	e := m.prev.Allreduce(c, unsafe.Pointer(&ok[0]), unsafe.Pointer(&all[0]), 2, intT, mpirt.OpMin)
+	all := [3]int32{}
+	e := m.prev.Allreduce(c, unsafe.Pointer(&ok[0]), unsafe.Pointer(&all[0]), 3, intT, mpirt.OpMin)
 	m.cma = all[1] == 1
+	m.push = m.cma && all[2] == 1
 	if m.me == 0 {
 		unix.Unlink(path)
 	}
