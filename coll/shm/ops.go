@@ -236,9 +236,15 @@ func (m *module) reduction(sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datat
 			a.out = m.buf(bufOut, total)
 		}
 	}
-	per := roundBytes / a.unit * a.unit
-	for off := 0; off < total; off += per {
-		m.round(&a, off, min(per, total-off))
+	if m.useCMARed(total, a.unit) {
+		if err := m.reductionCMA(&a, mpirt.IsInPlace(sbuf)); err != nil {
+			return err
+		}
+	} else {
+		per := roundBytes / a.unit * a.unit
+		for off := 0; off < total; off += per {
+			m.round(&a, off, min(per, total-off))
+		}
 	}
 	if wantOut && !dt.IsContiguous() {
 		dt.Unpack(rbuf, a.out, count)
