@@ -26,7 +26,7 @@ const cmaMin = 32 << 10
 // are done: measured at load 30-40 on 2 cores, 64 KiB blocks at 2 ranks
 // were 2-4x slower single-copy, 1 MiB blocks 1.4-2.7x faster.
 func (m *module) useCMA(blk, perRound int) bool {
-	return m.cma && blk >= cmaMin && blk > perRound
+	return m.cma && (m.forceCMA || blk >= cmaMin && blk > perRound)
 }
 
 // cmaPost publishes the address of data (nil: nothing to read here) at
@@ -82,7 +82,7 @@ const (
 // useCMARed reports whether a reduction of total packed bytes (units of
 // unit bytes) goes single-copy.
 func (m *module) useCMARed(total, unit int) bool {
-	return m.cma && m.push && total >= redCMAMin && total/unit >= m.n
+	return m.cma && m.push && (m.forceCMA || total >= redCMAMin && total/unit >= m.n)
 }
 
 // reductionCMA is the single-copy reduction (see redCMAMin) of a's
