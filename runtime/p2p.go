@@ -510,6 +510,25 @@ func (w *World) RemoteReadable(peer int) bool {
 	return peer >= 0 && peer < len(w.remote) && w.remote[peer] != nil
 }
 
+// RemoteWritable reports whether this process can copy straight into
+// world rank peer's memory (RemoteReadable, and its device writes too).
+func (w *World) RemoteWritable(peer int) bool {
+	if !w.RemoteReadable(peer) {
+		return false
+	}
+	_, ok := w.remote[peer].(RemoteWriter)
+	return ok
+}
+
+// WriteRemote copies src to address addr of world rank peer's memory
+// (RemoteWritable must be true for peer).
+func (w *World) WriteRemote(peer int, src []byte, addr uintptr) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return w.remote[peer].(RemoteWriter).WriteRemote(peer, src, addr)
+}
+
 // ReadRemote copies len(dst) bytes at address addr of world rank peer's
 // memory into dst (RemoteReadable must be true for peer).
 func (w *World) ReadRemote(peer int, dst []byte, addr uintptr) error {

@@ -62,18 +62,20 @@ func (m *module) scatter(c *mpirt.Comm, a *mpirt.CollArgs) error {
 		src = m.packedIn(bufIn, a.Sbuf, a.Scount*m.n, a.Sdt)
 		if !mpirt.IsInPlace(a.Rbuf) {
 			dst, unpack = m.packedOut(bufOut, a.Rbuf, a.Rcount, a.Rdt)
-			copy(dst, src[root*blk:(root+1)*blk])
 		}
 	} else {
 		dst, unpack = m.packedOut(bufOut, a.Rbuf, a.Rcount, a.Rdt)
 	}
 	if m.useCMA(blk, blockRounds(m.n)) {
 		// Single copy (cma.go): every other rank reads its block from
-		// the root's memory.
+		// the root's memory; the root copies its own block meanwhile
+		// (after it published its data, so the copies overlap).
 		g, first, s1, end := m.cmaPost(src)
 		var err error
 		if m.me != root {
 			err = m.cmaRead(root, g, first, s1, dst, m.me*blk)
+		} else if dst != nil {
+			copy(dst, src[root*blk:(root+1)*blk])
 		}
 		m.publish(end)
 		if m.me == root {
@@ -83,6 +85,9 @@ func (m *module) scatter(c *mpirt.Comm, a *mpirt.CollArgs) error {
 			a.Rdt.Unpack(a.Rbuf, dst, a.Rcount)
 		}
 		return err
+	}
+	if m.me == root && dst != nil {
+		copy(dst, src[root*blk:(root+1)*blk])
 	}
 	seg := m.seg
 	per := blockRounds(m.n)

@@ -26,7 +26,7 @@ const cmaMin = 32 << 10
 // are done: measured at load 30-40 on 2 cores, 64 KiB blocks at 2 ranks
 // were 2-4x slower single-copy, 1 MiB blocks 1.4-2.7x faster.
 func (m *module) useCMA(blk, perRound int) bool {
-	return m.cma && blk >= cmaMin && blk > perRound
+	return m.cma && (m.forceCMA || blk >= cmaMin && blk > perRound)
 }
 
 // cmaPost publishes the address of data (nil: nothing to read here) at
@@ -58,4 +58,127 @@ func (m *module) cmaRead(r int, g *ring, first int, s1 uint64, dst []byte, off i
 		return fmt.Errorf("coll/shm: reading rank %d's block: %w", r, err)
 	}
 	return nil
+}
+
+// Single-copy reductions. redCMAMin: Reduce and Allreduce of at least
+// this many (packed) bytes go single-copy when the module may (cma,
+// push): every rank publishes where its operand is (and, where the
+// result is wanted, where the result goes); rank r reduces slice r of
+// every round, reading the other ranks' pieces of that slice straight
+// from their memory, and writes its result slice straight into every
+// output (its own with a copy, the others' with process_vm_writev).
+// Every byte of an operand is copied once (by the rank that owns its
+// slice) and every byte of a result once per output, all ranks working
+// in parallel; through the segment, the operands are copied in, the
+// slices combined into the slots and copied out again. The association
+// is combine's (the binomial tree of coll/basic), so the bits are the
+// same on both paths. redCMARound bounds a round (the private buffers
+// that hold the other ranks' pieces of one slice).
+const (
+	redCMAMin   = 64 << 10
+	redCMARound = 1 << 20
+)
+
+// useCMARed reports whether a reduction of total packed bytes (units of
+// unit bytes) goes single-copy.
+func (m *module) useCMARed(total, unit int) bool {
+	return m.cma && m.push && (m.forceCMA || total >= redCMAMin && total/unit >= m.n)
+}
+
+// reductionCMA is the single-copy reduction (see redCMAMin) of a's
+// packed operand into a.out (every rank when a.all, else the root's).
+// inPlace: a.in and a.out are the same memory.
+func (m *module) reductionCMA(a *redArgs, inPlace bool) error {
+	s1, end := m.pv.step+1, m.pv.step+2
+	m.pv.step = end
+	g := &m.small
+	first, free := g.alloc(24, end)
+	m.waitAll(free)
+	info := func(r int) []byte { return m.seg.slots(r, g, first, 24) }
+	wantOut := func(r int) bool { return a.all || r == a.root }
+	mine := info(m.me)
+	putAddr(mine, a.in)
+	putAddr(mine[8:], a.out)
+	m.publish(s1)
+	m.waitAll(s1)
+	w := m.c.World()
+	var err error
+	fail := func(e error) {
+		if err == nil {
+			err = e
+		}
+	}
+	total := len(a.in)
+	per := redCMARound / a.unit * a.unit
+	pieces := make([][]byte, m.n)
+	for off := 0; off < total; off += per {
+		bytes := min(per, total-off)
+		units := bytes / a.unit
+		lo, hi := off+units*m.me/m.n*a.unit, off+units*(m.me+1)/m.n*a.unit
+		if hi <= lo {
+			continue
+		}
+		// Every rank's piece of this rank's slice.
+		for d := 0; d < m.n; d++ {
+			r := (m.me + d) % m.n
+			if r == m.me {
+				pieces[r] = a.in[lo:hi]
+				continue
+			}
+			pieces[r] = m.buf(bufTree+70+d, hi-lo)
+			addr := getAddr(info(r))
+			if addr == 0 {
+				fail(fmt.Errorf("coll/shm: rank %d published no operand", r))
+				continue
+			}
+			if e := w.ReadRemote(m.c.WorldRank(r), pieces[r], addr+uintptr(lo)); e != nil {
+				fail(fmt.Errorf("coll/shm: reading rank %d's operand: %w", r, e))
+			}
+		}
+		// The result slice: into this rank's output when it has one
+		// (not over its own operand: the tree reads it after it wrote
+		// dst), else a private buffer.
+		var res []byte
+		if wantOut(m.me) && !inPlace {
+			res = a.out[lo:hi]
+		} else {
+			res = m.buf(bufAcc, hi-lo)
+		}
+		m.combineRange(a, res, 0, 0, m.n, func(r int) []byte { return pieces[r] })
+		if wantOut(m.me) && inPlace {
+			copy(a.out[lo:hi], res)
+		}
+		for d := 1; d < m.n; d++ {
+			r := (m.me + d) % m.n
+			if !wantOut(r) {
+				continue
+			}
+			addr := getAddr(info(r)[8:])
+			if addr == 0 {
+				fail(fmt.Errorf("coll/shm: rank %d published no output", r))
+				continue
+			}
+			if e := w.WriteRemote(m.c.WorldRank(r), res, addr+uintptr(lo)); e != nil {
+				fail(fmt.Errorf("coll/shm: writing a result slice to rank %d: %w", r, e))
+			}
+		}
+	}
+	// Status word: whether every copy of this rank succeeded (the ranks
+	// whose output it wrote learn of a failure from it).
+	mine[16] = 0
+	if err == nil {
+		mine[16] = 1
+	}
+	m.publish(end)
+	// The others read this rank's operand and write its output until
+	// they completed end.
+	m.waitAll(end)
+	if wantOut(m.me) {
+		for r := range m.n {
+			if r != m.me && info(r)[16] != 1 {
+				fail(fmt.Errorf("coll/shm: rank %d could not complete its part of the reduction", r))
+			}
+		}
+	}
+	return err
 }

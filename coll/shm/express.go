@@ -47,7 +47,7 @@ func (m *module) expressInfo() ExpressInfo {
 		SeenOff: int(unsafe.Sizeof(private{})), DataOff: dataOff(m.n), DataBytes: dataBytes,
 		SmallSlot: smallSlot, SmallSlots: smallSlots, Yield: m.yield}
 	for op, f := range m.ops {
-		if f {
+		if f && !m.singleCopyOnly(mpirt.CollOp(op)) {
 			info.Ops |= 1 << op
 		}
 	}
@@ -59,4 +59,21 @@ func (m *module) expressInfo() ExpressInfo {
 		}
 	}
 	return info
+}
+
+// singleCopyOnly reports whether op runs single-copy at every size
+// (GMPI_COLL_SHM_SINGLE_COPY=1): the lane, which runs the segment's
+// protocol, must not take it then (a process whose datatypes the lane
+// declines would run the other protocol).
+func (m *module) singleCopyOnly(op mpirt.CollOp) bool {
+	if !m.forceCMA || !m.cma {
+		return false
+	}
+	switch op {
+	case mpirt.CollGather, mpirt.CollAllgather, mpirt.CollScatter, mpirt.CollAlltoall:
+		return true
+	case mpirt.CollReduce, mpirt.CollAllreduce:
+		return m.push
+	}
+	return false
 }

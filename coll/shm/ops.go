@@ -1,6 +1,7 @@
 package shm
 
 import (
+	"fmt"
 	"unsafe"
 
 	mpirt "gmpi/runtime"
@@ -235,9 +236,15 @@ func (m *module) reduction(sbuf, rbuf unsafe.Pointer, count int, dt *mpirt.Datat
 			a.out = m.buf(bufOut, total)
 		}
 	}
-	per := roundBytes / a.unit * a.unit
-	for off := 0; off < total; off += per {
-		m.round(&a, off, min(per, total-off))
+	if m.useCMARed(total, a.unit) {
+		if err := m.reductionCMA(&a, mpirt.IsInPlace(sbuf)); err != nil {
+			return err
+		}
+	} else {
+		per := roundBytes / a.unit * a.unit
+		for off := 0; off < total; off += per {
+			m.round(&a, off, min(per, total-off))
+		}
 	}
 	if wantOut && !dt.IsContiguous() {
 		dt.Unpack(rbuf, a.out, count)
@@ -426,9 +433,12 @@ func (m *module) gatherOp(op mpirt.CollOp, all bool) mpirt.BlockingFunc {
 			return unsafe.Slice((*byte)(unsafe.Add(at(r), rdt.TrueLB())), blk)
 		}
 		var err error
-		if m.useCMA(blk, roundBytes) {
+		switch {
+		case m.useCMA(blk, roundBytes) && m.push && !all && 8*m.n <= smallBytes:
+			err = m.gatherPush(src, dst, inPlace && stage == nil, a.Root)
+		case m.useCMA(blk, roundBytes):
 			err = m.gatherCMA(src, dst, wantOut, all, inPlace && stage == nil, a.Root)
-		} else {
+		default:
 			m.gatherSeg(src, dst, blk, wantOut, inPlace && stage == nil)
 		}
 		if stage != nil {
@@ -464,6 +474,61 @@ func (m *module) gatherCMA(src []byte, dst func(int) []byte, wantOut, all, ownIn
 	} else if m.me != root {
 		m.waitRank(root, end)
 	}
+	return err
+}
+
+// gatherPush is Gather's single-copy path (cma.go), pushed: the root
+// publishes where every other rank's block goes (its packed output), each
+// of them writes its block there itself (process_vm_writev) while the
+// root copies its own, and the root completes once every writer has. The
+// copies run in parallel on the ranks that own the data, and a writer
+// returns as soon as its block is in place (pulled, the root would copy
+// every block in turn while the others wait for it). A writer's status
+// word in its own slot tells the root whether the write succeeded.
+// ownInPlace: the root's block is already where it goes.
+func (m *module) gatherPush(src []byte, dst func(int) []byte, ownInPlace bool, root int) error {
+	s1, end := m.pv.step+1, m.pv.step+2
+	m.pv.step = end
+	g := &m.small
+	bytes := 8 * m.n
+	first, free := g.alloc(bytes, end)
+	m.waitAll(free)
+	mine := m.seg.slots(m.me, g, first, bytes)
+	if m.me != root {
+		m.waitRank(root, s1)
+		var err error
+		if addr := getAddr(m.seg.slots(root, g, first, bytes)[8*m.me:]); addr == 0 {
+			err = fmt.Errorf("coll/shm: the root published no place for rank %d's block", m.me)
+		} else if e := m.c.World().WriteRemote(m.c.WorldRank(root), src, addr); e != nil {
+			err = fmt.Errorf("coll/shm: writing this rank's block to the root: %w", e)
+		}
+		mine[0] = 0
+		if err == nil {
+			mine[0] = 1
+		}
+		m.publish(end)
+		return err
+	}
+	for r := range m.n {
+		var d []byte
+		if r != root {
+			d = dst(r)
+		}
+		putAddr(mine[8*r:], d)
+	}
+	m.publish(s1)
+	if !ownInPlace {
+		copy(dst(root), src)
+	}
+	var err error
+	for d := 1; d < m.n; d++ {
+		r := (root + d) % m.n
+		m.waitRank(r, end)
+		if m.seg.slots(r, g, first, bytes)[0] != 1 && err == nil {
+			err = fmt.Errorf("coll/shm: rank %d could not write its block to the root", r)
+		}
+	}
+	m.publish(end)
 	return err
 }
 

@@ -72,6 +72,11 @@ func (Component) Describe(p *param.Values) coll.Description {
 	on := enabledOps(list)
 	for _, op := range allOps {
 		o := coll.OpAlgorithms{Op: op, Algorithms: []string{"shared_segment"}, Control: param.CollShmOps.Name()}
+		if alg, ok := singleCopyAlgorithms[op]; ok {
+			o.Algorithms = append(o.Algorithms, alg)
+			o.Control = param.CollShmSingleCopy.Name()
+			o.Choice = singleCopyChoice[op]
+		}
 		if !on[op] {
 			o.Off = "not in GMPI_COLL_SHM_OPS=" + strings.Join(list, ",")
 		}
@@ -79,6 +84,24 @@ func (Component) Describe(p *param.Values) coll.Description {
 	}
 	return d
 }
+
+// singleCopyAlgorithms names the single-copy algorithm of the operations
+// that have one (cma.go), and singleCopyChoice says when it runs
+// (GMPI_COLL_SHM_SINGLE_COPY=1/0 forces it or the segment).
+var (
+	singleCopyAlgorithms = map[string]string{
+		"gather": "single_copy_push", "allgather": "single_copy", "scatter": "single_copy",
+		"alltoall": "single_copy", "reduce": "single_copy_slices", "allreduce": "single_copy_slices",
+	}
+	singleCopyChoice = map[string]string{
+		"gather":    "size (single_copy_push from blocks above 256 KiB with cross-memory attach, not oversubscribed)",
+		"allgather": "size (single_copy from blocks above 256 KiB with cross-memory attach, not oversubscribed)",
+		"scatter":   "size (single_copy from blocks above max(256 KiB/processes, 32 KiB) with cross-memory attach, not oversubscribed)",
+		"alltoall":  "size (single_copy from blocks above max(256 KiB/processes, 32 KiB), not in place, with cross-memory attach, not oversubscribed)",
+		"reduce":    "size (single_copy_slices from 64 KiB with cross-memory attach, not oversubscribed)",
+		"allreduce": "size (single_copy_slices from 64 KiB with cross-memory attach, not oversubscribed)",
+	}
+)
 
 // Query serves intracommunicators of at least two ranks that all run on
 // this host. Every input is the same on every rank: the group, and the
@@ -139,8 +162,12 @@ type module struct {
 	stack   []part                 // combineRange's stack of partial results
 	spare   [][]byte               // combineRange's free private buffers
 
-	nb  nbQueue // nonblocking operations (nonblocking.go)
-	cma bool    // every rank reads every other's memory: single-copy blocks (cma.go)
+	nb   nbQueue // nonblocking operations (nonblocking.go)
+	cma  bool    // every rank reads every other's memory: single-copy blocks (cma.go)
+	push bool    // cma, and every rank writes into every other's memory (gatherPush)
+	// forceCMA: GMPI_COLL_SHM_SINGLE_COPY=1: single copy whenever cma
+	// (push) allows, whatever the size
+	forceCMA bool
 }
 
 const (
@@ -276,13 +303,20 @@ func (m *module) setup() error {
 	// 1 MiB blocks 0.7-0.9x single-copy, where one process copies what
 	// the segment spreads over all); the minimum over the ranks decides
 	// for all.
-	ok := [2]int32{1, 1}
-	if m.yield {
+	// ok[2]: it can also write into every other rank's memory
+	// (gatherPush).
+	ok := [3]int32{1, 1, 1}
+	force, forced := param.CollShmSingleCopy.Lookup(c.World().Params())
+	m.forceCMA = forced && force
+	if forced && !force || m.yield && !m.forceCMA {
 		ok[1] = 0
 	}
 	for r := range m.n {
 		if r != m.me && !c.World().RemoteReadable(c.WorldRank(r)) {
 			ok[1] = 0
+		}
+		if r != m.me && !c.World().RemoteWritable(c.WorldRank(r)) {
+			ok[2] = 0
 		}
 	}
 	if m.me == 0 {
@@ -308,9 +342,10 @@ func (m *module) setup() error {
 			ok[0] = 0
 		}
 	}
-	all := [2]int32{}
-	e := m.prev.Allreduce(c, unsafe.Pointer(&ok[0]), unsafe.Pointer(&all[0]), 2, intT, mpirt.OpMin)
+	all := [3]int32{}
+	e := m.prev.Allreduce(c, unsafe.Pointer(&ok[0]), unsafe.Pointer(&all[0]), 3, intT, mpirt.OpMin)
 	m.cma = all[1] == 1
+	m.push = m.cma && all[2] == 1
 	if m.me == 0 {
 		unix.Unlink(path)
 	}

@@ -106,6 +106,8 @@ var (
 		"operations the shm collective component takes (all: every one)",
 		"all", "barrier", "bcast", "reduce", "allreduce", "allgather", "gather", "scatter", "alltoall",
 		"scan", "exscan", "reduce_scatter_block")
+	CollShmSingleCopy = Auto("GMPI_COLL_SHM_SINGLE_COPY", ScopeCollShm,
+		"1/0 forces whether the shm collective component copies blocks and reductions once through cross-memory attach (single_copy algorithms) instead of through its segment (auto: large ones, when every rank can read and write every other's memory and the host is not oversubscribed)")
 	TunedAlgorithm = Family("GMPI_COLL_TUNED_<OP>_ALGORITHM", KindString, "", ScopeTuned,
 		"forces the tuned component's algorithm for one operation (empty: the decision table)")
 	TunedFile = String("GMPI_COLL_TUNED_FILE", "", ScopeTuned,

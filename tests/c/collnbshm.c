@@ -18,7 +18,8 @@
  *    GMPI_ASYNC_PROGRESS=0;
  *  - blocking Gather, Allgather, Scatter and Alltoall with blocks large
  *    enough for coll/shm's single copy (cross-memory attach), received
- *    (or, for Scatter, sent) as a vector type whose gaps stay untouched. */
+ *    (or, for Scatter, sent) as a vector type whose gaps stay untouched,
+ *    and Gather and Scatter contiguous and in place at the root. */
 #include "mtest.h"
 
 #include <stdint.h>
@@ -236,6 +237,35 @@ static void bigblocks(MPI_Comm comm, const char *name)
             CHECK(0, "%s: Scatter at %d: %d\n", name, i, c[i]);
             break;
         }
+    /* Gather and Scatter contiguous, then in place at the root (the
+     * root's own block stays where it is) */
+    for (int inplace = 0; inplace < 2; inplace++) {
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < BLK; i++)
+                r[q * BLK + i] = rank == root && q == root && inplace ? blockval(root, 0, i) : -1;
+        for (int i = 0; i < BLK; i++)
+            s[i] = blockval(rank, 0, i);
+        MPI_Gather(inplace && rank == root ? MPI_IN_PLACE : s, BLK, MPI_INT, r, BLK, MPI_INT, root, comm);
+        for (int q = 0; rank == root && q < size; q++)
+            for (int i = 0; i < BLK; i++)
+                if (r[q * BLK + i] != blockval(q, 0, i)) {
+                    CHECK(0, "%s: Gather (in place %d): block of %d at %d: %d\n", name, inplace, q, i, r[q * BLK + i]);
+                    q = size;
+                    break;
+                }
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < BLK; i++)
+                r[q * BLK + i] = blockval(root, q, i);
+        for (int i = 0; i < BLK; i++)
+            c[i] = -1;
+        int *mine = inplace && rank == root ? r + root * BLK : c;
+        MPI_Scatter(r, BLK, MPI_INT, inplace && rank == root ? MPI_IN_PLACE : c, BLK, MPI_INT, root, comm);
+        for (int i = 0; i < BLK; i++)
+            if (mine[i] != blockval(root, rank, i)) {
+                CHECK(0, "%s: Scatter (in place %d) at %d: %d\n", name, inplace, i, mine[i]);
+                break;
+            }
+    }
     /* Alltoall: contiguous blocks out, vector in */
     for (int j = 0; j < size; j++)
         for (int i = 0; i < BLK; i++)
