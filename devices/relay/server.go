@@ -3,7 +3,6 @@ package relay
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -190,8 +189,7 @@ func forward(a, b *net.TCPConn) {
 	}
 	done := make(chan struct{}, 2)
 	pump := func(dst, src *net.TCPConn) {
-		// TCPConn.ReadFrom splices socket to socket.
-		_, err := io.Copy(dst, src)
+		err := pump(dst, src)
 		if err != nil {
 			abort()
 		} else {
