@@ -188,7 +188,7 @@ func forward(a, b *net.TCPConn) {
 		})
 	}
 	done := make(chan struct{}, 2)
-	pump := func(dst, src *net.TCPConn) {
+	run := func(dst, src *net.TCPConn) {
 		err := pump(dst, src)
 		if err != nil {
 			abort()
@@ -197,8 +197,8 @@ func forward(a, b *net.TCPConn) {
 		}
 		done <- struct{}{}
 	}
-	go pump(a, b)
-	go pump(b, a)
+	go run(a, b)
+	go run(b, a)
 	<-done
 	<-done
 }
