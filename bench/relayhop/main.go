@@ -47,6 +47,7 @@ func main() {
 	ec := exec.Command(os.Args[0], "-echo")
 	ecOut, _ := ec.StdoutPipe()
 	ec.Stderr = os.Stderr
+	ec.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // fail exits without defers
 	if err := ec.Start(); err != nil {
 		fail(err)
 	}
@@ -58,6 +59,7 @@ func main() {
 	rIn, _ := rc.StdinPipe()
 	rOut, _ := rc.StdoutPipe()
 	rc.Stderr = os.Stderr
+	rc.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if *renv != "" {
 		rc.Env = append(os.Environ(), strings.Split(*renv, ",")...)
 	}
@@ -243,6 +245,5 @@ func readLine(r io.Reader) string {
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "relayhop:", err)
-	syscall.Kill(0, 0)
 	os.Exit(1)
 }
