@@ -10,7 +10,8 @@
 // own at each relay, so per-pair order is TCP's, a stalled receiver
 // stalls only its own pair (TCP flow control end to end: a relay holds
 // at most a pipe's worth of a pair's bytes, never a whole message), and
-// the relay forwards with splice(2), without copying through user space.
+// the relay forwards with splice(2), without copying through user space
+// (pump.go).
 // Above the relay hops the two ranks run their usual handshake (the job
 // secret, context "tcp") and frames, so a relay sees nothing it could
 // forge or read usefully, and a relay of another job is refused by the

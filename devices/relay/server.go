@@ -3,7 +3,6 @@ package relay
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -189,9 +188,8 @@ func forward(a, b *net.TCPConn) {
 		})
 	}
 	done := make(chan struct{}, 2)
-	pump := func(dst, src *net.TCPConn) {
-		// TCPConn.ReadFrom splices socket to socket.
-		_, err := io.Copy(dst, src)
+	run := func(dst, src *net.TCPConn) {
+		err := pump(dst, src)
 		if err != nil {
 			abort()
 		} else {
@@ -199,8 +197,8 @@ func forward(a, b *net.TCPConn) {
 		}
 		done <- struct{}{}
 	}
-	go pump(a, b)
-	go pump(b, a)
+	go run(a, b)
+	go run(b, a)
 	<-done
 	<-done
 }
