@@ -93,7 +93,7 @@ var (
 	TCPAdvertise = String("GMPI_TCP_ADVERTISE", "", ScopeTCP,
 		"the address (host or IP, optionally host:port) other hosts dial to reach this rank, when it differs from the one it binds (NAT, multi-homed hosts); a grid file's advertise sets it per host")
 	TCPCongestion = String("GMPI_TCP_CONGESTION", "auto", ScopeTCP,
-		"congestion control of the tcp device's connections: auto (cubic, else reno, on a connection whose handshake round trip was under 1 ms; the system's default on slower paths), system (always the system's default), or an algorithm name the kernel offers (net.ipv4.tcp_available_congestion_control)")
+		"congestion control of the tcp device's connections: auto (cubic, else reno), system (always the system's default), or an algorithm name the kernel offers (net.ipv4.tcp_available_congestion_control)")
 	TCPPoll = Auto("GMPI_TCP_POLL", ScopeTCP,
 		"1/0: the waiting thread reads tcp sockets itself and, alone, sleeps on them in poll(2) (auto: only without shared-memory peers)")
 
