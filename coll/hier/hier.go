@@ -20,10 +20,11 @@
 //     share (and the root sends a last part, about a bandwidth-delay
 //     product, to every group directly); a large allreduce is a
 //     pipelined reduce-scatter and allgather between coordinators;
-//   - small operations on small communicators (barrier, bcast,
-//     allreduce, allgather) end with a fan-out from the coordinators
-//     (or the root) to every process, so they cost one latency between
-//     groups and no hop inside a group after it;
+//   - small operations on small communicators (bcast, allreduce,
+//     allgather) end with a fan-out from the coordinators (or the root)
+//     to every process, so they cost one latency between groups and no
+//     hop inside a group after it; a barrier there is one all-pairs
+//     round of every process, without a hop inside a group at all;
 //   - transfers to several groups are cut into segments interleaved
 //     over the links (GMPI_HIER_SEGMENT), so all links carry data at
 //     once;
@@ -72,7 +73,7 @@ var _ = coll.PriorityParam("hier", Priority)
 func (Component) Describe(*param.Values) coll.Description {
 	var names [mpirt.NumCollOps]string
 	for op, n := range map[mpirt.CollOp]string{
-		mpirt.CollBarrier: "fanout|group_barrier+allpairs", mpirt.CollBcast: "fanout|flat_tree|split_relay_pipelined",
+		mpirt.CollBarrier: "direct|group_barrier+allpairs", mpirt.CollBcast: "fanout|flat_tree|split_relay_pipelined",
 		mpirt.CollReduce: "group_reduce+flat_tree|canonical_fold", mpirt.CollAllreduce: "group_reduce+fanout|group_reduce+allpairs|pipelined_reduce_scatter_allgather|canonical_fold",
 		mpirt.CollAllgather: "group_gather+allpairs", mpirt.CollAllgatherv: "group_gather+allpairs",
 		mpirt.CollGather: "group_gather+flat_tree", mpirt.CollScatter: "flat_tree+group_scatter",
@@ -538,51 +539,22 @@ func (m *module) fanout(n int) bool {
 	return m.t.level == levelSite && m.c.Size() <= fanoutRanks && m.fanoutMax > 0 && n <= m.fanoutMax
 }
 
-// notify is the first phase of a fan-out barrier: each member tells its
-// coordinator it arrived (a group barrier for large groups).
-func (m *module) notify(p *plan, a *mpirt.CollArgs) {
-	me := m.c.Rank()
-	g := m.t.groupOf[me]
-	co := m.coord(g, -1)
-	mem := m.t.groups[g]
-	if len(mem) > 16 {
-		p.group(mpirt.CollBarrier, a)
-		return
-	}
-	p.xchg(func(s *mpirt.Schedule) {
-		if me != co {
-			s.Send(m.c, nil, co)
-			return
-		}
-		for _, r := range mem {
-			if r != me {
-				s.Recv(m.c, nil, r)
-			}
-		}
-	})
-}
-
-// barrier: on small communicators the members notify their coordinator,
-// which, once its group is in, tells every other process (fan-out); a
-// process leaves when every coordinator told it. Else the group's
+// barrier: on small communicators every process tells every other one
+// it arrived, in one round (one latency between groups, and no hop
+// inside a group before it: a member's arrival does not wait for its
+// coordinator to wake up and pass it on; each link between groups
+// carries one empty message per pair of processes). Else the group's
 // barrier, an all-pairs exchange of empty messages between coordinators
 // (one latency), the group's barrier again.
 func (m *module) barrier(p *plan, a *mpirt.CollArgs) {
 	me := m.c.Rank()
 	g := m.t.groupOf[me]
 	if m.fanout(0) {
-		m.notify(p, a)
 		p.xchg(func(s *mpirt.Schedule) {
-			if me == m.coord(g, -1) {
-				for r := range m.c.Size() {
-					if r != me {
-						s.Send(m.c, nil, r)
-					}
-				}
-			}
-			for h := range m.t.groups {
-				if co := m.coord(h, -1); co != me {
-					s.Recv(m.c, nil, co)
+			for r := range m.c.Size() {
+				if r != me {
+					s.Recv(m.c, nil, r)
+					s.Send(m.c, nil, r)
 				}
 			}
 		})

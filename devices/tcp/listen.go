@@ -191,37 +191,39 @@ func tune(c *net.TCPConn, timeout time.Duration) {
 // and caps it at net.core.[rw]mem_max).
 const sockBuf = 4 << 20
 
-// lanRTT is the round trip under which Config.Congestion "auto" takes a
-// loss-based algorithm (lanCC) instead of the system's default.
-const lanRTT = time.Millisecond
-
-// lanCC are the algorithms "auto" tries in order on a fast path: cubic
-// needs CAP_NET_ADMIN unless net.ipv4.tcp_allowed_congestion_control
-// lists it; reno is always allowed.
-var lanCC = []string{"cubic", "reno"}
+// lossCC are the algorithms "auto" tries in order: cubic needs
+// CAP_NET_ADMIN unless net.ipv4.tcp_allowed_congestion_control lists it;
+// reno is always allowed.
+var lossCC = []string{"cubic", "reno"}
 
 // congestion sets the congestion control of the installed connection fd
 // to p as Config.Congestion says.
 //
-// Why "auto" leaves BBR (a common system default) on a fast path: BBR
-// paces every connection with a timer of the kernel, which on the veth
-// pair between two network namespaces of a 2-vCPU VM capped one stream at
-// 2.2-2.4 GB/s in every repetition, where cubic and reno reached 5-10 GB/s
-// (bench/tcp.sh, README). Over a wide-area path BBR's small queues are
-// worth keeping, so a connection whose handshake took 1 ms or more keeps
-// the system's choice. A refused choice (not available, not allowed)
-// leaves the default too: it changes speed, never correctness.
+// Why "auto" leaves BBR (a common system default) on every path:
+//   - on a fast path BBR paces every connection with a timer of the
+//     kernel, which on the veth pair between two network namespaces of a
+//     2-vCPU VM capped one stream at 2.2-2.4 GB/s in every repetition,
+//     where cubic and reno reached 5-10 GB/s (bench/tcp.sh, README);
+//   - on a wide-area path a collective's transfers are bursts of a few
+//     connections that share a link for a while and then leave it to
+//     one: BBR paces each at the share it measured (its bandwidth filter
+//     remembers ten round trips, it probes 25% higher one round trip in
+//     eight), so the link idles after the others end. On the emulated
+//     grid (10 ms, 1 MB/s; two connections sending 32 KiB at once, then
+//     one 64 KiB alone) BBR took 92.8 and 93.9 ms, cubic 89.2 and 90.8
+//     against 88.2 at line rate; bench/wan.sh's 64 KiB broadcast, 5-15%.
+//     A window-based algorithm sends what the window allows at once and
+//     the bottleneck's queue smooths it.
+//
+// A refused choice (not available, not allowed) leaves the default: it
+// changes speed, never correctness.
 func (d *Device) congestion(p *peer, fd int) {
 	var try []string
 	switch cc := d.cfg.Congestion; cc {
 	case "system":
 		return
 	case "auto", "":
-		info, err := unix.GetsockoptTCPInfo(fd, unix.IPPROTO_TCP, unix.TCP_INFO)
-		if err != nil || info.Min_rtt == 0 || time.Duration(info.Min_rtt)*time.Microsecond >= lanRTT {
-			return
-		}
-		try = lanCC
+		try = lossCC
 	default:
 		try = []string{cc}
 	}

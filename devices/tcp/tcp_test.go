@@ -439,8 +439,8 @@ func TestOrderlyClose(t *testing.T) {
 	}
 }
 
-// GMPI_TCP_CONGESTION: auto takes a loss-based algorithm on a fast path
-// (loopback), system keeps the kernel's default, a name is taken as is
+// GMPI_TCP_CONGESTION: auto takes a loss-based algorithm (here on
+// loopback), system keeps the kernel's default, a name is taken as is
 // (reno is always allowed), on both ends of the connection.
 func TestCongestionControl(t *testing.T) {
 	def, err := os.ReadFile("/proc/sys/net/ipv4/tcp_congestion_control")

@@ -93,7 +93,7 @@ var (
 	TCPAdvertise = String("GMPI_TCP_ADVERTISE", "", ScopeTCP,
 		"the address (host or IP, optionally host:port) other hosts dial to reach this rank, when it differs from the one it binds (NAT, multi-homed hosts); a grid file's advertise sets it per host")
 	TCPCongestion = String("GMPI_TCP_CONGESTION", "auto", ScopeTCP,
-		"congestion control of the tcp device's connections: auto (cubic, else reno, on a connection whose handshake round trip was under 1 ms; the system's default on slower paths), system (always the system's default), or an algorithm name the kernel offers (net.ipv4.tcp_available_congestion_control)")
+		"congestion control of the tcp device's connections: auto (cubic, else reno), system (always the system's default), or an algorithm name the kernel offers (net.ipv4.tcp_available_congestion_control)")
 	TCPPoll = Auto("GMPI_TCP_POLL", ScopeTCP,
 		"1/0: the waiting thread reads tcp sockets itself and, alone, sleeps on them in poll(2) (auto: only without shared-memory peers)")
 
@@ -119,7 +119,7 @@ var (
 	HierSegment = AtLeast(Size("GMPI_HIER_SEGMENT", 4096, "", ScopeHier,
 		"bytes per message of coll/hier's transfers between sites: relayed pieces are forwarded segment by segment, and large transfers to several sites are interleaved"), 256)
 	HierFanout = Size("GMPI_HIER_FANOUT", 1024, "", ScopeHier,
-		"bytes up to which coll/hier ends a barrier, bcast, allreduce or allgather between sites with a fan-out from the coordinators to every process (communicators of at most 64 processes; 0: never)")
+		"bytes up to which coll/hier ends a bcast, allreduce or allgather between sites with a fan-out from the coordinators to every process, and makes a barrier one all-pairs round of every process (communicators of at most 64 processes; 0: never)")
 	HierVendor = Bool("GMPI_HIER_VENDOR", false, ScopeHier,
 		"1 (experimental: can deadlock when the vendor ranks reach their first collective at different times, see README): coll/hier hands the part of a blocking barrier, bcast, reduce or allreduce inside a vendor MPI job (vMPI) to the vendor's own collective")
 	HierDirect = Size("GMPI_HIER_DIRECT", 0, "auto", ScopeHier,
