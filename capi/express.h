@@ -15,7 +15,10 @@
  * polls on an oversubscribed host; the Go path then waits, spinning and
  * sleeping, and makes progress on everything else). A
  * receive takes a frame here only when the Go path would have matched it
- * to this receive, so the two paths can alternate freely. express.go
+ * to this receive, so the two paths can alternate freely. A send of at
+ * most GMPI_TCP_SMALL bytes to a tcp peer writes the device's eager frame
+ * to the pair's socket itself (tcp_send, devices/tcp/express.go) once the
+ * Go side connected it; receives from tcp peers stay in Go. express.go
  * keeps this table in step with the runtime.
  *
  * Peers in this process's vendor MPI job (vMPI, devices/vmpi) have a lane
