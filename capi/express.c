@@ -1,8 +1,10 @@
 /* The express lane's entry points; see express.h. */
+#include <errno.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,9 +48,70 @@ static const struct gmpi_express_comm *args(const struct gmpi_express *x, const 
     return c;
 }
 
-/* send is MPI_Send's and MPI_Rsend's express path (a ready send is a
+static inline void put32(uint8_t *b, uint32_t v)
+{
+    b[0] = (uint8_t)v, b[1] = (uint8_t)(v >> 8), b[2] = (uint8_t)(v >> 16), b[3] = (uint8_t)(v >> 24);
+}
+
+/* tcp_header writes the tcp device's frame header of h (devices/tcp/wire.go:
+ * little-endian whatever the host; SendID, RecvID and Offset 0, as the Go
+ * path's eager send has them). */
+void gmpi_express_tcp_header(uint8_t *b, const struct gmpi_shm_hdr *h, uint32_t n)
+{
+    memset(b, 0, GMPI_TCP_HEADER);
+    b[0] = h->kind;
+    b[1] = h->flags;
+    put32(b + 4, h->context);
+    put32(b + 8, (uint32_t)h->source);
+    put32(b + 12, (uint32_t)h->tag);
+    put32(b + 16, (uint32_t)h->len);
+    put32(b + 20, (uint32_t)(h->len >> 32));
+    put32(b + 48, n);
+    memcpy(b + 52, "GTCF", 4);
+}
+
+/* The Go path's end of a frame that tcp_send wrote only in part
+ * (express_tail.go); 0: done. */
+extern int gmpi_express_tcp_finish(int dest, void *rest, int n);
+
+/* tcp_send writes the eager frame h with n bytes at buf to tcp peer dest
+ * (devices/tcp/express.go) with one send(2), as the device's Go write
+ * does. It declines when another writer holds the connection or the
+ * socket has no room; a frame written in part is finished by the Go
+ * side, which waits for room as the Go path does. */
+static int tcp_send(struct gmpi_express_peer *p, int dest, const struct gmpi_shm_hdr *h, const void *buf,
+                    uint64_t n)
+{
+    uint32_t unlocked = 0;
+    if (!__atomic_compare_exchange_n(&p->tcp_lock, &unlocked, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return GMPI_EXPRESS_DECLINED;
+    int fd = __atomic_load_n(&p->tcp_fd1, __ATOMIC_ACQUIRE) - 1;
+    int rc = GMPI_EXPRESS_DECLINED;
+    if (fd >= 0) {
+        uint8_t f[GMPI_TCP_HEADER + GMPI_TCP_SMALL];
+        gmpi_express_tcp_header(f, h, (uint32_t)n);
+        if (n)
+            memcpy(f + GMPI_TCP_HEADER, buf, n);
+        size_t len = GMPI_TCP_HEADER + n;
+        ssize_t k;
+        do
+            k = send(fd, f, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        while (k < 0 && errno == EINTR);
+        /* Nothing written (no room, or an error the Go path reports):
+         * decline. */
+        if (k == (ssize_t)len)
+            rc = MPI_SUCCESS;
+        else if (k > 0)
+            rc = gmpi_express_tcp_finish(dest, f + k, (int)(len - (size_t)k)) == 0 ? MPI_SUCCESS
+                                                                                 : GMPI_EXPRESS_DECLINED;
+    }
+    __atomic_store_n(&p->tcp_lock, 0, __ATOMIC_RELEASE);
+    return rc;
+}
+
+/* lane_send is MPI_Send's and MPI_Rsend's express path (a ready send is a
  * standard send on the wire). */
-static int send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int lane_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     struct gmpi_express *x = &gmpi_express;
     uint64_t n;
@@ -67,6 +130,8 @@ static int send(const void *buf, int count, MPI_Datatype datatype, int dest, int
     if (x->peers[dest].vrank1 != 0 && n <= VMPI_SMALL)
         return vmpi_send_small(x->peers[dest].vrank1 - 1, &h, buf, (int)n) == 0 ? MPI_SUCCESS
                                                                                : GMPI_EXPRESS_DECLINED;
+    if (n <= GMPI_TCP_SMALL && __atomic_load_n(&x->peers[dest].tcp_fd1, __ATOMIC_ACQUIRE) != 0)
+        return tcp_send(&x->peers[dest], dest, &h, buf, n);
     return GMPI_EXPRESS_DECLINED;
 }
 
@@ -224,7 +289,7 @@ int gmpi_express_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendt
         (recvtag < 0 && recvtag != MPI_ANY_TAG) ||
         (recvcount != 0 && (recvbuf == NULL || recvbuf == MPI_IN_PLACE)))
         return GMPI_EXPRESS_DECLINED;
-    if (send(sendbuf, sendcount, sendtype, dest, sendtag, comm) != MPI_SUCCESS)
+    if (lane_send(sendbuf, sendcount, sendtype, dest, sendtag, comm) != MPI_SUCCESS)
         return GMPI_EXPRESS_DECLINED; /* nothing was sent */
     int rc = gmpi_express_Recv(recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     if (rc != GMPI_EXPRESS_DECLINED)
@@ -234,12 +299,12 @@ int gmpi_express_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendt
 
 int gmpi_express_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return send(buf, count, datatype, dest, tag, comm);
+    return lane_send(buf, count, datatype, dest, tag, comm);
 }
 
 int gmpi_express_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return send(buf, count, datatype, dest, tag, comm);
+    return lane_send(buf, count, datatype, dest, tag, comm);
 }
 
 /* RMA_PIECE: rma_copy's piece. glibc's memmove on x86-64 copies with

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"gmpi/devices/tcp"
 	mpirt "gmpi/runtime"
 	"gmpi/runtime/param"
 )
@@ -82,6 +83,16 @@ func startExpress(level int32) {
 			rxs = append(rxs, peers[r].rx)
 		}
 	}
+	if tcpDevice != nil && expressTCPLayout() {
+		// tcp peers (express.c, tcp_send): the device publishes each
+		// pair's socket once connected.
+		for _, r := range tcpRemote {
+			if r != world.Rank() && tcpDevice.SetExpress(r, (*uint32)(unsafe.Pointer(&peers[r].tcp_lock)),
+				(*int32)(unsafe.Pointer(&peers[r].tcp_fd1))) {
+				peers[r].eager = C.uint64_t(world.EagerLimit(r))
+			}
+		}
+	}
 	x.peers = &peers[0]
 	x.nrx = C.int32_t(len(rxs))
 	if len(rxs) > 0 {
@@ -120,6 +131,11 @@ func stopExpress() {
 		expressWins[i] = nil
 	}
 	expressWasOn = false
+	if x.peers != nil && tcpDevice != nil {
+		for _, r := range tcpRemote {
+			tcpDevice.SetExpress(r, nil, nil)
+		}
+	}
 	if x.peers != nil {
 		C.free(unsafe.Pointer(x.peers))
 		x.peers = nil
@@ -331,4 +347,21 @@ func expressReplace(h mpirt.Handle, proxy *mpirt.Request) bool {
 	}
 	expressGo[i] = proxy
 	return true
+}
+
+// expressTCPLayout reports whether the C lane's tcp frame header
+// (express.c) is the device's, byte for byte, for a header with every
+// field the lane sets; the lane leaves tcp peers to Go otherwise.
+func expressTCPLayout() bool {
+	if C.GMPI_TCP_HEADER != tcp.ExpressHeaderSize || C.GMPI_TCP_SMALL > tcp.ExpressSmall {
+		return false
+	}
+	h := mpirt.Header{Kind: mpirt.FrameEager, Flags: 0x5a, Context: 0x01020304, Source: -2, Tag: 0x7eadbeef,
+		Len: 0x0102030405060708}
+	ch := C.struct_gmpi_shm_hdr{kind: C.uint8_t(h.Kind), flags: C.uint8_t(h.Flags), context: C.uint32_t(h.Context),
+		source: C.int32_t(h.Source), tag: C.int32_t(h.Tag), len: C.uint64_t(h.Len)}
+	b := (*[C.GMPI_TCP_HEADER]byte)(C.malloc(C.GMPI_TCP_HEADER))
+	defer C.free(unsafe.Pointer(b))
+	C.gmpi_express_tcp_header((*C.uint8_t)(unsafe.Pointer(b)), &ch, 1000)
+	return string(b[:]) == string(tcp.ExpressHeader(h, 1000))
 }

@@ -15,7 +15,10 @@
  * polls on an oversubscribed host; the Go path then waits, spinning and
  * sleeping, and makes progress on everything else). A
  * receive takes a frame here only when the Go path would have matched it
- * to this receive, so the two paths can alternate freely. express.go
+ * to this receive, so the two paths can alternate freely. A send of at
+ * most GMPI_TCP_SMALL bytes to a tcp peer writes the device's eager frame
+ * to the pair's socket itself (tcp_send, devices/tcp/express.go) once the
+ * Go side connected it; receives from tcp peers stay in Go. express.go
  * keeps this table in step with the runtime.
  *
  * Peers in this process's vendor MPI job (vMPI, devices/vmpi) have a lane
@@ -52,8 +55,20 @@ struct gmpi_express_peer {
     struct gmpi_shm_rx *rx; /* the ring from this peer */
     uint64_t eager;         /* largest eager message */
     int32_t vrank1;         /* vendor rank + 1 of a vmpi peer; 0: not one */
+    /* A tcp peer (devices/tcp/express.go): 1 + the descriptor of the
+     * pair's socket once connected (0: none or lost), and the lock word
+     * every writer of the connection holds. */
+    int32_t tcp_fd1;
+    uint32_t tcp_lock;
     int32_t pad;
 };
+
+/* The tcp device's frame (devices/tcp/wire.go): a header of
+ * GMPI_TCP_HEADER bytes, then at most GMPI_TCP_SMALL bytes of payload
+ * in one send. express.go checks the layout against the device's. */
+#define GMPI_TCP_HEADER 56
+#define GMPI_TCP_SMALL 1024
+void gmpi_express_tcp_header(uint8_t *b, const struct gmpi_shm_hdr *h, uint32_t n);
 
 /* One-sided lane: a window whose every target's memory is mapped in this
  * process (allocated and shared windows of one host). MPI_Put and MPI_Get

@@ -32,3 +32,20 @@ func gmpi_express_vmpi_clear(ctx uint32, source, tag int32) int32 {
 	}
 	return 0
 }
+
+// gmpi_express_tcp_finish writes the rest of a frame that the express
+// lane began on the connection to dest and could not write whole (a full
+// socket), waiting for room as the Go path does; 0 when written.
+//
+//export gmpi_express_tcp_finish
+func gmpi_express_tcp_finish(dest int32, rest unsafe.Pointer, n int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicked("MPI_Send", r)
+		}
+	}()
+	if d := tcpDevice; d != nil && d.ExpressFinish(int(dest), unsafe.Slice((*byte)(rest), n)) == nil {
+		return 0
+	}
+	return 1
+}

@@ -144,6 +144,7 @@ func initWorld() error {
 		for _, p := range remote {
 			routes = append(routes, mpirt.Route{Peer: p, Device: td})
 		}
+		tcpRemote = remote
 		for _, p := range vpeers {
 			routes = append(routes, mpirt.Route{Peer: p, Device: vmpiDevice})
 		}

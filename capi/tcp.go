@@ -21,6 +21,9 @@ import (
 // tcpDevice is the process's tcp device, nil when every peer is local.
 var tcpDevice *tcp.Device
 
+// tcpRemote are the world ranks whose point-to-point route is tcpDevice.
+var tcpRemote []int
+
 // tcpSecretKey is where rank 0 publishes a secret it made up when the
 // launcher gave none (see tcpSecret).
 const tcpSecretKey = "gmpi-tcp-secret"

@@ -152,6 +152,7 @@ type Device struct {
 	spare   []inFrame
 	n       atomic.Int32
 	pollMu  sync.Mutex
+	handled int // frames dispatch handed over (under pollMu)
 	closing atomic.Bool
 	readers sync.WaitGroup
 
@@ -207,7 +208,7 @@ type inFrame struct {
 	peer    int
 	hdr     mpirt.Header
 	payload []byte
-	pooled  bool // payload came from bufPool
+	pool    *[]byte // payload came from bufPool, through pool
 	err     error
 }
 
@@ -221,6 +222,9 @@ type peer struct {
 	conn     atomic.Pointer[conn] // the pair's connection, set once
 	ready    chan struct{}        // closed when conn is set or err is
 	err      error                // the pair is lost (under mu)
+	// xlock and xfd are a C caller's (SetExpress), under mu.
+	xlock *uint32
+	xfd   *int32
 }
 
 // conn is the pair's connection.
@@ -228,9 +232,13 @@ type conn struct {
 	fd  int // owned (non-blocking); closed by Device.Close
 	idx int // index in Device.conns
 	wmu sync.Mutex
-	hdr [headerSize]byte
-	vec [2][]byte
-	iov [2]unix.Iovec // sendmsg's, under wmu
+	// xlock, when set (SetExpress), is a lock word that a C caller
+	// takes to write small frames itself: every writer holds it too,
+	// after wmu (lockW).
+	xlock atomic.Pointer[uint32]
+	hdr   [headerSize]byte
+	vec   [2][]byte
+	iov   [2]unix.Iovec // sendmsg's, under wmu
 	// small frames are copied behind the header and sent with one write.
 	small [headerSize + smallFrame]byte
 	bye   atomic.Bool // the peer announced its orderly close
@@ -254,7 +262,7 @@ func (d *Device) wouldBlock(c *conn) error {
 	if err != nil && err != unix.EINTR {
 		return err
 	}
-	d.drainAll(false)
+	d.drainAll(false, false)
 	return nil
 }
 
@@ -488,8 +496,8 @@ func (d *Device) Watch(rank int) {
 }
 
 func (d *Device) write(c *conn, h *mpirt.Header, payload []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	c.lockW()
+	defer c.unlockW()
 	if len(payload) <= smallFrame {
 		putHeader(c.small[:], h, len(payload))
 		n := copy(c.small[headerSize:], payload)
@@ -655,6 +663,7 @@ func (d *Device) installLocked(p *peer, nc *net.TCPConn) {
 	d.connMu.Unlock()
 	p.conn.Store(c)
 	close(p.ready)
+	d.publishLocked(p, c)
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c.idx)}
 	if err := unix.EpollCtl(d.ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		d.lost(p, c, fmt.Errorf("epoll_ctl: %w", err))
@@ -844,10 +853,11 @@ func readFD(fd int, b []byte) (int, error) {
 	}
 }
 
-// drain parses every complete frame the socket holds and queues it; it
-// returns errAgain when the socket is empty, another error when the
-// connection is unusable. Must hold x.mu.
-func (d *Device) drain(p *peer, c *conn) error {
+// drain parses every complete frame the socket holds and queues it (with
+// now, hands it to the Handler at once: see Poll); it returns errAgain
+// when the socket is empty, another error when the connection is
+// unusable. Must hold x.mu.
+func (d *Device) drain(p *peer, c *conn, now bool) error {
 	x := &c.rx
 	for {
 		if !x.hdr {
@@ -858,6 +868,7 @@ func (d *Device) drain(p *peer, c *conn) error {
 				continue
 			}
 			x.f = inFrame{peer: p.rank}
+			got := 0
 			n, err := parseHeader(x.buf[x.r:x.r+headerSize], &x.f.hdr, maxPayload)
 			if err != nil {
 				return fmt.Errorf("%w (connection dropped)", err)
@@ -875,17 +886,23 @@ func (d *Device) drain(p *peer, c *conn) error {
 				if sink := d.sink.Load(); x.f.hdr.Kind == mpirt.FrameData && sink != nil {
 					dst = (*sink)(x.f.hdr.RecvID, x.f.hdr.Offset, n)
 				}
-				if dst == nil {
+				if dst == nil && now && n <= x.w-x.r {
+					// Handed over before the staging buffer is
+					// read into again: the payload stays there.
+					dst = x.buf[x.r : x.r+n : x.r+n]
+					x.r += n
+					got = n
+				} else if dst == nil {
 					bp := bufPool.Get().(*[]byte)
 					if cap(*bp) < n {
 						*bp = make([]byte, n)
 					}
 					dst = (*bp)[:n]
-					x.f.pooled = true
+					x.f.pool = bp
 				}
 				x.f.payload = dst
 			}
-			x.hdr, x.got = true, 0
+			x.hdr, x.got = true, got
 		}
 		dst := x.f.payload
 		k := copy(dst[x.got:], x.buf[x.r:x.w])
@@ -908,7 +925,11 @@ func (d *Device) drain(p *peer, c *conn) error {
 			x.got += n
 		}
 		x.hdr = false
-		d.deliver(x.f)
+		if now {
+			d.dispatch(&x.f)
+		} else {
+			d.deliver(x.f)
+		}
 		x.f = inFrame{}
 		if x.r == x.w {
 			// Nothing buffered: hand the frame over now rather than
@@ -922,7 +943,7 @@ func (d *Device) drain(p *peer, c *conn) error {
 
 // drainOne drains c if no other thread does; it reports whether it did.
 // A connection found unusable is ended (lost).
-func (d *Device) drainOne(pc peerConn, wait bool) {
+func (d *Device) drainOne(pc peerConn, wait, now bool) {
 	c := pc.c
 	if wait {
 		c.rx.mu.Lock()
@@ -931,7 +952,10 @@ func (d *Device) drainOne(pc peerConn, wait bool) {
 	}
 	var err error
 	if !c.rx.dead {
-		if err = d.drain(pc.p, c); err != errAgain {
+		// Frames of this connection queued earlier go first: only
+		// with nothing queued may its frames skip the queue (any that
+		// were pushed were pushed under c.rx.mu, so are seen here).
+		if err = d.drain(pc.p, c, now && d.n.Load() == 0); err != errAgain {
 			c.rx.dead = true
 		}
 	}
@@ -942,11 +966,11 @@ func (d *Device) drainOne(pc peerConn, wait bool) {
 }
 
 // drainAll drains every live connection (wait: even one another thread
-// is draining, after it).
-func (d *Device) drainAll(wait bool) {
+// is draining, after it; now: see drain).
+func (d *Device) drainAll(wait, now bool) {
 	for _, pc := range *d.conns.Load() {
 		if !pc.c.lost.Load() {
-			d.drainOne(pc, wait)
+			d.drainOne(pc, wait, now)
 		}
 	}
 }
@@ -960,18 +984,18 @@ func (d *Device) drainAll(wait bool) {
 // two on the path of every frame: 8.3 against 6.3 us one way for a C
 // ping-pong over loopback). With more, it asks epoll which are readable
 // (epoll_wait with no timeout) and reads only those.
-func (d *Device) pollSockets() {
+func (d *Device) pollSockets(now bool) {
 	if conns := *d.conns.Load(); len(conns) <= pollEach {
-		d.drainAll(false)
+		d.drainAll(false, now)
 	} else {
 		var evs [16]unix.EpollEvent
 		n, _ := unix.EpollWait(d.ep, evs[:], 0)
 		if n == len(evs) {
-			d.drainAll(false) // perhaps more are ready than fit
+			d.drainAll(false, now) // perhaps more are ready than fit
 		}
 		for _, ev := range evs[:max(n, 0)] {
 			if n < len(evs) && ev.Fd >= 0 && int(ev.Fd) < len(conns) && !conns[ev.Fd].c.lost.Load() {
-				d.drainOne(conns[ev.Fd], false)
+				d.drainOne(conns[ev.Fd], false, now)
 			}
 		}
 	}
@@ -1029,7 +1053,7 @@ func (d *Device) drainer() {
 				unix.Read(d.stop, b[:])
 				continue
 			}
-			d.drainOne(conns[ev.Fd], true)
+			d.drainOne(conns[ev.Fd], true, false)
 		}
 	}
 }
@@ -1074,7 +1098,7 @@ func (d *Device) Sleep(w mpirt.Waker, epoch uint32, timeout time.Duration) bool 
 		unix.Poll(fds, ms)
 	}
 	w.Disarm()
-	d.drainAll(false)
+	d.drainAll(false, false)
 	d.polls.Add(1)
 	return true
 }
@@ -1089,14 +1113,21 @@ func (d *Device) Reaches(peer int) bool {
 	return uint(peer) < uint(len(d.peers)) && d.peers[peer] != nil
 }
 
+// release returns f's payload to bufPool if it came from there (and is
+// not too large to keep).
+func (f *inFrame) release() {
+	if f.pool != nil && cap(f.payload) <= 1<<20 {
+		*f.pool = f.payload[:0]
+		bufPool.Put(f.pool)
+	}
+	f.pool = nil
+}
+
 // deliver hands a frame just read to the async handler, or queues it
 // for Poll when the handler does not take it.
 func (d *Device) deliver(f inFrame) {
 	if h := d.async.Load(); h != nil && f.hdr.Kind == mpirt.FrameRMA && (*h)(f.peer, &f.hdr, f.payload) {
-		if f.pooled && cap(f.payload) <= 1<<20 {
-			b := f.payload[:0]
-			bufPool.Put(&b)
-		}
+		f.release()
 		return
 	}
 	d.push(f)
@@ -1128,6 +1159,9 @@ func (d *Device) lost(p *peer, c *conn, err error) {
 	unreachable := errors.Is(err, syscall.ETIMEDOUT) || errors.Is(err, os.ErrDeadlineExceeded)
 	p.mu.Lock()
 	d.failLocked(p, err)
+	if p.xfd != nil {
+		atomic.StoreInt32(p.xfd, 0) // the C caller declines from now on
+	}
 	p.mu.Unlock()
 	// Wakes a writer waiting for room; the descriptor stays open until
 	// Close (another thread may still name it).
@@ -1140,9 +1174,28 @@ func (d *Device) lost(p *peer, c *conn, err error) {
 }
 
 // Poll hands the frames the connection goroutines queued to the Handler.
+//
+// With PollSockets it reads the sockets too; a frame it reads while it
+// holds pollMu (the Handler's turn) and nothing is queued goes to the
+// Handler at once, its payload still in the connection's staging buffer
+// (no copy, no queue, no doorbell: the path of a small message).
 func (d *Device) Poll() int {
 	if d.cfg.PollSockets && !d.closing.Load() {
-		d.pollSockets()
+		if d.handler != nil && d.pollMu.TryLock() {
+			n := 0
+			if d.n.Load() != 0 {
+				n = d.handleQueued()
+			}
+			d.handled = 0
+			d.pollSockets(true)
+			n += d.handled
+			if d.n.Load() != 0 && !d.closing.Load() {
+				n += d.handleQueued()
+			}
+			d.pollMu.Unlock()
+			return n
+		}
+		d.pollSockets(false)
 	}
 	if d.n.Load() == 0 || !d.pollMu.TryLock() {
 		return 0
@@ -1151,6 +1204,21 @@ func (d *Device) Poll() int {
 	if d.handler == nil || d.closing.Load() {
 		return 0
 	}
+	return d.handleQueued()
+}
+
+// dispatch hands f, just read by the thread that holds pollMu, to the
+// async handler or the Handler (Poll).
+func (d *Device) dispatch(f *inFrame) {
+	d.handled++
+	if h := d.async.Load(); h == nil || f.hdr.Kind != mpirt.FrameRMA || !(*h)(f.peer, &f.hdr, f.payload) {
+		d.handler(f.peer, &f.hdr, f.payload)
+	}
+	f.release()
+}
+
+// handleQueued hands the queued frames to the Handler. Must hold pollMu.
+func (d *Device) handleQueued() int {
 	d.inMu.Lock()
 	in := d.inbox
 	d.inbox = d.spare[:0]
@@ -1165,10 +1233,7 @@ func (d *Device) Poll() int {
 		} else {
 			d.handler(f.peer, &f.hdr, f.payload)
 		}
-		if f.pooled && cap(f.payload) <= 1<<20 {
-			b := f.payload[:0]
-			bufPool.Put(&b)
-		}
+		f.release()
 		*f = inFrame{}
 	}
 	d.spare = in[:0]
@@ -1199,14 +1264,14 @@ func (d *Device) Close() error {
 			continue
 		}
 		conns = append(conns, c)
-		c.wmu.Lock()
+		c.lockW()
 		var b [headerSize]byte
 		putHeader(b[:], &mpirt.Header{Kind: kindBye}, 0)
 		if !c.lost.Load() {
 			d.writev(c, [][]byte{b[:]})
 			unix.Shutdown(c.fd, unix.SHUT_WR)
 		}
-		c.wmu.Unlock()
+		c.unlockW()
 	}
 	ring(d.stop)
 	deadline := time.After(d.cfg.Timeout)

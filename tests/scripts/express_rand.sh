@@ -6,7 +6,8 @@
 # lane on and with GMPI_EXPRESS=0, for the same seed, and compares the two
 # runs' records of every receive (message, count, checksum, status) rank by
 # rank. Cases: 2 ranks; 4 ranks on 2 CPUs (oversubscribed); a small eager
-# limit (every size class often); threads under MPI_THREAD_MULTIPLE.
+# limit (every size class often); threads under MPI_THREAD_MULTIPLE; 3
+# ranks all over tcp.
 # EXPRESS_RAND_SEED=N repeats a run (the seed is printed).
 #
 # express_rand.sh BUILD FRONT runs the same through another ABI front (the
@@ -89,4 +90,6 @@ compare np2 2 EXPRESS_RAND_ROUNDS=400
 compare np4 4 EXPRESS_RAND_ROUNDS=200
 compare eager 3 EXPRESS_RAND_ROUNDS=300 GMPI_EAGER_LIMIT=512
 compare threads 2 EXPRESS_RAND_ROUNDS=100 EXPRESS_RAND_THREADS=3
+# Every peer over tcp (the lane's sends to tcp peers, express.c tcp_send).
+compare tcp 3 EXPRESS_RAND_ROUNDS=200 GMPI_DEVICE=tcp
 echo "express_rand.sh: all cases agree (seed $seed)"
