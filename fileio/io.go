@@ -498,15 +498,33 @@ func (f *File) writeSegs(fn string, s state, segs []seg, data []byte) (int64, er
 	// Other processes may rewrite the holes of a sieved span: every
 	// write of a shared file takes the range lock unless sieving is off
 	// (or the caller holds the whole range already).
+	// On one host the processes' writeGate spares plain writes the lock
+	// while nobody sieves.
 	locking := f.comm.Size() > 1 && s.h.dsWrite != "disable" && s.h.dsWrite != "locked"
+	var gate *writeGate
+	if sp, ok := f.shared.(*shmPtr); ok && locking && f.client == nil && len(f.servers) == 0 {
+		gate = &sp.gate
+	}
 	for i := 0; i < len(segs); {
 		j := window(segs, i, s.h.indWrBuffer)
 		if s.h.dsWrite == "locked" || !sieve(s.h.dsWrite, segs[i:j]) {
 			j = i + 1
 		}
 		lo, hi := segs[i].off, segs[j-1].off+segs[j-1].n
-		if locking {
+		locked, gated := locking, false
+		if gate != nil {
+			if j == i+1 {
+				gated = gate.enterPlain()
+				locked = !gated
+			} else {
+				gate.enterSieve()
+			}
+		}
+		if locked {
 			if err := f.lock(unix.F_WRLCK, lo, hi-lo); err != nil {
+				if gate != nil && j > i+1 {
+					gate.leaveSieve()
+				}
 				return done, ioError(fn, f.path, err)
 			}
 		}
@@ -541,8 +559,14 @@ func (f *File) writeSegs(fn string, s state, segs []seg, data []byte) (int64, er
 				}
 			}
 		}
-		if locking {
+		if locked {
 			f.lock(unix.F_UNLCK, lo, hi-lo)
+		}
+		switch {
+		case gated:
+			gate.leavePlain()
+		case gate != nil && j > i+1:
+			gate.leaveSieve()
 		}
 		if err != nil {
 			return done, ioError(fn, f.path, err)
