@@ -422,7 +422,10 @@ func scatterRead(fd int, segs []seg, data []byte) (int64, error) {
 	defer junkBufs.Put(jp)
 	junk := *jp
 	ip := iovBufs.Get().(*[]unix.Iovec)
-	defer iovBufs.Put(ip)
+	defer func() {
+		clear((*ip)[:cap(*ip)]) // keep no buffer alive from the pool
+		iovBufs.Put(ip)
+	}()
 	pos := segs[0].off // the next file byte to read
 	var done int64     // bytes of data filled
 	k := 0             // the segment pos is in or before
