@@ -413,18 +413,6 @@ func (x *exchange) writeWindow(lo, hi int64, ps []piece, rdata []byte) error {
 		end = max(end, pc.off+pc.n)
 	}
 	locking := !x.s.atomic && f.comm.Size() > 1 && x.s.h.dsWrite != "disable"
-	if sp, ok := f.shared.(*shmPtr); ok && !x.s.atomic && f.client == nil && len(f.servers) == 0 {
-		// One host: the writeGate of writeSegs (a window with holes
-		// is a sieved write, a full one a plain write).
-		g := sp.gate
-		if full && locking && g.enterPlain() {
-			defer g.leavePlain()
-			locking = false
-		} else if !full {
-			g.enterSieve()
-			defer g.leaveSieve()
-		}
-	}
 	if x.s.atomic || locking || !full {
 		if err := f.lock(unix.F_WRLCK, lo, hi-lo); err != nil {
 			return ioError(x.fn, f.path, err)

@@ -70,7 +70,6 @@ type shmPtr struct {
 	v        *int64
 	turn     *uint32
 	sleepers *uint32
-	gate     writeGate
 }
 
 const shmSize = 128
@@ -137,8 +136,7 @@ func newShmPtr(f *File) (sharedPtr, error) {
 		return nil, err
 	}
 	return &shmPtr{mem: mem, v: (*int64)(unsafe.Pointer(&mem[0])),
-		turn: (*uint32)(unsafe.Pointer(&mem[64])), sleepers: (*uint32)(unsafe.Pointer(&mem[68])),
-		gate: writeGate{plain: (*uint32)(unsafe.Pointer(&mem[72])), sieve: (*uint32)(unsafe.Pointer(&mem[76]))}}, nil
+		turn: (*uint32)(unsafe.Pointer(&mem[64])), sleepers: (*uint32)(unsafe.Pointer(&mem[68]))}, nil
 }
 
 func clen(b []byte) int {
@@ -217,60 +215,6 @@ func (p *shmPtr) waitTurn(w *mpirt.World, t uint32) {
 		atomic.AddUint32(p.sleepers, ^uint32(0))
 	}
 }
-
-// writeGate lets the plain (unsieved) writes of processes on one host
-// skip the byte-range lock while no process of the file is in a sieved
-// write, whose read-modify-write of a span would otherwise undo a plain
-// write into one of its holes. Two counters in the shared segment, in
-// the manner of Dekker's mutual exclusion: a plain writer counts itself
-// in plain and then looks at sieve, a sieved writer counts itself in
-// sieve and then looks at plain. Atomic operations being sequentially
-// consistent, at least one of them sees the other: the plain writer
-// falls back to the lock, or the sieved writer waits (FutexWait, woken
-// by the last unlocked plain writer) until no unlocked plain write is in
-// flight before it takes its lock and reads the span. One fcntl pair less
-// per contiguous write (write_ordered, collective writes of contiguous
-// pieces, independent contiguous writes).
-type writeGate struct {
-	plain *uint32 // unlocked plain writes in flight
-	sieve *uint32 // processes in a sieved write
-}
-
-// enterPlain reports whether a plain write may go without the lock; if
-// so the caller calls leavePlain when its data is in the file.
-func (g writeGate) enterPlain() bool {
-	atomic.AddUint32(g.plain, 1)
-	if atomic.LoadUint32(g.sieve) == 0 {
-		return true
-	}
-	g.leavePlain()
-	return false
-}
-
-func (g writeGate) leavePlain() {
-	if atomic.AddUint32(g.plain, ^uint32(0)) == 0 && atomic.LoadUint32(g.sieve) != 0 {
-		mpirt.FutexWake(g.plain)
-	}
-}
-
-// enterSieve announces a sieved write and waits for the unlocked plain
-// writes in flight; leaveSieve ends it.
-func (g writeGate) enterSieve() {
-	atomic.AddUint32(g.sieve, 1)
-	for i := 0; ; i++ {
-		v := atomic.LoadUint32(g.plain)
-		if v == 0 {
-			return
-		}
-		if i < 100 {
-			osyield()
-			continue
-		}
-		mpirt.FutexWait(g.plain, v, time.Millisecond)
-	}
-}
-
-func (g writeGate) leaveSieve() { atomic.AddUint32(g.sieve, ^uint32(0)) }
 
 func osyield() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
 
