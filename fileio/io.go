@@ -1,7 +1,6 @@
 package fileio
 
 import (
-	"runtime"
 	"sync"
 	"time"
 	"unsafe"
@@ -368,26 +367,7 @@ func (f *File) readSegs(fn string, s state, segs []seg, data []byte) (int64, err
 			i = j
 			continue
 		}
-		var want int64
-		for _, sg := range segs[i:j] {
-			want += sg.n
-		}
 		lo, hi := segs[i].off, segs[j-1].off+segs[j-1].n
-		if f.client == nil && hi-lo > 2*want {
-			// Holes larger than the data: scatter. (Holes as large as the
-			// data, bench/io.c's indep_read at 2 processes, went 0.5-0.8x
-			// as fast through scatterRead as through the span buffer.)
-			n, err := scatterRead(f.fd, segs[i:j], data[done:done+want])
-			done += n
-			if err != nil {
-				return done, ioError(fn, f.path, err)
-			}
-			if n < want {
-				return done, nil
-			}
-			i = j
-			continue
-		}
 		if int64(cap(sbuf)) < hi-lo {
 			sbuf = make([]byte, hi-lo)
 			*sp = sbuf
@@ -412,90 +392,6 @@ func (f *File) readSegs(fn string, s state, segs []seg, data []byte) (int64, err
 	}
 	return done, nil
 }
-
-// scatterRead is a sieved read without the staging copy: one preadv
-// over the span of segs (in runs of at most iovMax iovecs) puts the
-// segments' bytes straight into data, one after the other, and the holes
-// between them into a small junk buffer that stays in the cache (with a
-// 4 MiB span buffer every byte crossed memory twice; bench/io.c's
-// indep_read at 4 processes reads 1 KiB of every 4, and went 1.5-3x as
-// fast on a loaded machine). It returns how many
-// bytes of data it filled: fewer than len(data) at the end of the file.
-func scatterRead(fd int, segs []seg, data []byte) (int64, error) {
-	jp := junkBufs.Get().(*[]byte)
-	defer junkBufs.Put(jp)
-	junk := *jp
-	ip := iovBufs.Get().(*[]unix.Iovec)
-	defer func() {
-		clear((*ip)[:cap(*ip)]) // keep no buffer alive from the pool
-		iovBufs.Put(ip)
-	}()
-	pos := segs[0].off // the next file byte to read
-	var done int64     // bytes of data filled
-	k := 0             // the segment pos is in or before
-	for k < len(segs) {
-		iov := (*ip)[:0]
-		p, d := pos, done
-		for kk := k; kk < len(segs) && len(iov) < iovMax; kk++ {
-			sg := segs[kk]
-			for p < sg.off && len(iov) < iovMax {
-				g := min(sg.off-p, int64(len(junk)))
-				iov = append(iov, iovec(junk[:g]))
-				p += g
-			}
-			if p < sg.off || len(iov) == iovMax {
-				break
-			}
-			m := sg.off + sg.n - p
-			iov = append(iov, iovec(data[d:d+m]))
-			d, p = d+m, p+m
-		}
-		*ip = iov
-		r, _, e := unix.Syscall6(unix.SYS_PREADV, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)),
-			uintptr(pos), uintptr(uint64(pos)>>32>>32), 0)
-		runtime.KeepAlive(data)
-		runtime.KeepAlive(junk)
-		if e == unix.EINTR {
-			continue
-		}
-		if e != 0 {
-			return done, e
-		}
-		if r == 0 {
-			return done, nil // end of file
-		}
-		end := pos + int64(r)
-		for ; k < len(segs); k++ {
-			sg := segs[k]
-			from := max(sg.off, pos)
-			if end <= from {
-				break
-			}
-			done += min(end, sg.off+sg.n) - from
-			if end < sg.off+sg.n {
-				break
-			}
-		}
-		pos = end
-	}
-	return done, nil
-}
-
-// iovMax is how many iovecs one preadv takes (Linux's UIO_MAXIOV).
-const iovMax = 1024
-
-func iovec(b []byte) unix.Iovec {
-	v := unix.Iovec{Base: &b[0]}
-	v.SetLen(len(b))
-	return v
-}
-
-// junkBufs holds the buffers scatterRead reads the holes into; iovBufs
-// its iovec lists.
-var (
-	junkBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
-	iovBufs  = sync.Pool{New: func() any { v := make([]unix.Iovec, 0, iovMax); return &v }}
-)
 
 func (f *File) writeSegs(fn string, s state, segs []seg, data []byte) (int64, error) {
 	var done int64
