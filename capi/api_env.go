@@ -1,6 +1,7 @@
 package main
 
 // extern void gmpi_register_atexit(void);
+// extern void gmpi_scrub_set(int on);
 import "C"
 
 import (
@@ -91,6 +92,9 @@ func acquireWorldLocked(fn string, level int32) error {
 		world.SetThreadLevel(int(level))
 		startExpress(level)
 		startCshm()
+		if !param.StackScrub.Get(world.Params()) {
+			C.gmpi_scrub_set(0)
+		}
 		world.SetProgressHold(expressHold)
 		C.gmpi_register_atexit()
 		// Spawned processes meet their parents (MPI_Comm_get_parent).

@@ -212,6 +212,10 @@ func genProto(funcs []*Func) []byte {
 	return b.Bytes()
 }
 
+// scrubFull: the functions after which the scrub clears its whole depth
+// (scrub.h), not just what the sentinels show was used.
+var scrubFull = map[string]bool{"MPI_Init": true, "MPI_Init_thread": true, "MPI_Finalize": true}
+
 func genPMPI(funcs []*Func) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "// %s\n\n", header)
@@ -223,6 +227,7 @@ func genPMPI(funcs []*Func) []byte {
 
 #include "zz_inner.h"
 #include "../include/mpi.h"
+#include "scrub.h"
 
 // The Go side, declared with plain C types: this file must not include
 // _cgo_export.h, whose prototypes spell the same types differently.
@@ -264,7 +269,12 @@ extern int gmpi_unsupported(const char *name, int comm);
 					args = append(args, p.Name)
 				}
 			}
-			call := fmt.Sprintf("%s(%s)", f.shimName(), strings.Join(args, ", "))
+			// Every call into Go leaves the stack below clean (scrub.h);
+			// after MPI_Init and MPI_Finalize the whole depth.
+			call := fmt.Sprintf("GMPI_SCRUBBED(%s(%s))", f.shimName(), strings.Join(args, ", "))
+			if scrubFull[f.Name] {
+				call = fmt.Sprintf("gmpi_scrub_full_after(%s(%s))", f.shimName(), strings.Join(args, ", "))
+			}
 			if f.Express {
 				var names []string
 				for _, p := range f.Params {
