@@ -92,8 +92,8 @@ func acquireWorldLocked(fn string, level int32) error {
 		world.SetThreadLevel(int(level))
 		startExpress(level)
 		startCshm()
-		if !param.StackScrub.Get(world.Params()) {
-			C.gmpi_scrub_set(0)
+		if param.StackScrub.Get(world.Params()) {
+			C.gmpi_scrub_set(1)
 		}
 		world.SetProgressHold(expressHold)
 		C.gmpi_register_atexit()

@@ -15,7 +15,7 @@ static const unsigned long depths[] = {
 };
 #define NLEVELS (sizeof depths / sizeof depths[0])
 
-static volatile int scrub_off;
+static volatile int scrub_off = 1; /* GMPI_STACK_SCRUB is off by default */
 
 void gmpi_scrub_set(int on) { scrub_off = !on; }
 

@@ -4,7 +4,8 @@
  * under MPICH or Open MPI (capi/scrub.h; ScaLAPACK's testers read such
  * memory as uninitialized locals). The region is zeroed before each call
  * and nothing but the call runs before the probe (printf and friends use
- * kilobytes of stack themselves). With GMPI_STACK_SCRUB=0 (testlist) it
+ * kilobytes of stack themselves). It runs with GMPI_STACK_SCRUB=1; without
+ * it (the default, testlist) it
  * checks the opposite, that the probe sees what the calls left there
  * (the first calls go deepest: the dynamic linker's lazy binding, the
  * runtime's first entries), so that the test can fail. Run with
@@ -56,8 +57,8 @@ int main(int argc, char **argv)
     MPI_Request req;
     MPI_Comm dup;
     MPI_Init(&argc, &argv);
-    const char *off = getenv("GMPI_STACK_SCRUB");
-    int scrub = !(off && strcmp(off, "0") == 0);
+    const char *on = getenv("GMPI_STACK_SCRUB");
+    int scrub = on && strcmp(on, "1") == 0; /* off by default */
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     memset(sbuf, rank + 1, sizeof sbuf);
@@ -89,7 +90,7 @@ int main(int argc, char **argv)
     }
     if (getenv("SS_VERBOSE")) printf("rank %d: %ld\n", rank, total);
     if (!scrub && total == 0) {
-        printf("rank %d: GMPI_STACK_SCRUB=0 but no call left anything below the caller: the probe sees nothing\n", rank);
+        printf("rank %d: GMPI_STACK_SCRUB off but no call left anything below the caller: the probe sees nothing\n", rank);
         errs++;
     }
     int all = 0;
