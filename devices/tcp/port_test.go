@@ -106,6 +106,15 @@ func TestPortHostile(t *testing.T) {
 	if err := a.Authed(secret, portContext); err != nil {
 		t.Fatal(err)
 	}
+	// The four are queued before the client's connection: under load the
+	// port may finish their handshakes after the client's, and
+	// AcceptClient returns at the first good one, leaving the rest queued
+	// until the next accept (CI saw the truncated one left open).
+	for deadline := time.Now().Add(10 * time.Second); len(p.queue) < 4; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d authenticated connections queued after 10 s, want 4", len(p.queue))
+		}
+	}
 	got := make(chan error, 1)
 	go func() {
 		m, err := p.AcceptClient(10 * time.Second)
