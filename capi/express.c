@@ -509,18 +509,26 @@ static int xr_slot(const struct gmpi_express_reqs *q, MPI_Request h)
     return (int)i;
 }
 
+/* xr_usable: the nonblocking lane may run: not a front (they map
+ * request handles of their own, Go does), nothing that needs Go's
+ * polling (vendor MPI peers). Every nonblocking entry asks it. */
+static int xr_usable(const struct gmpi_express *x)
+{
+#ifdef GMPI_FRONT
+    (void)x;
+    return 0;
+#else
+    return x->on && x->nvworld == 0;
+#endif
+}
+
 int gmpi_express_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                        MPI_Request *request)
 {
-#ifdef GMPI_FRONT
-    /* The fronts map request handles of their own: Go. */
-    (void)buf, (void)count, (void)datatype, (void)dest, (void)tag, (void)comm, (void)request;
-    return GMPI_EXPRESS_DECLINED;
-#else
     struct gmpi_express *x = &gmpi_express;
     struct gmpi_express_reqs *q = &gmpi_express_reqs;
     uint64_t n;
-    if (!x->on || request == NULL || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 || tag < 0)
+    if (!xr_usable(x) || request == NULL || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 || tag < 0)
         return GMPI_EXPRESS_DECLINED;
     const struct gmpi_express_comm *c = args(x, buf, count, datatype, dest, comm, &n);
     if (c == NULL || n > x->peers[dest].eager || x->peers[dest].tx == NULL)
@@ -555,7 +563,6 @@ int gmpi_express_Isend(const void *buf, int count, MPI_Datatype datatype, int de
     e->send_id = id;
     *request = (MPI_Request)(GMPI_EXPRESS_REQ_KIND | (uint32_t)i);
     return MPI_SUCCESS;
-#endif
 }
 
 /* drain takes the frames at the head of ring r that receives posted here
@@ -615,16 +622,12 @@ static int progress(const struct gmpi_express *x, struct gmpi_express_reqs *q)
 int gmpi_express_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                        MPI_Request *request)
 {
-#ifdef GMPI_FRONT
-    (void)buf, (void)count, (void)datatype, (void)source, (void)tag, (void)comm, (void)request;
-    return GMPI_EXPRESS_DECLINED;
-#else
     struct gmpi_express *x = &gmpi_express;
     struct gmpi_express_reqs *q = &gmpi_express_reqs;
     uint64_t cap;
     /* The matching engine empty (so it holds nothing this receive
      * should match first), a shared-memory source (no wildcard). */
-    if (!x->on || request == NULL || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 ||
+    if (!xr_usable(x) || request == NULL || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 ||
         (tag < 0 && tag != MPI_ANY_TAG) || __atomic_load_n(&x->queued, __ATOMIC_RELAXED) != 0)
         return GMPI_EXPRESS_DECLINED;
     const struct gmpi_express_comm *c = args(x, buf, count, datatype, source, comm, &cap);
@@ -651,7 +654,6 @@ int gmpi_express_Irecv(void *buf, int count, MPI_Datatype datatype, int source, 
     if (gmpi_shm_pending(e->rx))
         (void)drain(x, q, e->rx);
     return MPI_SUCCESS;
-#endif
 }
 
 /* xr_list checks that every handle of reqs is MPI_REQUEST_NULL or one of
@@ -719,18 +721,6 @@ static int xr_wait(struct gmpi_express *x, struct gmpi_express_reqs *q, int coun
         else
             relax();
     }
-}
-
-/* xr_usable: the nonblocking lane may run (not a front; nothing that
- * needs Go's polling, as vendor MPI peers do). */
-static int xr_usable(const struct gmpi_express *x)
-{
-#ifdef GMPI_FRONT
-    (void)x;
-    return 0;
-#else
-    return x->on && x->nvworld == 0;
-#endif
 }
 
 int gmpi_express_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
