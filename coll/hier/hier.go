@@ -75,7 +75,7 @@ func (Component) Describe(*param.Values) coll.Description {
 	for op, n := range map[mpirt.CollOp]string{
 		mpirt.CollBarrier: "direct|group_barrier+allpairs", mpirt.CollBcast: "fanout|flat_tree|split_relay_pipelined",
 		mpirt.CollReduce: "group_reduce+flat_tree|canonical_fold", mpirt.CollAllreduce: "group_reduce+fanout|group_reduce+allpairs|pipelined_reduce_scatter_allgather|canonical_fold",
-		mpirt.CollAllgather: "group_gather+allpairs", mpirt.CollAllgatherv: "group_gather+allpairs",
+		mpirt.CollAllgather: "pairs+pipelined_forward|group_gather+allpairs", mpirt.CollAllgatherv: "pairs+pipelined_forward|group_gather+allpairs",
 		mpirt.CollGather: "group_gather+flat_tree", mpirt.CollScatter: "flat_tree+group_scatter",
 		mpirt.CollReduceScatter: "allreduce+block", mpirt.CollReduceScatterBlock: "allreduce+block",
 		mpirt.CollAlltoall: "direct (sites only)", mpirt.CollAlltoallv: "direct (sites only)", mpirt.CollAlltoallw: "direct (sites only)",
@@ -1122,12 +1122,149 @@ func (m *module) allgather(p *plan, a *mpirt.CollArgs) {
 		src = mpirt.NewPacked(a.Sbuf, a.Scount, a.Sdt)
 	}
 	p.local(src.Load)
+	if m.t.level == levelSite && !m.fanout(sumInts(sizes)) {
+		m.allgatherPairs(p, src.Data, sizes, func(r int, b []byte) {
+			if q, k := at(r); k > 0 {
+				a.Rdt.Unpack(q, b, k)
+			}
+		})
+		return
+	}
 	b := m.gatherBlob(p, -1, src.Data, sizes)
 	p.local(func() error {
 		for r := range n {
 			if q, k := at(r); k > 0 {
 				a.Rdt.Unpack(q, b.block(r), k)
 			}
+		}
+		return nil
+	})
+}
+
+func sumInts(v []int) int {
+	t := 0
+	for _, x := range v {
+		t += x
+	}
+	return t
+}
+
+// allgatherPairs is the allgather between sites without a gather inside
+// a site before the wide area: every process sends its own block to one
+// process of every other site, the one at its own index there (modulo
+// that site's size), so each block crosses each wide-area link once and
+// the sites' members send in parallel. Each receiver forwards every
+// segment it receives to the other members of its site as soon as it
+// arrives, so the call ends one small hop inside the site after the last
+// wide-area segment, not after a gather and a broadcast of everything.
+// Round t receives segment t of the blocks coming over the wide area,
+// forwards segment t-1, and sends segment t+lead of this process's own
+// block: the sends are clocked by the arrivals (the peers send at the
+// same pace), lead segments ahead to cover the latency, so no socket
+// holds a deep queue (whose acknowledgements, behind the data of the
+// other direction, would slow the flows) and no round waits for a send
+// the network has not taken. unpack(r, b) stores rank r's block b; mine
+// (sizes[me] bytes) is filled when the plan runs.
+func (m *module) allgatherPairs(p *plan, mine []byte, sizes []int, unpack func(r int, b []byte)) {
+	n, me := m.c.Size(), m.c.Rank()
+	g := m.t.groupOf[me]
+	mem := m.t.groups[g]
+	k := len(mem)
+	// holder(r): the index in this group of the member that receives
+	// rank r's block over the wide area (r's own index for this group's
+	// ranks).
+	holder := func(r int) int {
+		if m.t.groupOf[r] == g {
+			return m.t.idx[r]
+		}
+		return m.t.idx[r] % k
+	}
+	all := make([]byte, sumInts(sizes))
+	off := make([]int, n)
+	at := 0
+	for r := range n {
+		off[r] = at
+		at += sizes[r]
+	}
+	block := func(r int) []byte { return all[off[r] : off[r]+sizes[r]] }
+	segs := make([][][]byte, n)
+	most := 0
+	for r := range n {
+		segs[r] = segments(block(r), m.seg)
+		most = max(most, len(segs[r]))
+	}
+	// What this process receives over the wide area (by holder index:
+	// the blocks the other members receive, which they forward).
+	remote := make([][]int, k)
+	for r := range n {
+		if m.t.groupOf[r] != g {
+			remote[holder(r)] = append(remote[holder(r)], r)
+		}
+	}
+	j := m.t.idx[me]
+	var to []int // this process's block goes to these processes
+	for h, hm := range m.t.groups {
+		if h != g {
+			to = append(to, hm[j%len(hm)])
+		}
+	}
+	lead := 2
+	if bdp := m.direct - m.seg; bdp > 0 {
+		lead += (bdp + m.seg - 1) / m.seg
+	}
+	p.local(func() error { copy(block(me), mine); return nil })
+	for t := 0; t <= most; t++ {
+		p.xchg(func(s *mpirt.Schedule) {
+			lo, hi := t+lead, t+lead
+			if t == 0 {
+				lo = 0
+			}
+			for i := lo; i <= hi && i < len(segs[me]); i++ {
+				for _, peer := range to {
+					s.Send(m.c, segs[me][i], peer)
+				}
+			}
+			for _, r := range remote[j] {
+				if t < len(segs[r]) {
+					s.Recv(m.c, segs[r][t], r)
+				}
+				if t > 0 && t-1 < len(segs[r]) {
+					for i, q := range mem {
+						if i != j {
+							s.Send(m.c, segs[r][t-1], q)
+						}
+					}
+				}
+			}
+			for i, q := range mem {
+				if i == j || t == 0 {
+					continue
+				}
+				for _, r := range remote[i] {
+					if t-1 < len(segs[r]) {
+						s.Recv(m.c, segs[r][t-1], q)
+					}
+				}
+				// This group's own blocks go to every member
+				// directly, segment by segment alongside (after q's
+				// forwards of the round).
+				if t-1 < len(segs[q]) {
+					s.Recv(m.c, segs[q][t-1], q)
+				}
+			}
+			// After the forwards, in the order the members receive.
+			if t > 0 && t-1 < len(segs[me]) {
+				for i, q := range mem {
+					if i != j {
+						s.Send(m.c, segs[me][t-1], q)
+					}
+				}
+			}
+		})
+	}
+	p.local(func() error {
+		for r := range n {
+			unpack(r, block(r))
 		}
 		return nil
 	})
