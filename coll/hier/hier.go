@@ -74,7 +74,7 @@ func (Component) Describe(*param.Values) coll.Description {
 	var names [mpirt.NumCollOps]string
 	for op, n := range map[mpirt.CollOp]string{
 		mpirt.CollBarrier: "direct|group_barrier+allpairs", mpirt.CollBcast: "fanout|flat_tree|split_relay_pipelined",
-		mpirt.CollReduce: "group_reduce+flat_tree|canonical_fold", mpirt.CollAllreduce: "group_reduce+fanout|group_reduce+allpairs|pipelined_reduce_scatter_allgather|canonical_fold",
+		mpirt.CollReduce: "group_reduce+flat_tree|canonical_fold", mpirt.CollAllreduce: "group_reduce+fanout|group_reduce+allpairs|pipelined_reduce_scatter_allgather(+pipelined_forward)|canonical_fold",
 		mpirt.CollAllgather: "pairs+pipelined_forward|group_gather+allpairs", mpirt.CollAllgatherv: "pairs+pipelined_forward|group_gather+allpairs",
 		mpirt.CollGather: "group_gather+flat_tree", mpirt.CollScatter: "flat_tree+group_scatter",
 		mpirt.CollReduceScatter: "allreduce+block", mpirt.CollReduceScatterBlock: "allreduce+block",
@@ -841,15 +841,22 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 		})
 		return
 	}
+	dt := a.Rdt
+	split := G >= 3 && a.Rcount >= G && a.Rcount*dt.Size() >= m.splitMin
+	mem := m.t.groups[g]
+	forward := split && len(mem) > 1 && len(mem) <= splitForwardMax
 	if me == m.coord(g, -1) {
 		parts := make([][]byte, G)
 		for h := range parts {
 			parts[h] = make([]byte, span)
 		}
 		m.groupPartial(p, a, -1, parts[g])
-		dt := a.Rdt
-		if G >= 3 && a.Rcount >= G && a.Rcount*dt.Size() >= m.splitMin {
-			m.splitAllreduce(p, a, parts)
+		if split {
+			var members []int
+			if forward {
+				members = mem[1:]
+			}
+			m.splitAllreduce(p, a, parts, members)
 		} else {
 			p.xchg(func(s *mpirt.Schedule) {
 				var in, out [][]byte
@@ -875,6 +882,21 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 		}
 	} else {
 		m.groupPartial(p, a, -1, nil)
+		if forward {
+			// The result segment by segment from the coordinator.
+			res := make([]byte, span)
+			co := m.coord(g, -1)
+			p.xchg(func(s *mpirt.Schedule) {
+				for _, b := range m.forwardOrder(res, a.Rcount, dt, g) {
+					s.Recv(m.c, b, co)
+				}
+			})
+			p.local(func() error { mpirt.StorePacked(a.Rbuf, a.Rcount, dt, res); return nil })
+			return
+		}
+	}
+	if forward {
+		return
 	}
 	p.group(mpirt.CollBcast, &mpirt.CollArgs{Rbuf: a.Rbuf, Rcount: a.Rcount, Rdt: a.Rdt, Root: 0})
 }
@@ -887,23 +909,18 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 // goes to every other coordinator as soon as it is folded, while the
 // next one arrives (a pipelined reduce-scatter and allgather: each link
 // carries two pieces, the second following the first).
-func (m *module) splitAllreduce(p *plan, a *mpirt.CollArgs, parts [][]byte) {
+//
+// With members (the other processes of this group, when it is small),
+// each reduced segment goes on to them as soon as this process has it,
+// rather than in a broadcast of the whole vector at the end: the call
+// ends a small hop inside the group after the last wide-area segment
+// (the order of these sends is forwardOrder's).
+func (m *module) splitAllreduce(p *plan, a *mpirt.CollArgs, parts [][]byte, members []int) {
 	me := m.c.Rank()
 	g := m.t.groupOf[me]
 	G := len(m.t.groups)
 	dt := a.Rdt
-	es := dt.Size()
-	segElems := max(1, m.seg/es)
-	off := pieces(a.Rcount, G)
-	// seg(b, h): the segments of piece h of packed vector b.
-	seg := func(b []byte, h int) [][]byte {
-		var out [][]byte
-		for lo := off[h]; lo < off[h+1]; lo += segElems {
-			hi := min(off[h+1], lo+segElems)
-			out = append(out, b[lo*es:hi*es])
-		}
-		return out
-	}
+	seg := m.splitSegs(a.Rcount, dt)
 	res := make([]byte, mpirt.PackedLen(a.Rcount, dt))
 	var peers []int
 	for h := range G {
@@ -951,6 +968,9 @@ func (m *module) splitAllreduce(p *plan, a *mpirt.CollArgs, parts [][]byte) {
 				for _, co := range peers {
 					s.Send(m.c, mySegs[t-1], co)
 				}
+				for _, q := range members {
+					s.Send(m.c, mySegs[t-1], q)
+				}
 			}
 			if t < len(mySegs) {
 				for h := range G {
@@ -958,6 +978,9 @@ func (m *module) splitAllreduce(p *plan, a *mpirt.CollArgs, parts [][]byte) {
 						s.Recv(m.c, seg(parts[h], g)[t], m.coord(h, -1))
 					}
 				}
+				return
+			}
+			if len(members) > 0 {
 				return
 			}
 			for h := range G {
@@ -969,8 +992,77 @@ func (m *module) splitAllreduce(p *plan, a *mpirt.CollArgs, parts [][]byte) {
 			}
 		})
 	}
+	if len(members) > 0 {
+		// Round u receives segment u of every other group's reduced
+		// piece and passes segment u-1 on to the members.
+		most := 0
+		for h := range G {
+			most = max(most, len(seg(res, h)))
+		}
+		for u := 0; u <= most; u++ {
+			p.xchg(func(s *mpirt.Schedule) {
+				for h := range G {
+					if h == g {
+						continue
+					}
+					ss := seg(res, h)
+					if u < len(ss) {
+						s.Recv(m.c, ss[u], m.coord(h, -1))
+					}
+					if u > 0 && u-1 < len(ss) {
+						for _, q := range members {
+							s.Send(m.c, ss[u-1], q)
+						}
+					}
+				}
+			})
+		}
+	}
 	p.local(func() error { mpirt.StorePacked(a.Rbuf, a.Rcount, dt, res); return nil })
 }
+
+// splitSegs cuts a packed vector of count elements of dt for the split
+// allreduce: seg(b, h) is the list of segments of piece h of b.
+func (m *module) splitSegs(count int, dt *mpirt.Datatype) func(b []byte, h int) [][]byte {
+	G := len(m.t.groups)
+	es := dt.Size()
+	segElems := max(1, m.seg/es)
+	off := pieces(count, G)
+	return func(b []byte, h int) [][]byte {
+		var out [][]byte
+		for lo := off[h]; lo < off[h+1]; lo += segElems {
+			hi := min(off[h+1], lo+segElems)
+			out = append(out, b[lo*es:hi*es])
+		}
+		return out
+	}
+}
+
+// forwardOrder lists the segments of the split allreduce's result res
+// in the order group g's coordinator passes them on to its members: its
+// own piece's, then round by round segment u of every other group's
+// piece, in group order.
+func (m *module) forwardOrder(res []byte, count int, dt *mpirt.Datatype, g int) [][]byte {
+	seg := m.splitSegs(count, dt)
+	G := len(m.t.groups)
+	out := seg(res, g)
+	for u := 0; ; u++ {
+		more := false
+		for h := range G {
+			if ss := seg(res, h); h != g && u < len(ss) {
+				out, more = append(out, ss[u]), true
+			}
+		}
+		if !more {
+			return out
+		}
+	}
+}
+
+// splitForwardMax is the largest group whose coordinator passes the
+// split allreduce's result on to each member segment by segment (larger
+// groups broadcast it at the end).
+const splitForwardMax = 4
 
 // canonicalReduce gathers every operand (packed, each over each
 // link once) to root (-1: to every process) and folds them in rank order
