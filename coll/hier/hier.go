@@ -19,7 +19,11 @@
 //     segment as it arrives, so every link between groups carries a
 //     share (and the root sends a last part, about a bandwidth-delay
 //     product, to every group directly); a large allreduce is a
-//     pipelined reduce-scatter and allgather between coordinators;
+//     pipelined reduce-scatter and allgather between coordinators, whose
+//     result segments go on to the members of a small group as they
+//     come; an allgather between sites has no gather inside a site:
+//     every process sends its block to its counterpart in each other
+//     site, which forwards each segment inside its site as it arrives;
 //   - small operations on small communicators (bcast, allreduce,
 //     allgather) end with a fan-out from the coordinators (or the root)
 //     to every process, so they cost one latency between groups and no
