@@ -5,8 +5,11 @@
 # MPICH and Open MPI in the same run, printed next to the wide-area lower
 # bound of issue 13. Needs root (network namespaces).
 #
-# usage: bench/wan.sh [-b BUILD] [-g SxH] [-r REPS] [-i ITERS] [-a N] [-o OPS]
+# usage: bench/wan.sh [-b BUILD] [-I IMPLS] [-x VAR=VAL]... [-g SxH] [-r REPS]
+#                     [-i ITERS] [-a N] [-o OPS]
 #   -b  gmpi build directory (default <repo>/build)
+#   -I  implementations to run (default "gmpi mpich openmpi")
+#   -x  an environment variable for gmpi's processes (repeatable)
 #   -g  grid shape (default 4x2; 2x4 also has a grid file)
 #   -r  repetitions, median printed (default 3)
 #   -i  calls per timed loop (default 10)
@@ -25,9 +28,12 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../build shape=4x2 reps=3 iters=10 aspn=256
 ops="barrier bcast8 bcast64k allreduce8 allreduce64k allgather8 allgather64k alltoall8"
-while getopts b:g:r:i:a:o: o; do
+impls="gmpi mpich openmpi" genv=()
+while getopts b:I:x:g:r:i:a:o: o; do
     case $o in
     b) build=$OPTARG ;;
+    I) impls=$OPTARG ;;
+    x) genv+=(-x "$OPTARG") ;;
     g) shape=$OPTARG ;;
     r) reps=$OPTARG ;;
     i) iters=$OPTARG ;;
@@ -80,7 +86,7 @@ inhost() {
 
 run() { # impl -> raw output on stdout
     case $1 in
-    gmpi) timeout 900 "$build/bin/mpirun" --timeout 880 --grid "$grid" --emulate "$tmp/wan.gmpi" $args ;;
+    gmpi) timeout 900 "$build/bin/mpirun" --timeout 880 "${genv[@]}" --grid "$grid" --emulate "$tmp/wan.gmpi" $args ;;
     mpich)
         [ -x "$tmp/wan.mpich" ] || return 1
         inhost "mpiexec.mpich -launcher ssh -launcher-exec \$GMPI_EMU_SSH -hosts $hosts -n $P -ppn 1 \
@@ -94,7 +100,7 @@ run() { # impl -> raw output on stdout
 }
 
 echo "# $(date -u '+%F %T') UTC, grid $shape ($P ranks), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-for i in gmpi mpich openmpi; do
+for i in $impls; do
     run $i >"$tmp/$i.out" 2>"$tmp/$i.err" </dev/null
 done
 
@@ -109,7 +115,7 @@ bound() {
     *) echo 10.0 ;;
     esac
 }
-val() { awk -v k="$1" '$1 == k { print $2; exit }' "$tmp/$2.out"; }
+val() { awk -v k="$1" '$1 == k { print $2; exit }' "$tmp/$2.out" 2>/dev/null; }
 printf "%-14s %10s %10s %10s %10s %9s %9s\n" "op (ms)" gmpi mpich openmpi bound gmpi/bnd ompi/gmpi
 for op in $ops ${aspn:+asp:$aspn}; do
     [ "$op" = asp:0 ] && continue
@@ -118,7 +124,7 @@ for op in $ops ${aspn:+asp:$aspn}; do
     r2=$(awk -v g="${g:--}" -v o="${o:--}" 'BEGIN { if (g == "-" || o == "-") print "-"; else printf "%.2fx", o / g }')
     printf "%-14s %10s %10s %10s %10s %9s %9s\n" "$op" "${g:--}" "${a:--}" "${o:--}" "$b" "$r1" "$r2"
 done
-for i in gmpi mpich openmpi; do
+for i in $impls; do
     c=$(awk '$1 ~ /^asp:/ { print $3 }' "$tmp/$i.out")
     [ -n "$c" ] && echo "# $i ASP checksum $c"
     grep -q . "$tmp/$i.out" 2>/dev/null || { echo "# $i produced nothing; its stderr:"; head -5 "$tmp/$i.err"; }

@@ -19,7 +19,11 @@
 //     segment as it arrives, so every link between groups carries a
 //     share (and the root sends a last part, about a bandwidth-delay
 //     product, to every group directly); a large allreduce is a
-//     pipelined reduce-scatter and allgather between coordinators;
+//     pipelined reduce-scatter and allgather between coordinators, whose
+//     result segments go on to the members of a small group as they
+//     come; an allgather between sites has no gather inside a site:
+//     every process sends its block to its counterpart in each other
+//     site, which forwards each segment inside its site as it arrives;
 //   - small operations on small communicators (bcast, allreduce,
 //     allgather) end with a fan-out from the coordinators (or the root)
 //     to every process, so they cost one latency between groups and no
@@ -74,8 +78,8 @@ func (Component) Describe(*param.Values) coll.Description {
 	var names [mpirt.NumCollOps]string
 	for op, n := range map[mpirt.CollOp]string{
 		mpirt.CollBarrier: "direct|group_barrier+allpairs", mpirt.CollBcast: "fanout|flat_tree|split_relay_pipelined",
-		mpirt.CollReduce: "group_reduce+flat_tree|canonical_fold", mpirt.CollAllreduce: "group_reduce+fanout|group_reduce+allpairs|pipelined_reduce_scatter_allgather|canonical_fold",
-		mpirt.CollAllgather: "group_gather+allpairs", mpirt.CollAllgatherv: "group_gather+allpairs",
+		mpirt.CollReduce: "group_reduce+flat_tree|canonical_fold", mpirt.CollAllreduce: "group_reduce+fanout|group_reduce+allpairs|pipelined_reduce_scatter_allgather(+pipelined_forward)|canonical_fold",
+		mpirt.CollAllgather: "pairs+pipelined_forward|group_gather+allpairs", mpirt.CollAllgatherv: "pairs+pipelined_forward|group_gather+allpairs",
 		mpirt.CollGather: "group_gather+flat_tree", mpirt.CollScatter: "flat_tree+group_scatter",
 		mpirt.CollReduceScatter: "allreduce+block", mpirt.CollReduceScatterBlock: "allreduce+block",
 		mpirt.CollAlltoall: "direct (sites only)", mpirt.CollAlltoallv: "direct (sites only)", mpirt.CollAlltoallw: "direct (sites only)",
@@ -841,15 +845,22 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 		})
 		return
 	}
+	dt := a.Rdt
+	split := G >= 3 && a.Rcount >= G && a.Rcount*dt.Size() >= m.splitMin
+	mem := m.t.groups[g]
+	forward := split && len(mem) > 1 && len(mem) <= splitForwardMax
 	if me == m.coord(g, -1) {
 		parts := make([][]byte, G)
 		for h := range parts {
 			parts[h] = make([]byte, span)
 		}
 		m.groupPartial(p, a, -1, parts[g])
-		dt := a.Rdt
-		if G >= 3 && a.Rcount >= G && a.Rcount*dt.Size() >= m.splitMin {
-			m.splitAllreduce(p, a, parts)
+		if split {
+			var members []int
+			if forward {
+				members = mem[1:]
+			}
+			m.splitAllreduce(p, a, parts, members)
 		} else {
 			p.xchg(func(s *mpirt.Schedule) {
 				var in, out [][]byte
@@ -875,6 +886,21 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 		}
 	} else {
 		m.groupPartial(p, a, -1, nil)
+		if forward {
+			// The result segment by segment from the coordinator.
+			res := make([]byte, span)
+			co := m.coord(g, -1)
+			p.xchg(func(s *mpirt.Schedule) {
+				for _, b := range m.forwardOrder(res, a.Rcount, dt, g) {
+					s.Recv(m.c, b, co)
+				}
+			})
+			p.local(func() error { mpirt.StorePacked(a.Rbuf, a.Rcount, dt, res); return nil })
+			return
+		}
+	}
+	if forward {
+		return
 	}
 	p.group(mpirt.CollBcast, &mpirt.CollArgs{Rbuf: a.Rbuf, Rcount: a.Rcount, Rdt: a.Rdt, Root: 0})
 }
@@ -887,23 +913,18 @@ func (m *module) allreduce(p *plan, a *mpirt.CollArgs) {
 // goes to every other coordinator as soon as it is folded, while the
 // next one arrives (a pipelined reduce-scatter and allgather: each link
 // carries two pieces, the second following the first).
-func (m *module) splitAllreduce(p *plan, a *mpirt.CollArgs, parts [][]byte) {
+//
+// With members (the other processes of this group, when it is small),
+// each reduced segment goes on to them as soon as this process has it,
+// rather than in a broadcast of the whole vector at the end: the call
+// ends a small hop inside the group after the last wide-area segment
+// (the order of these sends is forwardOrder's).
+func (m *module) splitAllreduce(p *plan, a *mpirt.CollArgs, parts [][]byte, members []int) {
 	me := m.c.Rank()
 	g := m.t.groupOf[me]
 	G := len(m.t.groups)
 	dt := a.Rdt
-	es := dt.Size()
-	segElems := max(1, m.seg/es)
-	off := pieces(a.Rcount, G)
-	// seg(b, h): the segments of piece h of packed vector b.
-	seg := func(b []byte, h int) [][]byte {
-		var out [][]byte
-		for lo := off[h]; lo < off[h+1]; lo += segElems {
-			hi := min(off[h+1], lo+segElems)
-			out = append(out, b[lo*es:hi*es])
-		}
-		return out
-	}
+	seg := m.splitSegs(a.Rcount, dt)
 	res := make([]byte, mpirt.PackedLen(a.Rcount, dt))
 	var peers []int
 	for h := range G {
@@ -951,6 +972,9 @@ func (m *module) splitAllreduce(p *plan, a *mpirt.CollArgs, parts [][]byte) {
 				for _, co := range peers {
 					s.Send(m.c, mySegs[t-1], co)
 				}
+				for _, q := range members {
+					s.Send(m.c, mySegs[t-1], q)
+				}
 			}
 			if t < len(mySegs) {
 				for h := range G {
@@ -958,6 +982,9 @@ func (m *module) splitAllreduce(p *plan, a *mpirt.CollArgs, parts [][]byte) {
 						s.Recv(m.c, seg(parts[h], g)[t], m.coord(h, -1))
 					}
 				}
+				return
+			}
+			if len(members) > 0 {
 				return
 			}
 			for h := range G {
@@ -969,8 +996,77 @@ func (m *module) splitAllreduce(p *plan, a *mpirt.CollArgs, parts [][]byte) {
 			}
 		})
 	}
+	if len(members) > 0 {
+		// Round u receives segment u of every other group's reduced
+		// piece and passes segment u-1 on to the members.
+		most := 0
+		for h := range G {
+			most = max(most, len(seg(res, h)))
+		}
+		for u := 0; u <= most; u++ {
+			p.xchg(func(s *mpirt.Schedule) {
+				for h := range G {
+					if h == g {
+						continue
+					}
+					ss := seg(res, h)
+					if u < len(ss) {
+						s.Recv(m.c, ss[u], m.coord(h, -1))
+					}
+					if u > 0 && u-1 < len(ss) {
+						for _, q := range members {
+							s.Send(m.c, ss[u-1], q)
+						}
+					}
+				}
+			})
+		}
+	}
 	p.local(func() error { mpirt.StorePacked(a.Rbuf, a.Rcount, dt, res); return nil })
 }
+
+// splitSegs cuts a packed vector of count elements of dt for the split
+// allreduce: seg(b, h) is the list of segments of piece h of b.
+func (m *module) splitSegs(count int, dt *mpirt.Datatype) func(b []byte, h int) [][]byte {
+	G := len(m.t.groups)
+	es := dt.Size()
+	segElems := max(1, m.seg/es)
+	off := pieces(count, G)
+	return func(b []byte, h int) [][]byte {
+		var out [][]byte
+		for lo := off[h]; lo < off[h+1]; lo += segElems {
+			hi := min(off[h+1], lo+segElems)
+			out = append(out, b[lo*es:hi*es])
+		}
+		return out
+	}
+}
+
+// forwardOrder lists the segments of the split allreduce's result res
+// in the order group g's coordinator passes them on to its members: its
+// own piece's, then round by round segment u of every other group's
+// piece, in group order.
+func (m *module) forwardOrder(res []byte, count int, dt *mpirt.Datatype, g int) [][]byte {
+	seg := m.splitSegs(count, dt)
+	G := len(m.t.groups)
+	out := seg(res, g)
+	for u := 0; ; u++ {
+		more := false
+		for h := range G {
+			if ss := seg(res, h); h != g && u < len(ss) {
+				out, more = append(out, ss[u]), true
+			}
+		}
+		if !more {
+			return out
+		}
+	}
+}
+
+// splitForwardMax is the largest group whose coordinator passes the
+// split allreduce's result on to each member segment by segment (larger
+// groups broadcast it at the end).
+const splitForwardMax = 4
 
 // canonicalReduce gathers every operand (packed, each over each
 // link once) to root (-1: to every process) and folds them in rank order
@@ -1122,12 +1218,149 @@ func (m *module) allgather(p *plan, a *mpirt.CollArgs) {
 		src = mpirt.NewPacked(a.Sbuf, a.Scount, a.Sdt)
 	}
 	p.local(src.Load)
+	if m.t.level == levelSite && !m.fanout(sumInts(sizes)) {
+		m.allgatherPairs(p, src.Data, sizes, func(r int, b []byte) {
+			if q, k := at(r); k > 0 {
+				a.Rdt.Unpack(q, b, k)
+			}
+		})
+		return
+	}
 	b := m.gatherBlob(p, -1, src.Data, sizes)
 	p.local(func() error {
 		for r := range n {
 			if q, k := at(r); k > 0 {
 				a.Rdt.Unpack(q, b.block(r), k)
 			}
+		}
+		return nil
+	})
+}
+
+func sumInts(v []int) int {
+	t := 0
+	for _, x := range v {
+		t += x
+	}
+	return t
+}
+
+// allgatherPairs is the allgather between sites without a gather inside
+// a site before the wide area: every process sends its own block to one
+// process of every other site, the one at its own index there (modulo
+// that site's size), so each block crosses each wide-area link once and
+// the sites' members send in parallel. Each receiver forwards every
+// segment it receives to the other members of its site as soon as it
+// arrives, so the call ends one small hop inside the site after the last
+// wide-area segment, not after a gather and a broadcast of everything.
+// Round t receives segment t of the blocks coming over the wide area,
+// forwards segment t-1, and sends segment t+lead of this process's own
+// block: the sends are clocked by the arrivals (the peers send at the
+// same pace), lead segments ahead to cover the latency, so no socket
+// holds a deep queue (whose acknowledgements, behind the data of the
+// other direction, would slow the flows) and no round waits for a send
+// the network has not taken. unpack(r, b) stores rank r's block b; mine
+// (sizes[me] bytes) is filled when the plan runs.
+func (m *module) allgatherPairs(p *plan, mine []byte, sizes []int, unpack func(r int, b []byte)) {
+	n, me := m.c.Size(), m.c.Rank()
+	g := m.t.groupOf[me]
+	mem := m.t.groups[g]
+	k := len(mem)
+	// holder(r): the index in this group of the member that receives
+	// rank r's block over the wide area (r's own index for this group's
+	// ranks).
+	holder := func(r int) int {
+		if m.t.groupOf[r] == g {
+			return m.t.idx[r]
+		}
+		return m.t.idx[r] % k
+	}
+	all := make([]byte, sumInts(sizes))
+	off := make([]int, n)
+	at := 0
+	for r := range n {
+		off[r] = at
+		at += sizes[r]
+	}
+	block := func(r int) []byte { return all[off[r] : off[r]+sizes[r]] }
+	segs := make([][][]byte, n)
+	most := 0
+	for r := range n {
+		segs[r] = segments(block(r), m.seg)
+		most = max(most, len(segs[r]))
+	}
+	// What this process receives over the wide area (by holder index:
+	// the blocks the other members receive, which they forward).
+	remote := make([][]int, k)
+	for r := range n {
+		if m.t.groupOf[r] != g {
+			remote[holder(r)] = append(remote[holder(r)], r)
+		}
+	}
+	j := m.t.idx[me]
+	var to []int // this process's block goes to these processes
+	for h, hm := range m.t.groups {
+		if h != g {
+			to = append(to, hm[j%len(hm)])
+		}
+	}
+	lead := 2
+	if bdp := m.direct - m.seg; bdp > 0 {
+		lead += (bdp + m.seg - 1) / m.seg
+	}
+	p.local(func() error { copy(block(me), mine); return nil })
+	for t := 0; t <= most; t++ {
+		p.xchg(func(s *mpirt.Schedule) {
+			lo, hi := t+lead, t+lead
+			if t == 0 {
+				lo = 0
+			}
+			for i := lo; i <= hi && i < len(segs[me]); i++ {
+				for _, peer := range to {
+					s.Send(m.c, segs[me][i], peer)
+				}
+			}
+			for _, r := range remote[j] {
+				if t < len(segs[r]) {
+					s.Recv(m.c, segs[r][t], r)
+				}
+				if t > 0 && t-1 < len(segs[r]) {
+					for i, q := range mem {
+						if i != j {
+							s.Send(m.c, segs[r][t-1], q)
+						}
+					}
+				}
+			}
+			for i, q := range mem {
+				if i == j || t == 0 {
+					continue
+				}
+				for _, r := range remote[i] {
+					if t-1 < len(segs[r]) {
+						s.Recv(m.c, segs[r][t-1], q)
+					}
+				}
+				// This group's own blocks go to every member
+				// directly, segment by segment alongside (after q's
+				// forwards of the round).
+				if t-1 < len(segs[q]) {
+					s.Recv(m.c, segs[q][t-1], q)
+				}
+			}
+			// After the forwards, in the order the members receive.
+			if t > 0 && t-1 < len(segs[me]) {
+				for i, q := range mem {
+					if i != j {
+						s.Send(m.c, segs[me][t-1], q)
+					}
+				}
+			}
+		})
+	}
+	p.local(func() error {
+		for r := range n {
+			unpack(r, block(r))
 		}
 		return nil
 	})

@@ -120,8 +120,8 @@ var (
 		"bytes from which coll/hier cuts a broadcast or allreduce vector into one piece per site (three sites or more)")
 	HierSegment = AtLeast(Size("GMPI_HIER_SEGMENT", 4096, "", ScopeHier,
 		"bytes per message of coll/hier's transfers between sites: relayed pieces are forwarded segment by segment, and large transfers to several sites are interleaved"), 256)
-	HierFanout = Size("GMPI_HIER_FANOUT", 1024, "", ScopeHier,
-		"bytes up to which coll/hier ends a bcast, allreduce or allgather between sites with a fan-out from the coordinators to every process, and makes a barrier one all-pairs round of every process (communicators of at most 64 processes; 0: never)")
+	HierFanout = Size("GMPI_HIER_FANOUT", 256, "", ScopeHier,
+		"bytes up to which coll/hier ends a bcast, allreduce or allgather between sites with a fan-out from the coordinators to every process, and makes a barrier one all-pairs round of every process (communicators of at most 64 processes; 0: never); a fan-out sends an item over a wide-area link once per process of the receiving site, which back-to-back broadcasts (ASP's pivot rows) pay in bandwidth")
 	HierVendor = Bool("GMPI_HIER_VENDOR", false, ScopeHier,
 		"1 (experimental: can deadlock when the vendor ranks reach their first collective at different times, see README): coll/hier hands the part of a blocking barrier, bcast, reduce or allreduce inside a vendor MPI job (vMPI) to the vendor's own collective")
 	HierDirect = Size("GMPI_HIER_DIRECT", 0, "auto", ScopeHier,
