@@ -210,6 +210,27 @@ type Error struct {
 	Class int
 	Func  string
 	Msg   string
+	// UserCode, when nonzero, is an error class or code the user added
+	// (MPI_Add_error_class/code) that a user callback returned: the
+	// caller gets it unchanged instead of a new code (CallbackError).
+	UserCode int
+}
+
+// CallbackError turns the code rc a user callback returned (query_fn,
+// an attribute copy or delete function, a conversion function, ...) into
+// an error, as MPICH does: a class or code the user added passes through
+// unchanged, a predefined class gives a new code of that class (whose
+// string says what returned it), anything else a code of MPI_ERR_OTHER.
+// what names the callback ("the generalized request's query_fn").
+func CallbackError(what string, rc int) *Error {
+	if cls, ok := userErrorClass(rc); ok {
+		return &Error{Class: cls, Msg: fmt.Sprintf("%s returned error code %d", what, rc), UserCode: rc}
+	}
+	cls, ok := ErrorClass(rc)
+	if !ok || cls == Success {
+		cls = ErrOther
+	}
+	return Errorf(cls, "", "%s returned error code %d", what, rc)
 }
 
 // Errorf returns an *Error of the given class with a formatted message.
@@ -308,10 +329,14 @@ var errCodes struct {
 // function and the argument. capi returns such codes to the user so that
 // MPI_Error_string can say exactly what went wrong. The table is bounded:
 // after errCodeTableSize further registrations a code's message is
-// forgotten and ErrorString falls back to the class text.
+// forgotten and ErrorString falls back to the class text. An error with a
+// UserCode is not registered: its code is the UserCode.
 func RegisterErrorCode(e *Error) int {
 	if e == nil {
 		return Success
+	}
+	if e.UserCode != 0 {
+		return e.UserCode
 	}
 	cls := e.Class
 	field := cls
