@@ -210,10 +210,12 @@ type Error struct {
 	Class int
 	Func  string
 	Msg   string
-	// UserCode, when nonzero, is an error class or code the user added
-	// (MPI_Add_error_class/code) that a user callback returned: the
-	// caller gets it unchanged instead of a new code (CallbackError).
-	UserCode int
+	// Code, when nonzero, is the code the caller gets, unchanged, instead
+	// of a new one: an error class or code the user added that a user
+	// callback returned (CallbackError), or a bare class the standard
+	// names as the return value (MPI_ERR_IN_STATUS of the multiple
+	// completion calls).
+	Code int
 }
 
 // CallbackError turns the code rc a user callback returned (query_fn,
@@ -224,7 +226,7 @@ type Error struct {
 // what names the callback ("the generalized request's query_fn").
 func CallbackError(what string, rc int) *Error {
 	if cls, ok := userErrorClass(rc); ok {
-		return &Error{Class: cls, Msg: fmt.Sprintf("%s returned error code %d", what, rc), UserCode: rc}
+		return &Error{Class: cls, Msg: fmt.Sprintf("%s returned error code %d", what, rc), Code: rc}
 	}
 	cls, ok := ErrorClass(rc)
 	if !ok || cls == Success {
@@ -330,13 +332,13 @@ var errCodes struct {
 // MPI_Error_string can say exactly what went wrong. The table is bounded:
 // after errCodeTableSize further registrations a code's message is
 // forgotten and ErrorString falls back to the class text. An error with a
-// UserCode is not registered: its code is the UserCode.
+// Code is not registered: its code is the Code.
 func RegisterErrorCode(e *Error) int {
 	if e == nil {
 		return Success
 	}
-	if e.UserCode != 0 {
-		return e.UserCode
+	if e.Code != 0 {
+		return e.Code
 	}
 	cls := e.Class
 	field := cls

@@ -220,7 +220,7 @@ int main(int argc, char **argv)
         int rc = MPI_Waitsome(5, rs, &out, ind, ss);
         int cls = -1;
         MPI_Error_class(rc, &cls);
-        MTEST_CHECK(errs, cls == MPI_ERR_IN_STATUS && out >= 2, "waitsome: class %d out %d", cls, out);
+        MTEST_CHECK(errs, rc == MPI_ERR_IN_STATUS && out >= 2, "waitsome: returned %d (class %d), out %d", rc, cls, out);
         for (int k = 0; k < out; k++) {
             if (ind[k] == 1) {
                 MPI_Error_class(ss[k].MPI_ERROR, &cls);
