@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"unsafe"
@@ -168,14 +169,11 @@ func newKeyval(kind mpirt.ObjectType, copyFn, deleteFn, extra unsafe.Pointer) *m
 	return k
 }
 
-// callbackError turns the code a user callback returned into an error of
-// the same class.
+// callbackError turns the code a user callback returned into an error
+// (mpirt.CallbackError: a user-added class or code passes through, a
+// predefined class keeps its class).
 func callbackError(which string, k *mpirt.Keyval, rc int) error {
-	cls, ok := mpirt.ErrorClass(rc)
-	if !ok || cls == 0 {
-		cls = mpirt.ErrOther
-	}
-	return mpirt.Errorf(cls, "", "the attribute %s callback of keyval 0x%08x returned error code %d", which, uint32(k.Handle()), rc)
+	return mpirt.CallbackError(fmt.Sprintf("the attribute %s callback of keyval 0x%08x", which, uint32(k.Handle())), rc)
 }
 
 func createKeyval(fn string, kind mpirt.ObjectType, copyFn, deleteFn unsafe.Pointer, keyval *int32, extra unsafe.Pointer) int32 {

@@ -57,13 +57,11 @@ func greqOf(r *mpirt.Request) *greq {
 }
 
 // greqError turns the MPI error code a user callback returned into an
-// error of the same class (MPI_ERR_OTHER for codes MPI does not know).
+// error: a class or code the user added passes through unchanged, a
+// predefined class keeps its class, codes MPI does not know become
+// MPI_ERR_OTHER (mpirt.CallbackError).
 func greqError(what string, rc int32) error {
-	class, ok := mpirt.ErrorClass(int(rc))
-	if !ok {
-		class = mpirt.ErrOther
-	}
-	return mpirt.Errorf(class, "", "the generalized request's %s returned error code %d", what, rc)
+	return mpirt.CallbackError("the generalized request's "+what, int(rc))
 }
 
 // greqQuery runs op's query_fn (when op is a generalized request) and

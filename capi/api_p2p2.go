@@ -105,8 +105,10 @@ func errorCodes(codes []int32, n, i int, code int32) []int32 {
 // inStatus ends a multiple-completion call: when an operation failed
 // (codes not nil), the MPI_ERROR field of every status written gets its
 // operation's code (MPI_SUCCESS for the ones that succeeded) and the call
-// fails with MPI_ERR_IN_STATUS; otherwise the MPI_ERROR fields stay as
-// they were, as the standard leaves them.
+// fails with MPI_ERR_IN_STATUS itself (the standard's "returns the error
+// code MPI_ERR_IN_STATUS", as MPICH does, not a code of that class);
+// otherwise the MPI_ERROR fields stay as they were, as the standard
+// leaves them.
 func inStatus(fn string, codes []int32, sts []Status) int32 {
 	if codes == nil {
 		return 0
@@ -116,7 +118,8 @@ func inStatus(fn string, codes []int32, sts []Status) int32 {
 			sts[i].Error = code
 		}
 	}
-	return failf(fn, nil, mpirt.ErrInStatus, "one or more requests failed; see the statuses")
+	return raise(commOrNil(nil), &mpirt.Error{Class: mpirt.ErrInStatus, Func: fn,
+		Msg: "one or more requests failed; see the statuses", Code: mpirt.ErrInStatus})
 }
 
 // retireInList retires one request of a multiple-completion call and

@@ -92,7 +92,11 @@ func MPI_Session_init(infoH, errhandler int32, session *int32) int32 {
 		return rc
 	}
 	used := mpirt.NewInfo()
+	// The thread level under both names of the hint: MPI 4.0's
+	// thread_level and MPI 4.1's mpi_thread_support_level (which MPICH
+	// reports).
 	used.Set("thread_level", threadLevelNames[threadLevel])
+	used.Set("mpi_thread_support_level", threadLevelNames[threadLevel])
 	s := world.NewSession(h, used)
 	*session = int32(s.Handle())
 	return 0

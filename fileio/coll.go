@@ -211,7 +211,12 @@ func (f *File) twoPhase(fn string, write bool, s state, pos int64, data []byte) 
 			}
 			i := sort.Search(len(segs), func(i int) bool { return segs[i].off+segs[i].n > wlo })
 			for ; i < len(segs) && segs[i].off < whi; i++ {
-				plo, phi := max(segs[i].off, wlo), min(segs[i].off+segs[i].n, whi)
+				// A read stops at the end of the file: the bytes past it
+				// are neither exchanged nor stored into the user's buffer.
+				plo, phi := max(segs[i].off, wlo), min(segs[i].off+segs[i].n, whi, eof)
+				if plo >= phi {
+					continue
+				}
 				out[ar] = append(out[ar], piece{plo, phi - plo, at[i] + plo - segs[i].off})
 			}
 		}

@@ -22,6 +22,33 @@ type view struct {
 	size, extent int64 // data bytes and extent of one filetype element
 	esize        int64 // bytes of one etype in the file
 	contiguous   bool  // the stream is the file from disp on
+	overlaps     bool  // a block of the etype or filetype overlaps an earlier one
+}
+
+// checkViewType checks the data blocks of an etype or filetype (in type
+// map order) as ROMIO does, with MPI_ERR_IO: the blocks must start at
+// monotonically nondecreasing displacements. Blocks that overlap are
+// left to SetView (allowed when the file is read only).
+func checkViewType(what string, blocks []seg) error {
+	for i := 1; i < len(blocks); i++ {
+		if blocks[i].off < blocks[i-1].off {
+			return mpirt.Errorf(mpirt.ErrIO, "", "invalid %s argument: its displacements are not monotonically nondecreasing (%d after %d)", what, blocks[i].off, blocks[i-1].off)
+		}
+	}
+	return nil
+}
+
+// overlapping reports whether a block starts inside an earlier one
+// (blocks sorted by start, as checkViewType requires).
+func overlapping(blocks []seg) bool {
+	end := int64(-1 << 62)
+	for _, b := range blocks {
+		if b.n > 0 && b.off < end {
+			return true
+		}
+		end = max(end, b.off+b.n)
+	}
+	return false
 }
 
 // seg is a run of n file bytes at off.
@@ -40,7 +67,6 @@ func newView(disp int64, etype, ftype *mpirt.Datatype, rep *Datarep) (*view, err
 	v := &view{disp: disp, etype: etype, ftype: ftype, rep: rep}
 	v.size, v.extent = int64(ftype.Size()), int64(ftype.Extent())
 	v.esize = int64(etype.Size())
-	last := int64(-1 << 62)
 	ftype.EachBlock(0, 1, func(off, n int) {
 		o := int64(off)
 		if k := len(v.blocks) - 1; k >= 0 && v.blocks[k].off+v.blocks[k].n == o {
@@ -48,21 +74,25 @@ func newView(disp int64, etype, ftype *mpirt.Datatype, rep *Datarep) (*view, err
 		} else {
 			v.blocks = append(v.blocks, seg{o, int64(n)})
 		}
-		if o < last {
-			last = 1 << 62 // out of order: flagged below
-		} else if last != 1<<62 {
-			last = o + int64(n)
-		}
 	})
-	if last == 1<<62 {
-		return nil, mpirt.Errorf(mpirt.ErrArg, "", "invalid filetype argument: its displacements are not monotonically nondecreasing")
+	if err := checkViewType("filetype", v.blocks); err != nil {
+		return nil, err
 	}
 	if v.esize > 0 && v.size%v.esize != 0 {
 		return nil, mpirt.Errorf(mpirt.ErrArg, "", "invalid filetype argument: its size %d is not a multiple of the etype size %d", v.size, v.esize)
 	}
 	if len(v.blocks) > 0 && disp+v.blocks[0].off < 0 {
-		return nil, mpirt.Errorf(mpirt.ErrArg, "", "invalid view: the filetype's first data byte lies before the start of the file")
+		return nil, mpirt.Errorf(mpirt.ErrIO, "", "invalid view: the filetype's first data byte lies before the start of the file")
 	}
+	if etype != ftype {
+		var eb []seg
+		etype.EachBlock(0, 1, func(off, n int) { eb = append(eb, seg{int64(off), int64(n)}) })
+		if err := checkViewType("etype", eb); err != nil {
+			return nil, err
+		}
+		v.overlaps = v.overlaps || overlapping(eb)
+	}
+	v.overlaps = v.overlaps || overlapping(v.blocks)
 	// A filetype whose extent is smaller than the span of its data (its
 	// tiles would overlap) is accepted, as ROMIO does: parallel HDF5's
 	// chunked collective I/O sets views of struct types built from
@@ -288,6 +318,8 @@ func (f *File) SetView(fn string, disp int64, etype, ftype *mpirt.Datatype, repN
 			e := err.(*mpirt.Error)
 			e.Func = fn
 			local = e
+		} else if v.overlaps && f.amode&ModeRdonly == 0 {
+			local = mpirt.Errorf(mpirt.ErrIO, fn, "invalid view: the etype or filetype has overlapping blocks, which a file opened for writing cannot have")
 		}
 	}
 	cls := 0

@@ -210,6 +210,29 @@ type Error struct {
 	Class int
 	Func  string
 	Msg   string
+	// Code, when nonzero, is the code the caller gets, unchanged, instead
+	// of a new one: an error class or code the user added that a user
+	// callback returned (CallbackError), or a bare class the standard
+	// names as the return value (MPI_ERR_IN_STATUS of the multiple
+	// completion calls).
+	Code int
+}
+
+// CallbackError turns the code rc a user callback returned (query_fn,
+// an attribute copy or delete function, a conversion function, ...) into
+// an error, as MPICH does: a class or code the user added passes through
+// unchanged, a predefined class gives a new code of that class (whose
+// string says what returned it), anything else a code of MPI_ERR_OTHER.
+// what names the callback ("the generalized request's query_fn").
+func CallbackError(what string, rc int) *Error {
+	if cls, ok := userErrorClass(rc); ok {
+		return &Error{Class: cls, Msg: fmt.Sprintf("%s returned error code %d", what, rc), Code: rc}
+	}
+	cls, ok := ErrorClass(rc)
+	if !ok || cls == Success {
+		cls = ErrOther
+	}
+	return Errorf(cls, "", "%s returned error code %d", what, rc)
 }
 
 // Errorf returns an *Error of the given class with a formatted message.
@@ -308,10 +331,14 @@ var errCodes struct {
 // function and the argument. capi returns such codes to the user so that
 // MPI_Error_string can say exactly what went wrong. The table is bounded:
 // after errCodeTableSize further registrations a code's message is
-// forgotten and ErrorString falls back to the class text.
+// forgotten and ErrorString falls back to the class text. An error with a
+// Code is not registered: its code is the Code.
 func RegisterErrorCode(e *Error) int {
 	if e == nil {
 		return Success
+	}
+	if e.Code != 0 {
+		return e.Code
 	}
 	cls := e.Class
 	field := cls

@@ -292,11 +292,8 @@ func (win *Win) Get(a *RMAArgs) error {
 // op (or MPI_REPLACE/MPI_NO_OP) on the same predefined element type on
 // both sides.
 func checkAccOp(op Handle, dt *Datatype, others ...*Datatype) error {
-	if !IsPredefinedOp(op) {
-		if op == HandleOpNull {
-			return Errorf(ErrOp, "", "invalid op argument: MPI_OP_NULL")
-		}
-		return Errorf(ErrOp, "", "invalid op argument: %v is not a predefined operation (user operations cannot be used in RMA)", op)
+	if err := checkAccOpOnly(op); err != nil {
+		return err
 	}
 	if dt.Elem == nil {
 		return Errorf(ErrType, "", "accumulate datatype %s is not made of a single predefined type", dt)
@@ -310,6 +307,18 @@ func checkAccOp(op Handle, dt *Datatype, others ...*Datatype) error {
 		}
 	}
 	return CheckOp(op, dt)
+}
+
+// checkAccOpOnly checks that op may be used in an accumulate: a
+// predefined op, MPI_REPLACE or MPI_NO_OP.
+func checkAccOpOnly(op Handle) error {
+	if !IsPredefinedOp(op) {
+		if op == HandleOpNull {
+			return Errorf(ErrOp, "", "invalid op argument: MPI_OP_NULL")
+		}
+		return Errorf(ErrOp, "", "invalid op argument: %v is not a predefined operation (user operations cannot be used in RMA)", op)
+	}
+	return nil
 }
 
 // Accumulate is MPI_Accumulate (and MPI_Raccumulate).
@@ -329,6 +338,18 @@ func (win *Win) GetAccumulate(a *RMAArgs) error {
 	}
 	if fetch {
 		others = append(others, a.RDT)
+	}
+	// An accumulate that moves no data (every side's count or type size
+	// is zero) needs only a valid op: MPICH accepts any mix of datatypes
+	// there, as it does for MPI_Put and MPI_Get.
+	empty := a.TCount*a.TDT.Size() == 0 && (noop || a.OCount*a.ODT.Size() == 0) &&
+		(!fetch || a.RCount*a.RDT.Size() == 0)
+	if empty {
+		if err := checkAccOpOnly(a.Op); err != nil {
+			return err
+		}
+		_, _, err := win.target(a)
+		return err
 	}
 	if err := checkAccOp(a.Op, a.TDT, others...); err != nil {
 		return err

@@ -9,7 +9,7 @@
  * the delete callbacks of MPI_COMM_SELF's attributes first. */
 #include "mtest_err.h"
 
-static int ncopy, ndel, fail_del;
+static int ncopy, ndel, fail_del; /* fail_del: the code del returns */
 
 static int copy_none(MPI_Comm c, int k, void *extra, void *in, void *out, int *flag)
 {
@@ -32,7 +32,7 @@ static int del(MPI_Comm c, int k, void *v, void *extra)
 {
     (void)c; (void)k; (void)v; (void)extra;
     ndel++;
-    return fail_del ? MPI_ERR_OTHER : MPI_SUCCESS;
+    return fail_del;
 }
 
 /* Delete callbacks of attributes on MPI_COMM_SELF run at MPI_Finalize,
@@ -153,8 +153,16 @@ int main(int argc, char **argv)
 
     /* A failing delete callback on replacement is reported; the old value
      * stays. */
-    fail_del = 1;
+    fail_del = MPI_ERR_OTHER;
     EXPECT_ERR(errs, MPI_Comm_set_attr(dup, key, &b), MPI_ERR_OTHER, "MPI_Comm_set_attr", NULL);
+    /* An error code the user added comes back unchanged (as in MPICH). */
+    {
+        int ucode, rc;
+        MPI_Add_error_code(MPI_ERR_ARG, &ucode);
+        fail_del = ucode;
+        rc = MPI_Comm_set_attr(dup, key, &b);
+        MTEST_CHECK(errs, rc == ucode, "user code from a delete callback: got %d, want %d", rc, ucode);
+    }
     fail_del = 0;
     MPI_Comm_get_attr(dup, key, &v, &flag);
     MTEST_CHECK(errs, flag && v == &a, "value after a failed replacement: %p (want %p)", v, (void *)&a);

@@ -251,10 +251,17 @@ static void partial_and_seek(MPI_File fh)
     MPI_Get_elements(&st, MPI_INT, &elems);
     CHECK(count == 3 && elems == 3, "read at the end: count %d, elements %d, want 3", count, elems);
     CHECK(buf[0] == n - 3 && buf[2] == n - 1, "read at the end: %d %d", buf[0], buf[2]);
+    /* Every rank reads the same last ints (an interleaved collective
+     * access, through the aggregators): the buffer past what the file
+     * holds stays as it was. */
+    for (int i = 0; i < 16; i++)
+        buf[i] = -7;
     OK(MPI_File_read_at_all(fh, n - 3, buf, 4, pair, &st));
     MPI_Get_count(&st, pair, &count);
     MPI_Get_elements(&st, pair, &elems);
     CHECK(count == MPI_UNDEFINED && elems == 3, "pairs at the end: count %d, elements %d", count, elems);
+    CHECK(buf[2] == n - 1 && buf[3] == -7 && buf[7] == -7 && buf[8] == -7,
+          "pairs at the end: the buffer past the file's end was written: %d %d %d", buf[3], buf[7], buf[8]);
     OK(MPI_File_read_at(fh, n + 10, buf, 4, MPI_INT, &st));
     MPI_Get_count(&st, MPI_INT, &count);
     CHECK(count == 0, "read past the end: count %d", count);
@@ -262,12 +269,15 @@ static void partial_and_seek(MPI_File fh)
      * n - 3 - r, and gets 3 + r of them (at most 8). */
     MPI_Request rq;
     int from = rank < 5 ? rank : 5;
+    for (int i = 0; i < 16; i++)
+        buf[i] = -7;
     OK(MPI_File_iread_at_all(fh, n - 3 - from, buf, 8, MPI_INT, &rq));
     OK(MPI_Wait(&rq, &st));
     MPI_Get_count(&st, MPI_INT, &count);
     CHECK(count == 3 + from, "iread_at_all at the end: count %d, want %d", count, 3 + from);
     CHECK(buf[0] == n - 3 - from && buf[count - 1] == n - 1, "iread_at_all at the end: %d .. %d", buf[0],
           buf[count > 0 ? count - 1 : 0]);
+    CHECK(count >= 8 || buf[count] == -7, "iread_at_all at the end wrote past the file's end: %d", buf[count]);
     /* Seeks. */
     MPI_Offset pos;
     OK(MPI_File_seek(fh, 10, MPI_SEEK_SET));

@@ -347,6 +347,41 @@ static void basics(void)
         OK(MPI_File_delete(path("app"), MPI_INFO_NULL));
 }
 
+/* View shapes, as ROMIO checks them (MPI_ERR_IO): etype and filetype
+ * blocks at nondecreasing, non-negative displacements; blocks that overlap
+ * only when the file is open read only. */
+static MPI_Datatype two_blocks(int d0, int b0, int d1, int b1)
+{
+    int bl[2] = {b0, b1}, dp[2] = {d0, d1};
+    MPI_Datatype t;
+    MPI_Type_indexed(2, bl, dp, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+static void view_shapes(void)
+{
+    MPI_File fh;
+    MPI_Datatype neg = two_blocks(-2, 1, 2, 1), dec = two_blocks(3, 1, 0, 1), ovl = two_blocks(0, 3, 1, 1);
+    for (int ro = 0; ro < 2; ro++) {
+        OK(MPI_File_open(MPI_COMM_WORLD, path("shapes"), ro ? MPI_MODE_RDONLY : MPI_MODE_CREATE | MPI_MODE_RDWR,
+                         MPI_INFO_NULL, &fh));
+        EXPECT_CLASS(MPI_File_set_view(fh, 0, MPI_INT, neg, "native", MPI_INFO_NULL), MPI_ERR_IO);
+        EXPECT_CLASS(MPI_File_set_view(fh, 0, neg, neg, "native", MPI_INFO_NULL), MPI_ERR_IO);
+        EXPECT_CLASS(MPI_File_set_view(fh, 0, MPI_INT, dec, "native", MPI_INFO_NULL), MPI_ERR_IO);
+        EXPECT_CLASS(MPI_File_set_view(fh, 0, dec, dec, "native", MPI_INFO_NULL), MPI_ERR_IO);
+        EXPECT_CLASS(MPI_File_set_view(fh, 0, MPI_INT, ovl, "native", MPI_INFO_NULL), ro ? MPI_SUCCESS : MPI_ERR_IO);
+        EXPECT_CLASS(MPI_File_set_view(fh, 0, ovl, ovl, "native", MPI_INFO_NULL), ro ? MPI_SUCCESS : MPI_ERR_IO);
+        OK(MPI_File_close(&fh));
+    }
+    MPI_Type_free(&neg);
+    MPI_Type_free(&dec);
+    MPI_Type_free(&ovl);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        OK(MPI_File_delete(path("shapes"), MPI_INFO_NULL));
+}
+
 static void datareps(void)
 {
     int extra = 42;
@@ -439,6 +474,7 @@ int main(int argc, char **argv)
 
     errors_from_causes();
     basics();
+    view_shapes();
     datareps();
 
     MPI_Barrier(MPI_COMM_WORLD);

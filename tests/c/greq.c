@@ -159,6 +159,42 @@ int main(int argc, char **argv)
         EXPECT_ERR(errs, MPI_Wait(&r, &s), MPI_ERR_TAG, "MPI_Wait", NULL);
         EXPECT_EVENTS(errs, "q4f4");
 
+        /* What query_fn returns, as MPICH passes it on: a class or code the
+         * user added comes back unchanged, a predefined class as a new code
+         * of that class, a number MPI does not know as MPI_ERR_OTHER; the
+         * string of a new code names the number. */
+        {
+            state_t u = {.id = 1};
+            int uclass, ucode, code, cls, len;
+            char msg[MPI_MAX_ERROR_STRING];
+            MPI_Add_error_class(&uclass);
+            MPI_Add_error_code(uclass, &ucode);
+            MPI_Grequest_start(query_fn, free_fn, cancel_fn, &u, &r);
+            MPI_Grequest_complete(r);
+            u.qrc = uclass;
+            code = MPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE);
+            MTEST_CHECK(errs, code == uclass, "user class from query_fn: got %d, want %d", code, uclass);
+            u.qrc = ucode;
+            code = MPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE);
+            MTEST_CHECK(errs, code == ucode, "user code from query_fn: got %d, want %d", code, ucode);
+            u.qrc = MPI_ERR_ARG;
+            code = MPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE);
+            MPI_Error_class(code, &cls);
+            MPI_Error_string(code, msg, &len);
+            MTEST_CHECK(errs, code != MPI_ERR_ARG && cls == MPI_ERR_ARG && strstr(msg, "error code 12"),
+                        "MPI_ERR_ARG from query_fn: code %d class %d \"%s\"", code, cls, msg);
+            u.qrc = 42000;
+            code = MPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE);
+            MPI_Error_class(code, &cls);
+            MPI_Error_string(code, msg, &len);
+            MTEST_CHECK(errs, code != 42000 && cls == MPI_ERR_OTHER && strstr(msg, "error code 42000"),
+                        "42000 from query_fn: code %d class %d \"%s\"", code, cls, msg);
+            u.qrc = ucode;
+            code = MPI_Wait(&r, &s);
+            MTEST_CHECK(errs, code == ucode && r == MPI_REQUEST_NULL, "user code from MPI_Wait: got %d, want %d", code, ucode);
+            events[0] = 0;
+        }
+
         /* Multiple completion with greqs and point-to-point requests. */
         int rank, x = 5, y = 0;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -184,7 +220,7 @@ int main(int argc, char **argv)
         int rc = MPI_Waitsome(5, rs, &out, ind, ss);
         int cls = -1;
         MPI_Error_class(rc, &cls);
-        MTEST_CHECK(errs, cls == MPI_ERR_IN_STATUS && out >= 2, "waitsome: class %d out %d", cls, out);
+        MTEST_CHECK(errs, rc == MPI_ERR_IN_STATUS && out >= 2, "waitsome: returned %d (class %d), out %d", rc, cls, out);
         for (int k = 0; k < out; k++) {
             if (ind[k] == 1) {
                 MPI_Error_class(ss[k].MPI_ERROR, &cls);

@@ -136,6 +136,25 @@ int main(int argc, char **argv)
     MPI_Op_free(&op);
     expect(MPI_Compare_and_swap(buf, buf + 1, buf + 2, MPI_DOUBLE, 0, 0, win), MPI_ERR_TYPE, "compare_and_swap on double");
     expect(MPI_Put(buf, 2, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_TYPE, "put of mismatched sizes");
+    /* Accumulates that move no data (zero counts or zero-size types on
+     * every side) succeed whatever the datatypes, as in MPICH; the op must
+     * still be valid, and data against none is still a mismatch. */
+    {
+        MPI_Datatype empty;
+        MPI_Type_contiguous(0, MPI_INT, &empty);
+        MPI_Type_commit(&empty);
+        expect(MPI_Accumulate(buf, 0, MPI_INT, 0, 0, 0, MPI_DOUBLE, MPI_SUM, win), MPI_SUCCESS, "empty accumulate, int and double");
+        expect(MPI_Accumulate(buf, 2, empty, 0, 0, 0, MPI_INT, MPI_SUM, win), MPI_SUCCESS, "accumulate of a zero-size type");
+        expect(MPI_Accumulate(NULL, 0, MPI_DOUBLE, 0, 0, 1, empty, MPI_SUM, win), MPI_SUCCESS, "accumulate into a zero-size type");
+        expect(MPI_Get_accumulate(NULL, 1, empty, NULL, 2, empty, 0, 0, 0, MPI_DOUBLE, MPI_SUM, win), MPI_SUCCESS,
+               "get_accumulate of zero-size types");
+        expect(MPI_Get_accumulate(buf, 0, MPI_INT, buf + 4, 0, MPI_DOUBLE, 0, 0, 3, empty, MPI_SUM, win), MPI_SUCCESS,
+               "get_accumulate of zero counts");
+        expect(MPI_Accumulate(buf, 0, MPI_INT, 0, 0, 0, MPI_INT, MPI_OP_NULL, win), MPI_ERR_OP, "empty accumulate with MPI_OP_NULL");
+        expect(MPI_Accumulate(buf, 0, MPI_INT, size, 0, 0, MPI_INT, MPI_SUM, win), MPI_ERR_RANK, "empty accumulate to a bad rank");
+        expect(MPI_Accumulate(buf, 1, empty, 0, 0, 1, MPI_INT, MPI_SUM, win), MPI_ERR_TYPE, "accumulate of nothing into an int");
+        MPI_Type_free(&empty);
+    }
     MPI_Win_unlock(0, win);
     /* Flavors. */
     MPI_Aint qs;
