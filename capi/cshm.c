@@ -7,7 +7,6 @@
 #include <stddef.h>
 #include <string.h>
 #include <linux/futex.h>
-#include "scrub.h"
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "../include/mpi.h"
@@ -145,9 +144,7 @@ static void wait_rank(struct call *k, int r, uint64_t s)
         else
             relax();
     }
-    struct gmpi_scrub sc = gmpi_scrub_arm(); /* the wait parks in Go */
     gmpi_cshm_wait(k->c->handle, r, s);
-    gmpi_scrub_done(sc);
 }
 
 /* Reduction kernels: inout = in op inout, as runtime/op_kernels.go
