@@ -14,6 +14,8 @@ __thread uintptr_t gmpi_alt_top __attribute__((tls_model("initial-exec")));
 #define ALT_SIZE (512UL << 10)     /* the region itself */
 #define ALT_MIN_STACK (4UL << 20)  /* smaller thread stacks call directly */
 
+static unsigned long wipe = 4096; /* GMPI_ALT_WIPE */
+
 #define SETUP_DIRT (64UL << 10) /* zeroed below the first caller after the look */
 
 /* Zero n bytes just below this function's frame. */
@@ -35,6 +37,9 @@ __attribute__((noinline)) uintptr_t gmpi_alt_setup(void)
     uintptr_t top = GMPI_ALT_NEVER;
     const char *e = getenv("GMPI_ALT_STACK");
     pthread_attr_t a;
+    const char *w = getenv("GMPI_ALT_WIPE");
+    if (w)
+        wipe = strtoul(w, 0, 0) & ~7UL;
     if (!(e && strcmp(e, "0") == 0) && pthread_getattr_np(pthread_self(), &a) == 0) {
         void *addr = 0;
         size_t size = 0;
@@ -56,6 +61,33 @@ __attribute__((noinline)) uintptr_t gmpi_alt_setup(void)
     return top;
 }
 
+/* After a call into Go, on the caller's stack: zero the wipe bytes below
+ * this function's frame (the entry's frame sits just above). Only on a
+ * thread whose region is in use: its stack bounds are known to be far. */
+__attribute__((noinline)) void gmpi_alt_wipe(void)
+{
+    uintptr_t top = gmpi_alt_top, sp = (uintptr_t)__builtin_frame_address(0);
+    if (top == 0 || top == GMPI_ALT_NEVER || wipe == 0 || sp - GMPI_ALT_GAP <= top)
+        return;
+    zero_below(wipe);
+}
+
+/* On the region (a lane about to park in Go): zero the wipe bytes below
+ * the stack pointer of the entry that switched, which gmpi_alt_call left
+ * at top - 8. Off the region (not switched) nothing. */
+void gmpi_alt_wipe_caller(void)
+{
+    uintptr_t top = gmpi_alt_top, sp = (uintptr_t)__builtin_frame_address(0);
+    if (top == 0 || top == GMPI_ALT_NEVER || wipe == 0 || sp >= top)
+        return;
+    uintptr_t caller = *(volatile uintptr_t *)(top - 8) & ~(uintptr_t)7;
+    if (caller - GMPI_ALT_GAP <= top)
+        return;
+    void *d = (void *)(caller - wipe);
+    unsigned long c = wipe;
+    __asm__ volatile("rep stosb" : "+D"(d), "+c"(c) : "a"(0) : "memory");
+}
+
 /* rdi = fn, rsi = top, then the arguments: the first four in rdx, rcx,
  * r8, r9, the rest at 16(%rbp) up. Moves them two registers down, copies
  * the stack ones (8 words: up to 13 arguments) to the top of the region
@@ -74,7 +106,8 @@ __asm__(".text\n"
         "    movq %rsp, %rbp\n"
         ".cfi_def_cfa_register %rbp\n"
         "    movq %rdi, %r11\n"
-        "    leaq -64(%rsi), %rsp\n"
+        "    movq %rbp, -8(%rsi)\n" /* the caller's stack pointer, for gmpi_alt_wipe */
+        "    leaq -80(%rsi), %rsp\n"
         "    andq $-16, %rsp\n"
         "    movq 32(%rbp), %rax\n    movq %rax, 0(%rsp)\n"
         "    movq 40(%rbp), %rax\n    movq %rax, 8(%rsp)\n"

@@ -45,8 +45,18 @@ extern char gmpi_alt_entry[] __asm__("gmpi_alt_call") __attribute__((visibility(
         ? ((__typeof__(fn(__VA_ARGS__))(*)(void *, uintptr_t, ...))(void *)gmpi_alt_entry)(     \
               (void *)(fn), gmpi_t_, ##__VA_ARGS__)                                    \
         : fn(__VA_ARGS__); })
+/* A call into Go: on the region, then the caller's stack below is wiped
+ * (gmpi_alt_wipe), as the waits of other libraries overwrite it. */
+void gmpi_alt_wipe(void);
+void gmpi_alt_wipe_caller(void);
+#define GMPI_ALTW(fn, ...) __extension__({                                             \
+    __typeof__(fn(__VA_ARGS__)) gmpi_r_ = GMPI_ALT(fn, ##__VA_ARGS__);                 \
+    gmpi_alt_wipe();                                                                   \
+    gmpi_r_; })
 #else
 #define GMPI_ALT(fn, ...) fn(__VA_ARGS__)
+#define GMPI_ALTW(fn, ...) fn(__VA_ARGS__)
+static inline void gmpi_alt_wipe_caller(void) {}
 #endif
 
 #endif

@@ -12,6 +12,7 @@
 #include "../include/mpi.h"
 #include "express.h"
 #include "cshm.h"
+#include "altstack.h"
 
 struct gmpi_cshm gmpi_cshm;
 
@@ -144,6 +145,7 @@ static void wait_rank(struct call *k, int r, uint64_t s)
         else
             relax();
     }
+    gmpi_alt_wipe_caller(); /* it parks: what other libraries' waits do to the stack */
     gmpi_cshm_wait(k->c->handle, r, s);
 }
 

@@ -884,7 +884,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     int rc = GMPI_ALT(gmpi_express_Allgather, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Allgather, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
+        rc = GMPI_ALTW(gmpi_Allgather, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -918,7 +918,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 {
     int rc = GMPI_ALT(gmpi_express_Allreduce, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Allreduce, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
+        rc = GMPI_ALTW(gmpi_Allreduce, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -936,7 +936,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     int rc = GMPI_ALT(gmpi_express_Alltoall, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Alltoall, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
+        rc = GMPI_ALTW(gmpi_Alltoall, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1000,7 +1000,7 @@ int PMPI_Barrier(MPI_Comm comm)
 {
     int rc = GMPI_ALT(gmpi_express_Barrier, fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Barrier, fr_h_in(comm));
+        rc = GMPI_ALTW(gmpi_Barrier, fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1018,7 +1018,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 {
     int rc = GMPI_ALT(gmpi_express_Bcast, fr_buf_in(buffer), count, fr_h_in(datatype), fr_rank_in(root), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Bcast, fr_buf_in(buffer), count, fr_h_in(datatype), fr_rank_in(root), fr_h_in(comm));
+        rc = GMPI_ALTW(gmpi_Bcast, fr_buf_in(buffer), count, fr_h_in(datatype), fr_rank_in(root), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1052,7 +1052,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     int rc = GMPI_ALT(gmpi_express_Gather, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Gather, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
+        rc = GMPI_ALTW(gmpi_Gather, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1392,7 +1392,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 {
     int rc = GMPI_ALT(gmpi_express_Reduce, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_rank_in(root), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Reduce, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_rank_in(root), fr_h_in(comm));
+        rc = GMPI_ALTW(gmpi_Reduce, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_rank_in(root), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1424,7 +1424,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 {
     int rc = GMPI_ALT(gmpi_express_Reduce_scatter_block, fr_buf_in(sendbuf), fr_buf_in(recvbuf), recvcount, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Reduce_scatter_block, fr_buf_in(sendbuf), fr_buf_in(recvbuf), recvcount, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
+        rc = GMPI_ALTW(gmpi_Reduce_scatter_block, fr_buf_in(sendbuf), fr_buf_in(recvbuf), recvcount, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1451,7 +1451,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 {
     int rc = GMPI_ALT(gmpi_express_Scan, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Scan, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
+        rc = GMPI_ALTW(gmpi_Scan, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1469,7 +1469,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     int rc = GMPI_ALT(gmpi_express_Scatter, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Scatter, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
+        rc = GMPI_ALTW(gmpi_Scatter, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -2862,7 +2862,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     int request_ = FR_UNSET;
     int rc = GMPI_ALT(gmpi_express_Irecv, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Irecv, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
+        rc = GMPI_ALTW(gmpi_Irecv, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
     if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
@@ -2882,7 +2882,7 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     int request_ = FR_UNSET;
     int rc = GMPI_ALT(gmpi_express_Isend, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Isend, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
+        rc = GMPI_ALTW(gmpi_Isend, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
     if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
@@ -2951,7 +2951,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = GMPI_ALT(gmpi_express_Recv, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Recv, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+        rc = GMPI_ALTW(gmpi_Recv, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
 }
@@ -2970,7 +2970,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 {
     int rc = GMPI_ALT(gmpi_express_Rsend, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Rsend, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
+        rc = GMPI_ALTW(gmpi_Rsend, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -2988,7 +2988,7 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 {
     int rc = GMPI_ALT(gmpi_express_Send, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Send, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
+        rc = GMPI_ALTW(gmpi_Send, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -3007,7 +3007,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = GMPI_ALT(gmpi_express_Sendrecv, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Sendrecv, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+        rc = GMPI_ALTW(gmpi_Sendrecv, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
 }
@@ -3116,7 +3116,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = GMPI_ALT(gmpi_express_Test, request ? (void *)&request_ : (void *)0, (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Test, request ? (void *)&request_ : (void *)0, (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+        rc = GMPI_ALTW(gmpi_Test, request ? (void *)&request_ : (void *)0, (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (request) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -3138,7 +3138,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
     struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : count); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status)); fr_status_blank(array_of_statuses_, array_of_statuses__n);
     int rc = GMPI_ALT(gmpi_express_Testall, count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)flag, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Testall, count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)flag, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
+        rc = GMPI_ALTW(gmpi_Testall, count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)flag, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
     if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < count && i < array_of_statuses__n; i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
     fr_tmp_free(array_of_requests_, array_of_requests__small);
@@ -3180,7 +3180,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
     int rc = GMPI_ALT(gmpi_express_Wait, request ? (void *)&request_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Wait, request ? (void *)&request_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+        rc = GMPI_ALTW(gmpi_Wait, request ? (void *)&request_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (request) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -3194,7 +3194,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_o
     struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : count); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status)); fr_status_blank(array_of_statuses_, array_of_statuses__n);
     int rc = GMPI_ALT(gmpi_express_Waitall, count, array_of_requests ? (void *)array_of_requests_ : (void *)0, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Waitall, count, array_of_requests ? (void *)array_of_requests_ : (void *)0, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
+        rc = GMPI_ALTW(gmpi_Waitall, count, array_of_requests ? (void *)array_of_requests_ : (void *)0, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
     if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < count && i < array_of_statuses__n; i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
     fr_tmp_free(array_of_requests_, array_of_requests__small);
@@ -3234,7 +3234,7 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 {
     int rc = GMPI_ALT(gmpi_express_Accumulate, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(op), fr_h_in(win));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Accumulate, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(op), fr_h_in(win));
+        rc = GMPI_ALTW(gmpi_Accumulate, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(op), fr_h_in(win));
     return fr_err_out(rc);
 }
 
@@ -3271,7 +3271,7 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 {
     int rc = GMPI_ALT(gmpi_express_Get, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Get, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
+        rc = GMPI_ALTW(gmpi_Get, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
     return fr_err_out(rc);
 }
 
@@ -3287,7 +3287,7 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 {
     int rc = GMPI_ALT(gmpi_express_Put, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Put, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
+        rc = GMPI_ALTW(gmpi_Put, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
     return fr_err_out(rc);
 }
 
@@ -3389,7 +3389,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 {
     int rc = GMPI_ALT(gmpi_express_Win_fence, fr_assert_in(assert), fr_h_in(win));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Win_fence, fr_assert_in(assert), fr_h_in(win));
+        rc = GMPI_ALTW(gmpi_Win_fence, fr_assert_in(assert), fr_h_in(win));
     return fr_err_out(rc);
 }
 
@@ -3398,7 +3398,7 @@ int PMPI_Win_flush(int rank, MPI_Win win)
 {
     int rc = GMPI_ALT(gmpi_express_Win_flush, fr_rank_in(rank), fr_h_in(win));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_ALT(gmpi_Win_flush, fr_rank_in(rank), fr_h_in(win));
+        rc = GMPI_ALTW(gmpi_Win_flush, fr_rank_in(rank), fr_h_in(win));
     return fr_err_out(rc);
 }
 

@@ -214,10 +214,14 @@ func genProto(funcs []*Func) []byte {
 
 // altCall is the call of fn with args on the alternate stack (altstack.h).
 func altCall(fn string, args []string) string {
-	if len(args) == 0 {
-		return fmt.Sprintf("GMPI_ALT(%s)", fn)
+	m := "GMPI_ALTW" // into Go: wipe after
+	if strings.HasPrefix(fn, "gmpi_express_") || fn == "gmpi_Wtime" || fn == "gmpi_Wtick" {
+		m = "GMPI_ALT"
 	}
-	return fmt.Sprintf("GMPI_ALT(%s, %s)", fn, strings.Join(args, ", "))
+	if len(args) == 0 {
+		return fmt.Sprintf("%s(%s)", m, fn)
+	}
+	return fmt.Sprintf("%s(%s, %s)", m, fn, strings.Join(args, ", "))
 }
 
 func genPMPI(funcs []*Func) []byte {
