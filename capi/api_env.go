@@ -1,7 +1,6 @@
 package main
 
 // extern void gmpi_register_atexit(void);
-// extern void gmpi_scrub_set(int on);
 import "C"
 
 import (
@@ -92,9 +91,6 @@ func acquireWorldLocked(fn string, level int32) error {
 		world.SetThreadLevel(int(level))
 		startExpress(level)
 		startCshm()
-		if param.StackScrub.Get(world.Params()) {
-			C.gmpi_scrub_set(1)
-		}
 		world.SetProgressHold(expressHold)
 		C.gmpi_register_atexit()
 		// Spawned processes meet their parents (MPI_Comm_get_parent).

@@ -7,12 +7,12 @@
 #include <stddef.h>
 #include <string.h>
 #include <linux/futex.h>
-#include "scrub.h"
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "../include/mpi.h"
 #include "express.h"
 #include "cshm.h"
+#include "altstack.h"
 
 struct gmpi_cshm gmpi_cshm;
 
@@ -145,9 +145,8 @@ static void wait_rank(struct call *k, int r, uint64_t s)
         else
             relax();
     }
-    struct gmpi_scrub sc = gmpi_scrub_arm(); /* the wait parks in Go */
+    gmpi_alt_wipe_caller(); /* it parks: what other libraries' waits do to the stack */
     gmpi_cshm_wait(k->c->handle, r, s);
-    gmpi_scrub_done(sc);
 }
 
 /* Reduction kernels: inout = in op inout, as runtime/op_kernels.go

@@ -75,7 +75,7 @@ static inline void fr_status_init(struct gmpi_status *s)
 #define GMPI_EXPRESS_DECLINED (-1)
 
 #include "front_kinds.h"
-#include "scrub.h"
+#include "altstack.h"
 
 // The inner layer, declared with plain C types (the front's mpi.h spells
 // the same names differently).

@@ -882,9 +882,9 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 #pragma weak MPI_Allgather = PMPI_Allgather
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rc = gmpi_express_Allgather(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
+    int rc = GMPI_ALT(gmpi_express_Allgather, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Allgather(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm)));
+        rc = GMPI_ALTW(gmpi_Allgather, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -916,9 +916,9 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc = gmpi_express_Allreduce(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
+    int rc = GMPI_ALT(gmpi_express_Allreduce, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Allreduce(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm)));
+        rc = GMPI_ALTW(gmpi_Allreduce, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -934,9 +934,9 @@ int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 #pragma weak MPI_Alltoall = PMPI_Alltoall
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rc = gmpi_express_Alltoall(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
+    int rc = GMPI_ALT(gmpi_express_Alltoall, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Alltoall(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm)));
+        rc = GMPI_ALTW(gmpi_Alltoall, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -998,9 +998,9 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int s
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Barrier(MPI_Comm comm)
 {
-    int rc = gmpi_express_Barrier(fr_h_in(comm));
+    int rc = GMPI_ALT(gmpi_express_Barrier, fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Barrier(fr_h_in(comm)));
+        rc = GMPI_ALTW(gmpi_Barrier, fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1016,9 +1016,9 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    int rc = gmpi_express_Bcast(fr_buf_in(buffer), count, fr_h_in(datatype), fr_rank_in(root), fr_h_in(comm));
+    int rc = GMPI_ALT(gmpi_express_Bcast, fr_buf_in(buffer), count, fr_h_in(datatype), fr_rank_in(root), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Bcast(fr_buf_in(buffer), count, fr_h_in(datatype), fr_rank_in(root), fr_h_in(comm)));
+        rc = GMPI_ALTW(gmpi_Bcast, fr_buf_in(buffer), count, fr_h_in(datatype), fr_rank_in(root), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1050,9 +1050,9 @@ int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 #pragma weak MPI_Gather = PMPI_Gather
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rc = gmpi_express_Gather(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
+    int rc = GMPI_ALT(gmpi_express_Gather, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Gather(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm)));
+        rc = GMPI_ALTW(gmpi_Gather, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1390,9 +1390,9 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], co
 #pragma weak MPI_Reduce = PMPI_Reduce
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    int rc = gmpi_express_Reduce(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_rank_in(root), fr_h_in(comm));
+    int rc = GMPI_ALT(gmpi_express_Reduce, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_rank_in(root), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Reduce(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_rank_in(root), fr_h_in(comm)));
+        rc = GMPI_ALTW(gmpi_Reduce, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_rank_in(root), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1422,9 +1422,9 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc = gmpi_express_Reduce_scatter_block(fr_buf_in(sendbuf), fr_buf_in(recvbuf), recvcount, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
+    int rc = GMPI_ALT(gmpi_express_Reduce_scatter_block, fr_buf_in(sendbuf), fr_buf_in(recvbuf), recvcount, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Reduce_scatter_block(fr_buf_in(sendbuf), fr_buf_in(recvbuf), recvcount, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm)));
+        rc = GMPI_ALTW(gmpi_Reduce_scatter_block, fr_buf_in(sendbuf), fr_buf_in(recvbuf), recvcount, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1449,9 +1449,9 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
 #pragma weak MPI_Scan = PMPI_Scan
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc = gmpi_express_Scan(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
+    int rc = GMPI_ALT(gmpi_express_Scan, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Scan(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm)));
+        rc = GMPI_ALTW(gmpi_Scan, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -1467,9 +1467,9 @@ int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 #pragma weak MPI_Scatter = PMPI_Scatter
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rc = gmpi_express_Scatter(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
+    int rc = GMPI_ALT(gmpi_express_Scatter, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Scatter(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm)));
+        rc = GMPI_ALTW(gmpi_Scatter, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(root), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -2860,9 +2860,9 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     int request_ = FR_UNSET;
-    int rc = gmpi_express_Irecv(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
+    int rc = GMPI_ALT(gmpi_express_Irecv, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Irecv(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0));
+        rc = GMPI_ALTW(gmpi_Irecv, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
     if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
@@ -2880,9 +2880,9 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     int request_ = FR_UNSET;
-    int rc = gmpi_express_Isend(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
+    int rc = GMPI_ALT(gmpi_express_Isend, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Isend(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0));
+        rc = GMPI_ALTW(gmpi_Isend, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
     if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }
@@ -2949,9 +2949,9 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
-    int rc = gmpi_express_Recv(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+    int rc = GMPI_ALT(gmpi_express_Recv, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Recv(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_));
+        rc = GMPI_ALTW(gmpi_Recv, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(source), fr_tag_in(tag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
 }
@@ -2968,9 +2968,9 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 #pragma weak MPI_Rsend = PMPI_Rsend
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = gmpi_express_Rsend(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
+    int rc = GMPI_ALT(gmpi_express_Rsend, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Rsend(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm)));
+        rc = GMPI_ALTW(gmpi_Rsend, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -2986,9 +2986,9 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 #pragma weak MPI_Send = PMPI_Send
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = gmpi_express_Send(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
+    int rc = GMPI_ALT(gmpi_express_Send, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Send(fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm)));
+        rc = GMPI_ALTW(gmpi_Send, fr_buf_in(buf), count, fr_h_in(datatype), fr_rank_in(dest), fr_tag_in(tag), fr_h_in(comm));
     return fr_err_out(rc);
 }
 
@@ -3005,9 +3005,9 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
-    int rc = gmpi_express_Sendrecv(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+    int rc = GMPI_ALT(gmpi_express_Sendrecv, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Sendrecv(fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_));
+        rc = GMPI_ALTW(gmpi_Sendrecv, fr_buf_in(sendbuf), sendcount, fr_h_in(sendtype), fr_rank_in(dest), fr_tag_in(sendtag), fr_buf_in(recvbuf), recvcount, fr_h_in(recvtype), fr_rank_in(source), fr_tag_in(recvtag), fr_h_in(comm), status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
 }
@@ -3114,9 +3114,9 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     int request_ = request ? fr_h_in(*request) : 0;
     struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
-    int rc = gmpi_express_Test(request ? (void *)&request_ : (void *)0, (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+    int rc = GMPI_ALT(gmpi_express_Test, request ? (void *)&request_ : (void *)0, (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Test(request ? (void *)&request_ : (void *)0, (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_));
+        rc = GMPI_ALTW(gmpi_Test, request ? (void *)&request_ : (void *)0, (void *)flag, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (request) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -3136,9 +3136,9 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
     int array_of_requests__small[FR_SMALL]; long array_of_requests__n = count; int *array_of_requests_ = fr_tmp(array_of_requests__small, sizeof array_of_requests__small, array_of_requests__n, sizeof(int));
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests_[i] = fr_h_in(array_of_requests[i]);
     struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : count); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status)); fr_status_blank(array_of_statuses_, array_of_statuses__n);
-    int rc = gmpi_express_Testall(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)flag, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
+    int rc = GMPI_ALT(gmpi_express_Testall, count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)flag, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Testall(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)flag, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_));
+        rc = GMPI_ALTW(gmpi_Testall, count, array_of_requests ? (void *)array_of_requests_ : (void *)0, (void *)flag, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
     if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < count && i < array_of_statuses__n; i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
     fr_tmp_free(array_of_requests_, array_of_requests__small);
@@ -3178,9 +3178,9 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     int request_ = request ? fr_h_in(*request) : 0;
     struct gmpi_status status_; if (status != FR_STATUS_IGNORE) fr_status_init(&status_);
-    int rc = gmpi_express_Wait(request ? (void *)&request_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
+    int rc = GMPI_ALT(gmpi_express_Wait, request ? (void *)&request_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Wait(request ? (void *)&request_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_));
+        rc = GMPI_ALTW(gmpi_Wait, request ? (void *)&request_ : (void *)0, status == FR_STATUS_IGNORE ? GMPI_STATUS_IGNORE : (void *)&status_);
     if (request) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     if (status != FR_STATUS_IGNORE) fr_status_out(&status_, status);
     return fr_err_out(rc);
@@ -3192,9 +3192,9 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_o
     int array_of_requests__small[FR_SMALL]; long array_of_requests__n = count; int *array_of_requests_ = fr_tmp(array_of_requests__small, sizeof array_of_requests__small, array_of_requests__n, sizeof(int));
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests_[i] = fr_h_in(array_of_requests[i]);
     struct gmpi_status array_of_statuses__small[FR_SMALL]; long array_of_statuses__n = (array_of_statuses == FR_STATUSES_IGNORE ? 0 : count); struct gmpi_status *array_of_statuses_ = fr_tmp(array_of_statuses__small, sizeof array_of_statuses__small, array_of_statuses__n, sizeof(struct gmpi_status)); fr_status_blank(array_of_statuses_, array_of_statuses__n);
-    int rc = gmpi_express_Waitall(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
+    int rc = GMPI_ALT(gmpi_express_Waitall, count, array_of_requests ? (void *)array_of_requests_ : (void *)0, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Waitall(count, array_of_requests ? (void *)array_of_requests_ : (void *)0, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_));
+        rc = GMPI_ALTW(gmpi_Waitall, count, array_of_requests ? (void *)array_of_requests_ : (void *)0, array_of_statuses == FR_STATUSES_IGNORE ? GMPI_STATUSES_IGNORE : (void *)array_of_statuses_);
     for (long i = 0; array_of_requests && i < array_of_requests__n; i++) array_of_requests[i] = (MPI_Request)fr_h_out(array_of_requests_[i], FR_REQUEST);
     if (array_of_statuses != FR_STATUSES_IGNORE) for (long i = 0; i < count && i < array_of_statuses__n; i++) fr_status_out(&array_of_statuses_[i], &array_of_statuses[i]);
     fr_tmp_free(array_of_requests_, array_of_requests__small);
@@ -3232,9 +3232,9 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 #pragma weak MPI_Accumulate = PMPI_Accumulate
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    int rc = gmpi_express_Accumulate(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(op), fr_h_in(win));
+    int rc = GMPI_ALT(gmpi_express_Accumulate, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(op), fr_h_in(win));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Accumulate(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(op), fr_h_in(win)));
+        rc = GMPI_ALTW(gmpi_Accumulate, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(op), fr_h_in(win));
     return fr_err_out(rc);
 }
 
@@ -3269,9 +3269,9 @@ int PMPI_Free_mem(void *base)
 #pragma weak MPI_Get = PMPI_Get
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    int rc = gmpi_express_Get(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
+    int rc = GMPI_ALT(gmpi_express_Get, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Get(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win)));
+        rc = GMPI_ALTW(gmpi_Get, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
     return fr_err_out(rc);
 }
 
@@ -3285,9 +3285,9 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 #pragma weak MPI_Put = PMPI_Put
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    int rc = gmpi_express_Put(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
+    int rc = GMPI_ALT(gmpi_express_Put, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Put(fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win)));
+        rc = GMPI_ALTW(gmpi_Put, fr_buf_in(origin_addr), origin_count, fr_h_in(origin_datatype), fr_rank_in(target_rank), target_disp, target_count, fr_h_in(target_datatype), fr_h_in(win));
     return fr_err_out(rc);
 }
 
@@ -3387,18 +3387,18 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 #pragma weak MPI_Win_fence = PMPI_Win_fence
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
-    int rc = gmpi_express_Win_fence(fr_assert_in(assert), fr_h_in(win));
+    int rc = GMPI_ALT(gmpi_express_Win_fence, fr_assert_in(assert), fr_h_in(win));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Win_fence(fr_assert_in(assert), fr_h_in(win)));
+        rc = GMPI_ALTW(gmpi_Win_fence, fr_assert_in(assert), fr_h_in(win));
     return fr_err_out(rc);
 }
 
 #pragma weak MPI_Win_flush = PMPI_Win_flush
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
-    int rc = gmpi_express_Win_flush(fr_rank_in(rank), fr_h_in(win));
+    int rc = GMPI_ALT(gmpi_express_Win_flush, fr_rank_in(rank), fr_h_in(win));
     if (rc == GMPI_EXPRESS_DECLINED)
-        rc = GMPI_SCRUBBED(gmpi_Win_flush(fr_rank_in(rank), fr_h_in(win)));
+        rc = GMPI_ALTW(gmpi_Win_flush, fr_rank_in(rank), fr_h_in(win));
     return fr_err_out(rc);
 }
 

@@ -8,7 +8,7 @@
 
 #include "zz_inner.h"
 #include "../include/mpi.h"
-#include "scrub.h"
+#include "altstack.h"
 
 // The Go side, declared with plain C types: this file must not include
 // _cgo_export.h, whose prototypes spell the same types differently.
@@ -677,7 +677,7 @@ extern int gmpi_express_Win_flush(int rank, MPI_Win win);
 #endif
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
-    return GMPI_SCRUBBED(gmpi_Status_c2f((void *)c_status, (void *)f_status));
+    return GMPI_ALTW(gmpi_Status_c2f, (void *)c_status, (void *)f_status);
 }
 
 #ifndef GMPI_FRONT
@@ -685,7 +685,7 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 #endif
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
-    return GMPI_SCRUBBED(gmpi_Status_f2c((void *)f_status, (void *)c_status));
+    return GMPI_ALTW(gmpi_Status_f2c, (void *)f_status, (void *)c_status);
 }
 
 #ifndef GMPI_FRONT
@@ -693,7 +693,7 @@ int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 #endif
 int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
 {
-    return GMPI_SCRUBBED(gmpi_Status_f082c((void *)f08_status, (void *)c_status));
+    return GMPI_ALTW(gmpi_Status_f082c, (void *)f08_status, (void *)c_status);
 }
 
 #ifndef GMPI_FRONT
@@ -701,7 +701,7 @@ int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
 #endif
 int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
 {
-    return GMPI_SCRUBBED(gmpi_Status_c2f08((void *)c_status, (void *)f08_status));
+    return GMPI_ALTW(gmpi_Status_c2f08, (void *)c_status, (void *)f08_status);
 }
 
 #ifndef GMPI_FRONT
@@ -709,7 +709,7 @@ int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
 #endif
 int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
 {
-    return GMPI_SCRUBBED(gmpi_Status_f082f((void *)f08_status, (void *)f_status));
+    return GMPI_ALTW(gmpi_Status_f082f, (void *)f08_status, (void *)f_status);
 }
 
 #ifndef GMPI_FRONT
@@ -717,7 +717,7 @@ int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
 #endif
 int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
 {
-    return GMPI_SCRUBBED(gmpi_Status_f2f08((void *)f_status, (void *)f08_status));
+    return GMPI_ALTW(gmpi_Status_f2f08, (void *)f_status, (void *)f08_status);
 }
 
 #ifndef GMPI_FRONT
@@ -725,7 +725,7 @@ int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
 #endif
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_f90_integer(r, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_f90_integer, r, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -733,7 +733,7 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 #endif
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_f90_real(p, r, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_f90_real, p, r, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -741,7 +741,7 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 #endif
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_f90_complex(p, r, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_f90_complex, p, r, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -749,7 +749,7 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 #endif
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
-    return GMPI_SCRUBBED(gmpi_Attr_delete(comm, keyval));
+    return GMPI_ALTW(gmpi_Attr_delete, comm, keyval);
 }
 
 #ifndef GMPI_FRONT
@@ -757,7 +757,7 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 #endif
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_Attr_get(comm, keyval, (void *)attribute_val, (void *)flag));
+    return GMPI_ALTW(gmpi_Attr_get, comm, keyval, (void *)attribute_val, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -765,7 +765,7 @@ int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 #endif
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
-    return GMPI_SCRUBBED(gmpi_Attr_put(comm, keyval, (void *)attribute_val));
+    return GMPI_ALTW(gmpi_Attr_put, comm, keyval, (void *)attribute_val);
 }
 
 #ifndef GMPI_FRONT
@@ -773,7 +773,7 @@ int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 #endif
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_create_keyval((void *)comm_copy_attr_fn, (void *)comm_delete_attr_fn, (void *)comm_keyval, (void *)extra_state));
+    return GMPI_ALTW(gmpi_Comm_create_keyval, (void *)comm_copy_attr_fn, (void *)comm_delete_attr_fn, (void *)comm_keyval, (void *)extra_state);
 }
 
 #ifndef GMPI_FRONT
@@ -781,7 +781,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_
 #endif
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_delete_attr(comm, comm_keyval));
+    return GMPI_ALTW(gmpi_Comm_delete_attr, comm, comm_keyval);
 }
 
 #ifndef GMPI_FRONT
@@ -789,7 +789,7 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 #endif
 int PMPI_Comm_free_keyval(int *comm_keyval)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_free_keyval((void *)comm_keyval));
+    return GMPI_ALTW(gmpi_Comm_free_keyval, (void *)comm_keyval);
 }
 
 #ifndef GMPI_FRONT
@@ -797,7 +797,7 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
 #endif
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_get_attr(comm, comm_keyval, (void *)attribute_val, (void *)flag));
+    return GMPI_ALTW(gmpi_Comm_get_attr, comm, comm_keyval, (void *)attribute_val, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -805,7 +805,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 #endif
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_set_attr(comm, comm_keyval, (void *)attribute_val));
+    return GMPI_ALTW(gmpi_Comm_set_attr, comm, comm_keyval, (void *)attribute_val);
 }
 
 #ifndef GMPI_FRONT
@@ -813,7 +813,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 #endif
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
-    return GMPI_SCRUBBED(gmpi_Keyval_create((void *)copy_fn, (void *)delete_fn, (void *)keyval, (void *)extra_state));
+    return GMPI_ALTW(gmpi_Keyval_create, (void *)copy_fn, (void *)delete_fn, (void *)keyval, (void *)extra_state);
 }
 
 #ifndef GMPI_FRONT
@@ -821,7 +821,7 @@ int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_f
 #endif
 int PMPI_Keyval_free(int *keyval)
 {
-    return GMPI_SCRUBBED(gmpi_Keyval_free((void *)keyval));
+    return GMPI_ALTW(gmpi_Keyval_free, (void *)keyval);
 }
 
 #ifndef GMPI_FRONT
@@ -829,7 +829,7 @@ int PMPI_Keyval_free(int *keyval)
 #endif
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_keyval((void *)type_copy_attr_fn, (void *)type_delete_attr_fn, (void *)type_keyval, (void *)extra_state));
+    return GMPI_ALTW(gmpi_Type_create_keyval, (void *)type_copy_attr_fn, (void *)type_delete_attr_fn, (void *)type_keyval, (void *)extra_state);
 }
 
 #ifndef GMPI_FRONT
@@ -837,7 +837,7 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_
 #endif
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
-    return GMPI_SCRUBBED(gmpi_Type_delete_attr(datatype, type_keyval));
+    return GMPI_ALTW(gmpi_Type_delete_attr, datatype, type_keyval);
 }
 
 #ifndef GMPI_FRONT
@@ -845,7 +845,7 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 #endif
 int PMPI_Type_free_keyval(int *type_keyval)
 {
-    return GMPI_SCRUBBED(gmpi_Type_free_keyval((void *)type_keyval));
+    return GMPI_ALTW(gmpi_Type_free_keyval, (void *)type_keyval);
 }
 
 #ifndef GMPI_FRONT
@@ -853,7 +853,7 @@ int PMPI_Type_free_keyval(int *type_keyval)
 #endif
 int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_Type_get_attr(datatype, type_keyval, (void *)attribute_val, (void *)flag));
+    return GMPI_ALTW(gmpi_Type_get_attr, datatype, type_keyval, (void *)attribute_val, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -861,7 +861,7 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 #endif
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
-    return GMPI_SCRUBBED(gmpi_Type_set_attr(datatype, type_keyval, (void *)attribute_val));
+    return GMPI_ALTW(gmpi_Type_set_attr, datatype, type_keyval, (void *)attribute_val);
 }
 
 #ifndef GMPI_FRONT
@@ -869,7 +869,7 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 #endif
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
-    return GMPI_SCRUBBED(gmpi_Win_create_keyval((void *)win_copy_attr_fn, (void *)win_delete_attr_fn, (void *)win_keyval, (void *)extra_state));
+    return GMPI_ALTW(gmpi_Win_create_keyval, (void *)win_copy_attr_fn, (void *)win_delete_attr_fn, (void *)win_keyval, (void *)extra_state);
 }
 
 #ifndef GMPI_FRONT
@@ -877,7 +877,7 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win
 #endif
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
-    return GMPI_SCRUBBED(gmpi_Win_delete_attr(win, win_keyval));
+    return GMPI_ALTW(gmpi_Win_delete_attr, win, win_keyval);
 }
 
 #ifndef GMPI_FRONT
@@ -885,7 +885,7 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 #endif
 int PMPI_Win_free_keyval(int *win_keyval)
 {
-    return GMPI_SCRUBBED(gmpi_Win_free_keyval((void *)win_keyval));
+    return GMPI_ALTW(gmpi_Win_free_keyval, (void *)win_keyval);
 }
 
 #ifndef GMPI_FRONT
@@ -893,7 +893,7 @@ int PMPI_Win_free_keyval(int *win_keyval)
 #endif
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_Win_get_attr(win, win_keyval, (void *)attribute_val, (void *)flag));
+    return GMPI_ALTW(gmpi_Win_get_attr, win, win_keyval, (void *)attribute_val, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -901,7 +901,7 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
 #endif
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
-    return GMPI_SCRUBBED(gmpi_Win_set_attr(win, win_keyval, (void *)attribute_val));
+    return GMPI_ALTW(gmpi_Win_set_attr, win, win_keyval, (void *)attribute_val);
 }
 
 #ifndef GMPI_FRONT
@@ -909,10 +909,10 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 #endif
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rc = gmpi_express_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    int rc = GMPI_ALT(gmpi_express_Allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Allgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm));
+    return GMPI_ALTW(gmpi_Allgather, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -920,7 +920,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 #endif
 int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Allgather_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Allgather_init, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -928,7 +928,7 @@ int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 #endif
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Allgatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm));
+    return GMPI_ALTW(gmpi_Allgatherv, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -936,7 +936,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 #endif
 int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Allgatherv_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Allgatherv_init, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -944,10 +944,10 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
 #endif
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc = gmpi_express_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    int rc = GMPI_ALT(gmpi_express_Allreduce, sendbuf, recvbuf, count, datatype, op, comm);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Allreduce((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm));
+    return GMPI_ALTW(gmpi_Allreduce, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -955,7 +955,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 #endif
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Allreduce_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Allreduce_init, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -963,10 +963,10 @@ int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 #endif
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rc = gmpi_express_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    int rc = GMPI_ALT(gmpi_express_Alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Alltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm));
+    return GMPI_ALTW(gmpi_Alltoall, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -974,7 +974,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 #endif
 int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Alltoall_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Alltoall_init, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -982,7 +982,7 @@ int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 #endif
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Alltoallv((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm));
+    return GMPI_ALTW(gmpi_Alltoallv, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -990,7 +990,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 #endif
 int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Alltoallv_init((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Alltoallv_init, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -998,7 +998,7 @@ int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int s
 #endif
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Alltoallw((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm));
+    return GMPI_ALTW(gmpi_Alltoallw, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1006,7 +1006,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 #endif
 int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Alltoallw_init((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Alltoallw_init, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1014,10 +1014,10 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int s
 #endif
 int PMPI_Barrier(MPI_Comm comm)
 {
-    int rc = gmpi_express_Barrier(comm);
+    int rc = GMPI_ALT(gmpi_express_Barrier, comm);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Barrier(comm));
+    return GMPI_ALTW(gmpi_Barrier, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1025,7 +1025,7 @@ int PMPI_Barrier(MPI_Comm comm)
 #endif
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Barrier_init(comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Barrier_init, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1033,10 +1033,10 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 #endif
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    int rc = gmpi_express_Bcast(buffer, count, datatype, root, comm);
+    int rc = GMPI_ALT(gmpi_express_Bcast, buffer, count, datatype, root, comm);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Bcast((void *)buffer, count, datatype, root, comm));
+    return GMPI_ALTW(gmpi_Bcast, (void *)buffer, count, datatype, root, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1044,7 +1044,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 #endif
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Bcast_init((void *)buffer, count, datatype, root, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Bcast_init, (void *)buffer, count, datatype, root, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1052,7 +1052,7 @@ int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MP
 #endif
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Exscan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm));
+    return GMPI_ALTW(gmpi_Exscan, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1060,7 +1060,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 #endif
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Exscan_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Exscan_init, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1068,10 +1068,10 @@ int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 #endif
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rc = gmpi_express_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    int rc = GMPI_ALT(gmpi_express_Gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Gather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm));
+    return GMPI_ALTW(gmpi_Gather, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1079,7 +1079,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 #endif
 int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Gather_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Gather_init, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1087,7 +1087,7 @@ int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 #endif
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Gatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm));
+    return GMPI_ALTW(gmpi_Gatherv, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1095,7 +1095,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 #endif
 int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Gatherv_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Gatherv_init, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1103,7 +1103,7 @@ int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 #endif
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Iallgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Iallgather, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1111,7 +1111,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 #endif
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Iallgatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Iallgatherv, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1119,7 +1119,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 #endif
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Iallreduce((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Iallreduce, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1127,7 +1127,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 #endif
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ialltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ialltoall, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1135,7 +1135,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 #endif
 int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ialltoallv((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ialltoallv, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1143,7 +1143,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
 #endif
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ialltoallw((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ialltoallw, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1151,7 +1151,7 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
 #endif
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ibarrier(comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ibarrier, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1159,7 +1159,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 #endif
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ibcast((void *)buffer, count, datatype, root, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ibcast, (void *)buffer, count, datatype, root, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1167,7 +1167,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 #endif
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Iexscan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Iexscan, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1175,7 +1175,7 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 #endif
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Igather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Igather, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1183,7 +1183,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 #endif
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Igatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Igatherv, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1191,7 +1191,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 #endif
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ineighbor_allgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ineighbor_allgather, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1199,7 +1199,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
 #endif
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ineighbor_allgatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ineighbor_allgatherv, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1207,7 +1207,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
 #endif
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ineighbor_alltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ineighbor_alltoall, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1215,7 +1215,7 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
 #endif
 int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ineighbor_alltoallv((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ineighbor_alltoallv, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1223,7 +1223,7 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
 #endif
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ineighbor_alltoallw((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ineighbor_alltoallw, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1231,7 +1231,7 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
 #endif
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ireduce((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ireduce, (void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1239,7 +1239,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 #endif
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ireduce_scatter((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ireduce_scatter, (void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1247,7 +1247,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
 #endif
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ireduce_scatter_block((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ireduce_scatter_block, (void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1255,7 +1255,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 #endif
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Iscan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Iscan, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1263,7 +1263,7 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 #endif
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Iscatter((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Iscatter, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1271,7 +1271,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 #endif
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Iscatterv((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Iscatterv, (void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1279,7 +1279,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 #endif
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_allgather((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm));
+    return GMPI_ALTW(gmpi_Neighbor_allgather, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1287,7 +1287,7 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 #endif
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_allgather_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Neighbor_allgather_init, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1295,7 +1295,7 @@ int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatyp
 #endif
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_allgatherv((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm));
+    return GMPI_ALTW(gmpi_Neighbor_allgatherv, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1303,7 +1303,7 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 #endif
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_allgatherv_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Neighbor_allgatherv_init, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1311,7 +1311,7 @@ int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Dataty
 #endif
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_alltoall((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm));
+    return GMPI_ALTW(gmpi_Neighbor_alltoall, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1319,7 +1319,7 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 #endif
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_alltoall_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Neighbor_alltoall_init, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1327,7 +1327,7 @@ int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype
 #endif
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_alltoallv((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm));
+    return GMPI_ALTW(gmpi_Neighbor_alltoallv, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1335,7 +1335,7 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 #endif
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_alltoallv_init((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Neighbor_alltoallv_init, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1343,7 +1343,7 @@ int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], co
 #endif
 int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_alltoallw((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm));
+    return GMPI_ALTW(gmpi_Neighbor_alltoallw, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1351,7 +1351,7 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 #endif
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_alltoallw_init((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Neighbor_alltoallw_init, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1359,10 +1359,10 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], co
 #endif
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    int rc = gmpi_express_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    int rc = GMPI_ALT(gmpi_express_Reduce, sendbuf, recvbuf, count, datatype, op, root, comm);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Reduce((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm));
+    return GMPI_ALTW(gmpi_Reduce, (void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1370,7 +1370,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 #endif
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Reduce_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Reduce_init, (void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1378,7 +1378,7 @@ int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 #endif
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
-    return GMPI_SCRUBBED(gmpi_Reduce_local((void *)inbuf, (void *)inoutbuf, count, datatype, op));
+    return GMPI_ALTW(gmpi_Reduce_local, (void *)inbuf, (void *)inoutbuf, count, datatype, op);
 }
 
 #ifndef GMPI_FRONT
@@ -1386,7 +1386,7 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 #endif
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Reduce_scatter((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm));
+    return GMPI_ALTW(gmpi_Reduce_scatter, (void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1394,10 +1394,10 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 #endif
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc = gmpi_express_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    int rc = GMPI_ALT(gmpi_express_Reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op, comm);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Reduce_scatter_block((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm));
+    return GMPI_ALTW(gmpi_Reduce_scatter_block, (void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1405,7 +1405,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 #endif
 int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Reduce_scatter_block_init((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Reduce_scatter_block_init, (void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1413,7 +1413,7 @@ int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvc
 #endif
 int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Reduce_scatter_init((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Reduce_scatter_init, (void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1421,10 +1421,10 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
 #endif
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc = gmpi_express_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    int rc = GMPI_ALT(gmpi_express_Scan, sendbuf, recvbuf, count, datatype, op, comm);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Scan((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm));
+    return GMPI_ALTW(gmpi_Scan, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1432,7 +1432,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 #endif
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Scan_init((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Scan_init, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1440,10 +1440,10 @@ int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 #endif
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rc = gmpi_express_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    int rc = GMPI_ALT(gmpi_express_Scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Scatter((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm));
+    return GMPI_ALTW(gmpi_Scatter, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1451,7 +1451,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 #endif
 int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Scatter_init((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Scatter_init, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1459,7 +1459,7 @@ int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 #endif
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Scatterv((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm));
+    return GMPI_ALTW(gmpi_Scatterv, (void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1467,7 +1467,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 #endif
 int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Scatterv_init((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Scatterv_init, (void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1475,7 +1475,7 @@ int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int di
 #endif
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_compare(comm1, comm2, (void *)result));
+    return GMPI_ALTW(gmpi_Comm_compare, comm1, comm2, (void *)result);
 }
 
 #ifndef GMPI_FRONT
@@ -1483,7 +1483,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 #endif
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_create(comm, group, (void *)newcomm));
+    return GMPI_ALTW(gmpi_Comm_create, comm, group, (void *)newcomm);
 }
 
 #ifndef GMPI_FRONT
@@ -1491,7 +1491,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 #endif
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_create_group(comm, group, tag, (void *)newcomm));
+    return GMPI_ALTW(gmpi_Comm_create_group, comm, group, tag, (void *)newcomm);
 }
 
 #ifndef GMPI_FRONT
@@ -1499,7 +1499,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 #endif
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_dup(comm, (void *)newcomm));
+    return GMPI_ALTW(gmpi_Comm_dup, comm, (void *)newcomm);
 }
 
 #ifndef GMPI_FRONT
@@ -1507,7 +1507,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 #endif
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_dup_with_info(comm, info, (void *)newcomm));
+    return GMPI_ALTW(gmpi_Comm_dup_with_info, comm, info, (void *)newcomm);
 }
 
 #ifndef GMPI_FRONT
@@ -1515,7 +1515,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 #endif
 int PMPI_Comm_free(MPI_Comm *comm)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_free((void *)comm));
+    return GMPI_ALTW(gmpi_Comm_free, (void *)comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1523,7 +1523,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 #endif
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_get_info(comm, (void *)info_used));
+    return GMPI_ALTW(gmpi_Comm_get_info, comm, (void *)info_used);
 }
 
 #ifndef GMPI_FRONT
@@ -1531,7 +1531,7 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 #endif
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_get_name(comm, (void *)comm_name, (void *)resultlen));
+    return GMPI_ALTW(gmpi_Comm_get_name, comm, (void *)comm_name, (void *)resultlen);
 }
 
 #ifndef GMPI_FRONT
@@ -1539,7 +1539,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 #endif
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_group(comm, (void *)group));
+    return GMPI_ALTW(gmpi_Comm_group, comm, (void *)group);
 }
 
 #ifndef GMPI_FRONT
@@ -1547,7 +1547,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 #endif
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_idup(comm, (void *)newcomm, (void *)request));
+    return GMPI_ALTW(gmpi_Comm_idup, comm, (void *)newcomm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1555,7 +1555,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 #endif
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_idup_with_info(comm, info, (void *)newcomm, (void *)request));
+    return GMPI_ALTW(gmpi_Comm_idup_with_info, comm, info, (void *)newcomm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -1563,7 +1563,7 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MP
 #endif
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_rank(comm, (void *)rank));
+    return GMPI_ALTW(gmpi_Comm_rank, comm, (void *)rank);
 }
 
 #ifndef GMPI_FRONT
@@ -1571,7 +1571,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 #endif
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_remote_group(comm, (void *)group));
+    return GMPI_ALTW(gmpi_Comm_remote_group, comm, (void *)group);
 }
 
 #ifndef GMPI_FRONT
@@ -1579,7 +1579,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 #endif
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_remote_size(comm, (void *)size));
+    return GMPI_ALTW(gmpi_Comm_remote_size, comm, (void *)size);
 }
 
 #ifndef GMPI_FRONT
@@ -1587,7 +1587,7 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 #endif
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_set_info(comm, info));
+    return GMPI_ALTW(gmpi_Comm_set_info, comm, info);
 }
 
 #ifndef GMPI_FRONT
@@ -1595,7 +1595,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 #endif
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_set_name(comm, (void *)comm_name));
+    return GMPI_ALTW(gmpi_Comm_set_name, comm, (void *)comm_name);
 }
 
 #ifndef GMPI_FRONT
@@ -1603,7 +1603,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 #endif
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_size(comm, (void *)size));
+    return GMPI_ALTW(gmpi_Comm_size, comm, (void *)size);
 }
 
 #ifndef GMPI_FRONT
@@ -1611,7 +1611,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 #endif
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_split(comm, color, key, (void *)newcomm));
+    return GMPI_ALTW(gmpi_Comm_split, comm, color, key, (void *)newcomm);
 }
 
 #ifndef GMPI_FRONT
@@ -1619,7 +1619,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 #endif
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_split_type(comm, split_type, key, info, (void *)newcomm));
+    return GMPI_ALTW(gmpi_Comm_split_type, comm, split_type, key, info, (void *)newcomm);
 }
 
 #ifndef GMPI_FRONT
@@ -1627,7 +1627,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 #endif
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_test_inter(comm, (void *)flag));
+    return GMPI_ALTW(gmpi_Comm_test_inter, comm, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -1635,7 +1635,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 #endif
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
-    return GMPI_SCRUBBED(gmpi_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, (void *)newintercomm));
+    return GMPI_ALTW(gmpi_Intercomm_create, local_comm, local_leader, peer_comm, remote_leader, tag, (void *)newintercomm);
 }
 
 #ifndef GMPI_FRONT
@@ -1643,7 +1643,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 #endif
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
-    return GMPI_SCRUBBED(gmpi_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, (void *)stringtag, info, errhandler, (void *)newintercomm));
+    return GMPI_ALTW(gmpi_Intercomm_create_from_groups, local_group, local_leader, remote_group, remote_leader, (void *)stringtag, info, errhandler, (void *)newintercomm);
 }
 
 #ifndef GMPI_FRONT
@@ -1651,7 +1651,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
 #endif
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
-    return GMPI_SCRUBBED(gmpi_Intercomm_merge(intercomm, high, (void *)newintracomm));
+    return GMPI_ALTW(gmpi_Intercomm_merge, intercomm, high, (void *)newintracomm);
 }
 
 #ifndef GMPI_FRONT
@@ -1699,7 +1699,7 @@ int PMPIX_Comm_agree(MPI_Comm comm, int *flag)
 #endif
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
-    return GMPI_SCRUBBED(gmpi_Get_address((void *)location, (void *)address));
+    return GMPI_ALTW(gmpi_Get_address, (void *)location, (void *)address);
 }
 
 #ifndef GMPI_FRONT
@@ -1707,7 +1707,7 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 #endif
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    return GMPI_SCRUBBED(gmpi_Get_count((void *)status, datatype, (void *)count));
+    return GMPI_ALTW(gmpi_Get_count, (void *)status, datatype, (void *)count);
 }
 
 #ifndef GMPI_FRONT
@@ -1715,7 +1715,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 #endif
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    return GMPI_SCRUBBED(gmpi_Get_elements((void *)status, datatype, (void *)count));
+    return GMPI_ALTW(gmpi_Get_elements, (void *)status, datatype, (void *)count);
 }
 
 #ifndef GMPI_FRONT
@@ -1723,7 +1723,7 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
 #endif
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    return GMPI_SCRUBBED(gmpi_Get_elements_x((void *)status, datatype, (void *)count));
+    return GMPI_ALTW(gmpi_Get_elements_x, (void *)status, datatype, (void *)count);
 }
 
 #ifndef GMPI_FRONT
@@ -1731,7 +1731,7 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 #endif
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Pack((void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position, comm));
+    return GMPI_ALTW(gmpi_Pack, (void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1739,7 +1739,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
 #endif
 int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
-    return GMPI_SCRUBBED(gmpi_Pack_external((void *)datarep, (void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position));
+    return GMPI_ALTW(gmpi_Pack_external, (void *)datarep, (void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position);
 }
 
 #ifndef GMPI_FRONT
@@ -1747,7 +1747,7 @@ int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_
 #endif
 int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
-    return GMPI_SCRUBBED(gmpi_Pack_external_size((void *)datarep, incount, datatype, (void *)size));
+    return GMPI_ALTW(gmpi_Pack_external_size, (void *)datarep, incount, datatype, (void *)size);
 }
 
 #ifndef GMPI_FRONT
@@ -1755,7 +1755,7 @@ int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datat
 #endif
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
-    return GMPI_SCRUBBED(gmpi_Pack_size(incount, datatype, comm, (void *)size));
+    return GMPI_ALTW(gmpi_Pack_size, incount, datatype, comm, (void *)size);
 }
 
 #ifndef GMPI_FRONT
@@ -1763,7 +1763,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 #endif
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
-    return GMPI_SCRUBBED(gmpi_Status_set_elements((void *)status, datatype, count));
+    return GMPI_ALTW(gmpi_Status_set_elements, (void *)status, datatype, count);
 }
 
 #ifndef GMPI_FRONT
@@ -1771,7 +1771,7 @@ int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int coun
 #endif
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
-    return GMPI_SCRUBBED(gmpi_Status_set_elements_x((void *)status, datatype, count));
+    return GMPI_ALTW(gmpi_Status_set_elements_x, (void *)status, datatype, count);
 }
 
 #ifndef GMPI_FRONT
@@ -1779,7 +1779,7 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 #endif
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_commit((void *)datatype));
+    return GMPI_ALTW(gmpi_Type_commit, (void *)datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -1787,7 +1787,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 #endif
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_contiguous(count, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_contiguous, count, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -1795,7 +1795,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 #endif
 int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_darray(size, rank, ndims, (void *)array_of_gsizes, (void *)array_of_distribs, (void *)array_of_dargs, (void *)array_of_psizes, order, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_darray, size, rank, ndims, (void *)array_of_gsizes, (void *)array_of_distribs, (void *)array_of_dargs, (void *)array_of_psizes, order, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -1803,7 +1803,7 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
 #endif
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_hindexed(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_hindexed, count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -1811,7 +1811,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], cons
 #endif
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_hindexed_block(count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_hindexed_block, count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -1819,7 +1819,7 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint a
 #endif
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_hvector(count, blocklength, stride, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_hvector, count, blocklength, stride, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -1827,7 +1827,7 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 #endif
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_indexed_block(count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_indexed_block, count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -1835,7 +1835,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
 #endif
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_resized(oldtype, lb, extent, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_resized, oldtype, lb, extent, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -1843,7 +1843,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 #endif
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_struct(count, (void *)array_of_blocklengths, (void *)array_of_displacements, (void *)array_of_types, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_struct, count, (void *)array_of_blocklengths, (void *)array_of_displacements, (void *)array_of_types, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -1851,7 +1851,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const 
 #endif
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_subarray(ndims, (void *)array_of_sizes, (void *)array_of_subsizes, (void *)array_of_starts, order, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_subarray, ndims, (void *)array_of_sizes, (void *)array_of_subsizes, (void *)array_of_starts, order, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -1859,7 +1859,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
 #endif
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_dup(oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_dup, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -1867,7 +1867,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 #endif
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_free((void *)datatype));
+    return GMPI_ALTW(gmpi_Type_free, (void *)datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -1875,7 +1875,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 #endif
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
-    return GMPI_SCRUBBED(gmpi_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, (void *)array_of_integers, (void *)array_of_addresses, (void *)array_of_datatypes));
+    return GMPI_ALTW(gmpi_Type_get_contents, datatype, max_integers, max_addresses, max_datatypes, (void *)array_of_integers, (void *)array_of_addresses, (void *)array_of_datatypes);
 }
 
 #ifndef GMPI_FRONT
@@ -1883,7 +1883,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 #endif
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
 {
-    return GMPI_SCRUBBED(gmpi_Type_get_envelope(datatype, (void *)num_integers, (void *)num_addresses, (void *)num_datatypes, (void *)combiner));
+    return GMPI_ALTW(gmpi_Type_get_envelope, datatype, (void *)num_integers, (void *)num_addresses, (void *)num_datatypes, (void *)combiner);
 }
 
 #ifndef GMPI_FRONT
@@ -1891,7 +1891,7 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 #endif
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-    return GMPI_SCRUBBED(gmpi_Type_get_extent(datatype, (void *)lb, (void *)extent));
+    return GMPI_ALTW(gmpi_Type_get_extent, datatype, (void *)lb, (void *)extent);
 }
 
 #ifndef GMPI_FRONT
@@ -1899,7 +1899,7 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 #endif
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    return GMPI_SCRUBBED(gmpi_Type_get_extent_x(datatype, (void *)lb, (void *)extent));
+    return GMPI_ALTW(gmpi_Type_get_extent_x, datatype, (void *)lb, (void *)extent);
 }
 
 #ifndef GMPI_FRONT
@@ -1907,7 +1907,7 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 #endif
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
-    return GMPI_SCRUBBED(gmpi_Type_get_name(datatype, (void *)type_name, (void *)resultlen));
+    return GMPI_ALTW(gmpi_Type_get_name, datatype, (void *)type_name, (void *)resultlen);
 }
 
 #ifndef GMPI_FRONT
@@ -1915,7 +1915,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 #endif
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
-    return GMPI_SCRUBBED(gmpi_Type_get_true_extent(datatype, (void *)true_lb, (void *)true_extent));
+    return GMPI_ALTW(gmpi_Type_get_true_extent, datatype, (void *)true_lb, (void *)true_extent);
 }
 
 #ifndef GMPI_FRONT
@@ -1923,7 +1923,7 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
 #endif
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    return GMPI_SCRUBBED(gmpi_Type_get_true_extent_x(datatype, (void *)true_lb, (void *)true_extent));
+    return GMPI_ALTW(gmpi_Type_get_true_extent_x, datatype, (void *)true_lb, (void *)true_extent);
 }
 
 #ifndef GMPI_FRONT
@@ -1931,7 +1931,7 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
 #endif
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_indexed(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_indexed, count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -1939,7 +1939,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int ar
 #endif
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_match_size(typeclass, size, (void *)datatype));
+    return GMPI_ALTW(gmpi_Type_match_size, typeclass, size, (void *)datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -1947,7 +1947,7 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 #endif
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
-    return GMPI_SCRUBBED(gmpi_Type_set_name(datatype, (void *)type_name));
+    return GMPI_ALTW(gmpi_Type_set_name, datatype, (void *)type_name);
 }
 
 #ifndef GMPI_FRONT
@@ -1955,7 +1955,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 #endif
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-    return GMPI_SCRUBBED(gmpi_Type_size(datatype, (void *)size));
+    return GMPI_ALTW(gmpi_Type_size, datatype, (void *)size);
 }
 
 #ifndef GMPI_FRONT
@@ -1963,7 +1963,7 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 #endif
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
-    return GMPI_SCRUBBED(gmpi_Type_size_x(datatype, (void *)size));
+    return GMPI_ALTW(gmpi_Type_size_x, datatype, (void *)size);
 }
 
 #ifndef GMPI_FRONT
@@ -1971,7 +1971,7 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 #endif
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_vector(count, blocklength, stride, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_vector, count, blocklength, stride, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -1979,7 +1979,7 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 #endif
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Unpack((void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype, comm));
+    return GMPI_ALTW(gmpi_Unpack, (void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -1987,7 +1987,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 #endif
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
-    return GMPI_SCRUBBED(gmpi_Unpack_external((void *)datarep, (void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype));
+    return GMPI_ALTW(gmpi_Unpack_external, (void *)datarep, (void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -1995,7 +1995,7 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
 #endif
 int PMPI_Address(void *location, MPI_Aint *address)
 {
-    return GMPI_SCRUBBED(gmpi_Address((void *)location, (void *)address));
+    return GMPI_ALTW(gmpi_Address, (void *)location, (void *)address);
 }
 
 #ifndef GMPI_FRONT
@@ -2003,7 +2003,7 @@ int PMPI_Address(void *location, MPI_Aint *address)
 #endif
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 {
-    return GMPI_SCRUBBED(gmpi_Type_extent(datatype, (void *)extent));
+    return GMPI_ALTW(gmpi_Type_extent, datatype, (void *)extent);
 }
 
 #ifndef GMPI_FRONT
@@ -2011,7 +2011,7 @@ int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 #endif
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 {
-    return GMPI_SCRUBBED(gmpi_Type_lb(datatype, (void *)displacement));
+    return GMPI_ALTW(gmpi_Type_lb, datatype, (void *)displacement);
 }
 
 #ifndef GMPI_FRONT
@@ -2019,7 +2019,7 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 #endif
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
-    return GMPI_SCRUBBED(gmpi_Type_ub(datatype, (void *)displacement));
+    return GMPI_ALTW(gmpi_Type_ub, datatype, (void *)displacement);
 }
 
 #ifndef GMPI_FRONT
@@ -2027,7 +2027,7 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 #endif
 int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_hindexed(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_hindexed, count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -2035,7 +2035,7 @@ int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of
 #endif
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_hvector(count, blocklength, stride, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_hvector, count, blocklength, stride, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -2043,7 +2043,7 @@ int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype 
 #endif
 int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_struct(count, (void *)array_of_blocklengths, (void *)array_of_displacements, (void *)array_of_types, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_struct, count, (void *)array_of_blocklengths, (void *)array_of_displacements, (void *)array_of_types, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -2051,7 +2051,7 @@ int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_d
 #endif
 int PMPI_Add_error_class(int *errorclass)
 {
-    return GMPI_SCRUBBED(gmpi_Add_error_class((void *)errorclass));
+    return GMPI_ALTW(gmpi_Add_error_class, (void *)errorclass);
 }
 
 #ifndef GMPI_FRONT
@@ -2059,7 +2059,7 @@ int PMPI_Add_error_class(int *errorclass)
 #endif
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
-    return GMPI_SCRUBBED(gmpi_Add_error_code(errorclass, (void *)errorcode));
+    return GMPI_ALTW(gmpi_Add_error_code, errorclass, (void *)errorcode);
 }
 
 #ifndef GMPI_FRONT
@@ -2067,7 +2067,7 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
 #endif
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
-    return GMPI_SCRUBBED(gmpi_Add_error_string(errorcode, (void *)string));
+    return GMPI_ALTW(gmpi_Add_error_string, errorcode, (void *)string);
 }
 
 #ifndef GMPI_FRONT
@@ -2075,7 +2075,7 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 #endif
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_call_errhandler(comm, errorcode));
+    return GMPI_ALTW(gmpi_Comm_call_errhandler, comm, errorcode);
 }
 
 #ifndef GMPI_FRONT
@@ -2083,7 +2083,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 #endif
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_create_errhandler((void *)comm_errhandler_fn, (void *)errhandler));
+    return GMPI_ALTW(gmpi_Comm_create_errhandler, (void *)comm_errhandler_fn, (void *)errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2091,7 +2091,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn
 #endif
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_get_errhandler(comm, (void *)errhandler));
+    return GMPI_ALTW(gmpi_Comm_get_errhandler, comm, (void *)errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2099,7 +2099,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 #endif
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_set_errhandler(comm, errhandler));
+    return GMPI_ALTW(gmpi_Comm_set_errhandler, comm, errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2107,7 +2107,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 #endif
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_Errhandler_free((void *)errhandler));
+    return GMPI_ALTW(gmpi_Errhandler_free, (void *)errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2115,7 +2115,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 #endif
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
-    return GMPI_SCRUBBED(gmpi_Error_class(errorcode, (void *)errorclass));
+    return GMPI_ALTW(gmpi_Error_class, errorcode, (void *)errorclass);
 }
 
 #ifndef GMPI_FRONT
@@ -2123,7 +2123,7 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 #endif
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
-    return GMPI_SCRUBBED(gmpi_Error_string(errorcode, (void *)string, (void *)resultlen));
+    return GMPI_ALTW(gmpi_Error_string, errorcode, (void *)string, (void *)resultlen);
 }
 
 #ifndef GMPI_FRONT
@@ -2131,7 +2131,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 #endif
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
-    return GMPI_SCRUBBED(gmpi_File_call_errhandler((void *)fh, errorcode));
+    return GMPI_ALTW(gmpi_File_call_errhandler, (void *)fh, errorcode);
 }
 
 #ifndef GMPI_FRONT
@@ -2139,7 +2139,7 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 #endif
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_File_create_errhandler((void *)file_errhandler_fn, (void *)errhandler));
+    return GMPI_ALTW(gmpi_File_create_errhandler, (void *)file_errhandler_fn, (void *)errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2147,7 +2147,7 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn
 #endif
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_File_get_errhandler((void *)file, (void *)errhandler));
+    return GMPI_ALTW(gmpi_File_get_errhandler, (void *)file, (void *)errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2155,7 +2155,7 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 #endif
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_File_set_errhandler((void *)file, errhandler));
+    return GMPI_ALTW(gmpi_File_set_errhandler, (void *)file, errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2163,7 +2163,7 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 #endif
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
-    return GMPI_SCRUBBED(gmpi_Session_call_errhandler(session, errorcode));
+    return GMPI_ALTW(gmpi_Session_call_errhandler, session, errorcode);
 }
 
 #ifndef GMPI_FRONT
@@ -2171,7 +2171,7 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 #endif
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_Session_create_errhandler((void *)session_errhandler_fn, (void *)errhandler));
+    return GMPI_ALTW(gmpi_Session_create_errhandler, (void *)session_errhandler_fn, (void *)errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2179,7 +2179,7 @@ int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errh
 #endif
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_Session_get_errhandler(session, (void *)errhandler));
+    return GMPI_ALTW(gmpi_Session_get_errhandler, session, (void *)errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2187,7 +2187,7 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 #endif
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_Session_set_errhandler(session, errhandler));
+    return GMPI_ALTW(gmpi_Session_set_errhandler, session, errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2195,7 +2195,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 #endif
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
-    return GMPI_SCRUBBED(gmpi_Win_call_errhandler(win, errorcode));
+    return GMPI_ALTW(gmpi_Win_call_errhandler, win, errorcode);
 }
 
 #ifndef GMPI_FRONT
@@ -2203,7 +2203,7 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 #endif
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_Win_create_errhandler((void *)win_errhandler_fn, (void *)errhandler));
+    return GMPI_ALTW(gmpi_Win_create_errhandler, (void *)win_errhandler_fn, (void *)errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2211,7 +2211,7 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, M
 #endif
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_Win_get_errhandler(win, (void *)errhandler));
+    return GMPI_ALTW(gmpi_Win_get_errhandler, win, (void *)errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2219,7 +2219,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 #endif
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_Win_set_errhandler(win, errhandler));
+    return GMPI_ALTW(gmpi_Win_set_errhandler, win, errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2251,7 +2251,7 @@ int PMPIX_Delete_error_string(int errorcode)
 #endif
 int PMPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_Errhandler_create((void *)comm_errhandler_fn, (void *)errhandler));
+    return GMPI_ALTW(gmpi_Errhandler_create, (void *)comm_errhandler_fn, (void *)errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2259,7 +2259,7 @@ int PMPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI
 #endif
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_Errhandler_get(comm, (void *)errhandler));
+    return GMPI_ALTW(gmpi_Errhandler_get, comm, (void *)errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2267,7 +2267,7 @@ int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 #endif
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    return GMPI_SCRUBBED(gmpi_Errhandler_set(comm, errhandler));
+    return GMPI_ALTW(gmpi_Errhandler_set, comm, errhandler);
 }
 
 #ifndef GMPI_FRONT
@@ -2275,7 +2275,7 @@ int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 #endif
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
-    return GMPI_SCRUBBED(gmpi_Group_compare(group1, group2, (void *)result));
+    return GMPI_ALTW(gmpi_Group_compare, group1, group2, (void *)result);
 }
 
 #ifndef GMPI_FRONT
@@ -2283,7 +2283,7 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 #endif
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    return GMPI_SCRUBBED(gmpi_Group_difference(group1, group2, (void *)newgroup));
+    return GMPI_ALTW(gmpi_Group_difference, group1, group2, (void *)newgroup);
 }
 
 #ifndef GMPI_FRONT
@@ -2291,7 +2291,7 @@ int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgrou
 #endif
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
-    return GMPI_SCRUBBED(gmpi_Group_excl(group, n, (void *)ranks, (void *)newgroup));
+    return GMPI_ALTW(gmpi_Group_excl, group, n, (void *)ranks, (void *)newgroup);
 }
 
 #ifndef GMPI_FRONT
@@ -2299,7 +2299,7 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
 #endif
 int PMPI_Group_free(MPI_Group *group)
 {
-    return GMPI_SCRUBBED(gmpi_Group_free((void *)group));
+    return GMPI_ALTW(gmpi_Group_free, (void *)group);
 }
 
 #ifndef GMPI_FRONT
@@ -2307,7 +2307,7 @@ int PMPI_Group_free(MPI_Group *group)
 #endif
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
-    return GMPI_SCRUBBED(gmpi_Group_incl(group, n, (void *)ranks, (void *)newgroup));
+    return GMPI_ALTW(gmpi_Group_incl, group, n, (void *)ranks, (void *)newgroup);
 }
 
 #ifndef GMPI_FRONT
@@ -2315,7 +2315,7 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
 #endif
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    return GMPI_SCRUBBED(gmpi_Group_intersection(group1, group2, (void *)newgroup));
+    return GMPI_ALTW(gmpi_Group_intersection, group1, group2, (void *)newgroup);
 }
 
 #ifndef GMPI_FRONT
@@ -2323,7 +2323,7 @@ int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgr
 #endif
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-    return GMPI_SCRUBBED(gmpi_Group_range_excl(group, n, (void *)ranges, (void *)newgroup));
+    return GMPI_ALTW(gmpi_Group_range_excl, group, n, (void *)ranges, (void *)newgroup);
 }
 
 #ifndef GMPI_FRONT
@@ -2331,7 +2331,7 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
 #endif
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-    return GMPI_SCRUBBED(gmpi_Group_range_incl(group, n, (void *)ranges, (void *)newgroup));
+    return GMPI_ALTW(gmpi_Group_range_incl, group, n, (void *)ranges, (void *)newgroup);
 }
 
 #ifndef GMPI_FRONT
@@ -2339,7 +2339,7 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
 #endif
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
-    return GMPI_SCRUBBED(gmpi_Group_rank(group, (void *)rank));
+    return GMPI_ALTW(gmpi_Group_rank, group, (void *)rank);
 }
 
 #ifndef GMPI_FRONT
@@ -2347,7 +2347,7 @@ int PMPI_Group_rank(MPI_Group group, int *rank)
 #endif
 int PMPI_Group_size(MPI_Group group, int *size)
 {
-    return GMPI_SCRUBBED(gmpi_Group_size(group, (void *)size));
+    return GMPI_ALTW(gmpi_Group_size, group, (void *)size);
 }
 
 #ifndef GMPI_FRONT
@@ -2355,7 +2355,7 @@ int PMPI_Group_size(MPI_Group group, int *size)
 #endif
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
-    return GMPI_SCRUBBED(gmpi_Group_translate_ranks(group1, n, (void *)ranks1, group2, (void *)ranks2));
+    return GMPI_ALTW(gmpi_Group_translate_ranks, group1, n, (void *)ranks1, group2, (void *)ranks2);
 }
 
 #ifndef GMPI_FRONT
@@ -2363,7 +2363,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
 #endif
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    return GMPI_SCRUBBED(gmpi_Group_union(group1, group2, (void *)newgroup));
+    return GMPI_ALTW(gmpi_Group_union, group1, group2, (void *)newgroup);
 }
 
 #ifndef GMPI_FRONT
@@ -2371,7 +2371,7 @@ int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 #endif
 int PMPI_Info_create(MPI_Info *info)
 {
-    return GMPI_SCRUBBED(gmpi_Info_create((void *)info));
+    return GMPI_ALTW(gmpi_Info_create, (void *)info);
 }
 
 #ifndef GMPI_FRONT
@@ -2379,7 +2379,7 @@ int PMPI_Info_create(MPI_Info *info)
 #endif
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
-    return GMPI_SCRUBBED(gmpi_Info_create_env(argc, (void *)argv, (void *)info));
+    return GMPI_ALTW(gmpi_Info_create_env, argc, (void *)argv, (void *)info);
 }
 
 #ifndef GMPI_FRONT
@@ -2387,7 +2387,7 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 #endif
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
-    return GMPI_SCRUBBED(gmpi_Info_delete(info, (void *)key));
+    return GMPI_ALTW(gmpi_Info_delete, info, (void *)key);
 }
 
 #ifndef GMPI_FRONT
@@ -2395,7 +2395,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 #endif
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
-    return GMPI_SCRUBBED(gmpi_Info_dup(info, (void *)newinfo));
+    return GMPI_ALTW(gmpi_Info_dup, info, (void *)newinfo);
 }
 
 #ifndef GMPI_FRONT
@@ -2403,7 +2403,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 #endif
 int PMPI_Info_free(MPI_Info *info)
 {
-    return GMPI_SCRUBBED(gmpi_Info_free((void *)info));
+    return GMPI_ALTW(gmpi_Info_free, (void *)info);
 }
 
 #ifndef GMPI_FRONT
@@ -2411,7 +2411,7 @@ int PMPI_Info_free(MPI_Info *info)
 #endif
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_Info_get(info, (void *)key, valuelen, (void *)value, (void *)flag));
+    return GMPI_ALTW(gmpi_Info_get, info, (void *)key, valuelen, (void *)value, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -2419,7 +2419,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 #endif
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
-    return GMPI_SCRUBBED(gmpi_Info_get_nkeys(info, (void *)nkeys));
+    return GMPI_ALTW(gmpi_Info_get_nkeys, info, (void *)nkeys);
 }
 
 #ifndef GMPI_FRONT
@@ -2427,7 +2427,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 #endif
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
-    return GMPI_SCRUBBED(gmpi_Info_get_nthkey(info, n, (void *)key));
+    return GMPI_ALTW(gmpi_Info_get_nthkey, info, n, (void *)key);
 }
 
 #ifndef GMPI_FRONT
@@ -2435,7 +2435,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 #endif
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_Info_get_string(info, (void *)key, (void *)buflen, (void *)value, (void *)flag));
+    return GMPI_ALTW(gmpi_Info_get_string, info, (void *)key, (void *)buflen, (void *)value, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -2443,7 +2443,7 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 #endif
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_Info_get_valuelen(info, (void *)key, (void *)valuelen, (void *)flag));
+    return GMPI_ALTW(gmpi_Info_get_valuelen, info, (void *)key, (void *)valuelen, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -2451,7 +2451,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 #endif
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
-    return GMPI_SCRUBBED(gmpi_Info_set(info, (void *)key, (void *)value));
+    return GMPI_ALTW(gmpi_Info_set, info, (void *)key, (void *)value);
 }
 
 #ifndef GMPI_FRONT
@@ -2459,7 +2459,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 #endif
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
-    return GMPI_SCRUBBED(gmpi_Abort(comm, errorcode));
+    return GMPI_ALTW(gmpi_Abort, comm, errorcode);
 }
 
 #ifndef GMPI_FRONT
@@ -2467,7 +2467,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 #endif
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_create_from_group(group, (void *)stringtag, info, errhandler, (void *)newcomm));
+    return GMPI_ALTW(gmpi_Comm_create_from_group, group, (void *)stringtag, info, errhandler, (void *)newcomm);
 }
 
 #ifndef GMPI_FRONT
@@ -2475,7 +2475,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
 #endif
 int PMPI_Finalize(void)
 {
-    return gmpi_scrub_full_after(gmpi_Finalize());
+    return GMPI_ALTW(gmpi_Finalize);
 }
 
 #ifndef GMPI_FRONT
@@ -2483,7 +2483,7 @@ int PMPI_Finalize(void)
 #endif
 int PMPI_Finalized(int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_Finalized((void *)flag));
+    return GMPI_ALTW(gmpi_Finalized, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -2491,7 +2491,7 @@ int PMPI_Finalized(int *flag)
 #endif
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
-    return GMPI_SCRUBBED(gmpi_Group_from_session_pset(session, (void *)pset_name, (void *)newgroup));
+    return GMPI_ALTW(gmpi_Group_from_session_pset, session, (void *)pset_name, (void *)newgroup);
 }
 
 #ifndef GMPI_FRONT
@@ -2499,7 +2499,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
 #endif
 int PMPI_Init(int *argc, char ***argv)
 {
-    return gmpi_scrub_full_after(gmpi_Init((void *)argc, (void *)argv));
+    return GMPI_ALTW(gmpi_Init, (void *)argc, (void *)argv);
 }
 
 #ifndef GMPI_FRONT
@@ -2507,7 +2507,7 @@ int PMPI_Init(int *argc, char ***argv)
 #endif
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    return gmpi_scrub_full_after(gmpi_Init_thread((void *)argc, (void *)argv, required, (void *)provided));
+    return GMPI_ALTW(gmpi_Init_thread, (void *)argc, (void *)argv, required, (void *)provided);
 }
 
 #ifndef GMPI_FRONT
@@ -2515,7 +2515,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 #endif
 int PMPI_Initialized(int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_Initialized((void *)flag));
+    return GMPI_ALTW(gmpi_Initialized, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -2523,7 +2523,7 @@ int PMPI_Initialized(int *flag)
 #endif
 int PMPI_Is_thread_main(int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_Is_thread_main((void *)flag));
+    return GMPI_ALTW(gmpi_Is_thread_main, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -2531,7 +2531,7 @@ int PMPI_Is_thread_main(int *flag)
 #endif
 int PMPI_Query_thread(int *provided)
 {
-    return GMPI_SCRUBBED(gmpi_Query_thread((void *)provided));
+    return GMPI_ALTW(gmpi_Query_thread, (void *)provided);
 }
 
 #ifndef GMPI_FRONT
@@ -2539,7 +2539,7 @@ int PMPI_Query_thread(int *provided)
 #endif
 int PMPI_Session_finalize(MPI_Session *session)
 {
-    return GMPI_SCRUBBED(gmpi_Session_finalize((void *)session));
+    return GMPI_ALTW(gmpi_Session_finalize, (void *)session);
 }
 
 #ifndef GMPI_FRONT
@@ -2547,7 +2547,7 @@ int PMPI_Session_finalize(MPI_Session *session)
 #endif
 int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
-    return GMPI_SCRUBBED(gmpi_Session_get_info(session, (void *)info_used));
+    return GMPI_ALTW(gmpi_Session_get_info, session, (void *)info_used);
 }
 
 #ifndef GMPI_FRONT
@@ -2555,7 +2555,7 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 #endif
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
-    return GMPI_SCRUBBED(gmpi_Session_get_nth_pset(session, info, n, (void *)pset_len, (void *)pset_name));
+    return GMPI_ALTW(gmpi_Session_get_nth_pset, session, info, n, (void *)pset_len, (void *)pset_name);
 }
 
 #ifndef GMPI_FRONT
@@ -2563,7 +2563,7 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
 #endif
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
-    return GMPI_SCRUBBED(gmpi_Session_get_num_psets(session, info, (void *)npset_names));
+    return GMPI_ALTW(gmpi_Session_get_num_psets, session, info, (void *)npset_names);
 }
 
 #ifndef GMPI_FRONT
@@ -2571,7 +2571,7 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_na
 #endif
 int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
-    return GMPI_SCRUBBED(gmpi_Session_get_pset_info(session, (void *)pset_name, (void *)info));
+    return GMPI_ALTW(gmpi_Session_get_pset_info, session, (void *)pset_name, (void *)info);
 }
 
 #ifndef GMPI_FRONT
@@ -2579,7 +2579,7 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
 #endif
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
-    return GMPI_SCRUBBED(gmpi_Session_init(info, errhandler, (void *)session));
+    return GMPI_ALTW(gmpi_Session_init, info, errhandler, (void *)session);
 }
 
 #ifndef GMPI_FRONT
@@ -2587,7 +2587,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
 #endif
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
-    return (MPI_Aint)GMPI_SCRUBBED(gmpi_Aint_add(base, disp));
+    return (MPI_Aint)GMPI_ALTW(gmpi_Aint_add, base, disp);
 }
 
 #ifndef GMPI_FRONT
@@ -2595,7 +2595,7 @@ MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 #endif
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
-    return (MPI_Aint)GMPI_SCRUBBED(gmpi_Aint_diff(addr1, addr2));
+    return (MPI_Aint)GMPI_ALTW(gmpi_Aint_diff, addr1, addr2);
 }
 
 #ifndef GMPI_FRONT
@@ -2603,7 +2603,7 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 #endif
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
-    return GMPI_SCRUBBED(gmpi_Get_library_version((void *)version, (void *)resultlen));
+    return GMPI_ALTW(gmpi_Get_library_version, (void *)version, (void *)resultlen);
 }
 
 #ifndef GMPI_FRONT
@@ -2611,7 +2611,7 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 #endif
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
-    return GMPI_SCRUBBED(gmpi_Get_processor_name((void *)name, (void *)resultlen));
+    return GMPI_ALTW(gmpi_Get_processor_name, (void *)name, (void *)resultlen);
 }
 
 #ifndef GMPI_FRONT
@@ -2619,7 +2619,7 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 #endif
 int PMPI_Get_version(int *version, int *subversion)
 {
-    return GMPI_SCRUBBED(gmpi_Get_version((void *)version, (void *)subversion));
+    return GMPI_ALTW(gmpi_Get_version, (void *)version, (void *)subversion);
 }
 
 #ifndef GMPI_FRONT
@@ -2659,7 +2659,7 @@ int PMPIX_Query_hip_support(void)
 #endif
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
-    return GMPI_SCRUBBED(gmpi_Op_commutative(op, (void *)commute));
+    return GMPI_ALTW(gmpi_Op_commutative, op, (void *)commute);
 }
 
 #ifndef GMPI_FRONT
@@ -2667,7 +2667,7 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 #endif
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
-    return GMPI_SCRUBBED(gmpi_Op_create((void *)user_fn, commute, (void *)op));
+    return GMPI_ALTW(gmpi_Op_create, (void *)user_fn, commute, (void *)op);
 }
 
 #ifndef GMPI_FRONT
@@ -2675,7 +2675,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 #endif
 int PMPI_Op_free(MPI_Op *op)
 {
-    return GMPI_SCRUBBED(gmpi_Op_free((void *)op));
+    return GMPI_ALTW(gmpi_Op_free, (void *)op);
 }
 
 #ifndef GMPI_FRONT
@@ -2683,7 +2683,7 @@ int PMPI_Op_free(MPI_Op *op)
 #endif
 int PMPI_Parrived(MPI_Request request, int partition, int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_Parrived(request, partition, (void *)flag));
+    return GMPI_ALTW(gmpi_Parrived, request, partition, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -2691,7 +2691,7 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
 #endif
 int PMPI_Pready(int partition, MPI_Request request)
 {
-    return GMPI_SCRUBBED(gmpi_Pready(partition, request));
+    return GMPI_ALTW(gmpi_Pready, partition, request);
 }
 
 #ifndef GMPI_FRONT
@@ -2699,7 +2699,7 @@ int PMPI_Pready(int partition, MPI_Request request)
 #endif
 int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
 {
-    return GMPI_SCRUBBED(gmpi_Pready_list(length, (void *)array_of_partitions, request));
+    return GMPI_ALTW(gmpi_Pready_list, length, (void *)array_of_partitions, request);
 }
 
 #ifndef GMPI_FRONT
@@ -2707,7 +2707,7 @@ int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
 #endif
 int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
-    return GMPI_SCRUBBED(gmpi_Pready_range(partition_low, partition_high, request));
+    return GMPI_ALTW(gmpi_Pready_range, partition_low, partition_high, request);
 }
 
 #ifndef GMPI_FRONT
@@ -2715,7 +2715,7 @@ int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request
 #endif
 int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Precv_init((void *)buf, partitions, count, datatype, dest, tag, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Precv_init, (void *)buf, partitions, count, datatype, dest, tag, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2723,7 +2723,7 @@ int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dat
 #endif
 int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Psend_init((void *)buf, partitions, count, datatype, dest, tag, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Psend_init, (void *)buf, partitions, count, datatype, dest, tag, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2731,7 +2731,7 @@ int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Dataty
 #endif
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Bsend((void *)buf, count, datatype, dest, tag, comm));
+    return GMPI_ALTW(gmpi_Bsend, (void *)buf, count, datatype, dest, tag, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -2739,7 +2739,7 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 #endif
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Bsend_init((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Bsend_init, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2747,7 +2747,7 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 #endif
 int PMPI_Buffer_attach(void *buffer, int size)
 {
-    return GMPI_SCRUBBED(gmpi_Buffer_attach((void *)buffer, size));
+    return GMPI_ALTW(gmpi_Buffer_attach, (void *)buffer, size);
 }
 
 #ifndef GMPI_FRONT
@@ -2755,7 +2755,7 @@ int PMPI_Buffer_attach(void *buffer, int size)
 #endif
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
-    return GMPI_SCRUBBED(gmpi_Buffer_detach((void *)buffer_addr, (void *)size));
+    return GMPI_ALTW(gmpi_Buffer_detach, (void *)buffer_addr, (void *)size);
 }
 
 #ifndef GMPI_FRONT
@@ -2763,7 +2763,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 #endif
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ibsend((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ibsend, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2771,7 +2771,7 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 #endif
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_Improbe(source, tag, comm, (void *)flag, (void *)message, (void *)status));
+    return GMPI_ALTW(gmpi_Improbe, source, tag, comm, (void *)flag, (void *)message, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -2779,7 +2779,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 #endif
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Imrecv((void *)buf, count, datatype, (void *)message, (void *)request));
+    return GMPI_ALTW(gmpi_Imrecv, (void *)buf, count, datatype, (void *)message, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2787,7 +2787,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
 #endif
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_Iprobe(source, tag, comm, (void *)flag, (void *)status));
+    return GMPI_ALTW(gmpi_Iprobe, source, tag, comm, (void *)flag, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -2795,10 +2795,10 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 #endif
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = gmpi_express_Irecv(buf, count, datatype, source, tag, comm, request);
+    int rc = GMPI_ALT(gmpi_express_Irecv, buf, count, datatype, source, tag, comm, request);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Irecv((void *)buf, count, datatype, source, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Irecv, (void *)buf, count, datatype, source, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2806,7 +2806,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 #endif
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Irsend((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Irsend, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2814,10 +2814,10 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 #endif
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = gmpi_express_Isend(buf, count, datatype, dest, tag, comm, request);
+    int rc = GMPI_ALT(gmpi_express_Isend, buf, count, datatype, dest, tag, comm, request);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Isend((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Isend, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2825,7 +2825,7 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 #endif
 int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Isendrecv((void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Isendrecv, (void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2833,7 +2833,7 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
 #endif
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Isendrecv_replace((void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Isendrecv_replace, (void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2841,7 +2841,7 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest
 #endif
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Issend((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Issend, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2849,7 +2849,7 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 #endif
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_Mprobe(source, tag, comm, (void *)message, (void *)status));
+    return GMPI_ALTW(gmpi_Mprobe, source, tag, comm, (void *)message, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -2857,7 +2857,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 #endif
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_Mrecv((void *)buf, count, datatype, (void *)message, (void *)status));
+    return GMPI_ALTW(gmpi_Mrecv, (void *)buf, count, datatype, (void *)message, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -2865,7 +2865,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 #endif
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_Probe(source, tag, comm, (void *)status));
+    return GMPI_ALTW(gmpi_Probe, source, tag, comm, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -2873,10 +2873,10 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 #endif
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    int rc = gmpi_express_Recv(buf, count, datatype, source, tag, comm, status);
+    int rc = GMPI_ALT(gmpi_express_Recv, buf, count, datatype, source, tag, comm, status);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Recv((void *)buf, count, datatype, source, tag, comm, (void *)status));
+    return GMPI_ALTW(gmpi_Recv, (void *)buf, count, datatype, source, tag, comm, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -2884,7 +2884,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 #endif
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Recv_init((void *)buf, count, datatype, source, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Recv_init, (void *)buf, count, datatype, source, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2892,10 +2892,10 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 #endif
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = gmpi_express_Rsend(buf, count, datatype, dest, tag, comm);
+    int rc = GMPI_ALT(gmpi_express_Rsend, buf, count, datatype, dest, tag, comm);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Rsend((void *)buf, count, datatype, dest, tag, comm));
+    return GMPI_ALTW(gmpi_Rsend, (void *)buf, count, datatype, dest, tag, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -2903,7 +2903,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 #endif
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Rsend_init((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Rsend_init, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2911,10 +2911,10 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 #endif
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = gmpi_express_Send(buf, count, datatype, dest, tag, comm);
+    int rc = GMPI_ALT(gmpi_express_Send, buf, count, datatype, dest, tag, comm);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Send((void *)buf, count, datatype, dest, tag, comm));
+    return GMPI_ALTW(gmpi_Send, (void *)buf, count, datatype, dest, tag, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -2922,7 +2922,7 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 #endif
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Send_init((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Send_init, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2930,10 +2930,10 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 #endif
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    int rc = gmpi_express_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    int rc = GMPI_ALT(gmpi_express_Sendrecv, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Sendrecv((void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)status));
+    return GMPI_ALTW(gmpi_Sendrecv, (void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -2941,7 +2941,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 #endif
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_Sendrecv_replace((void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)status));
+    return GMPI_ALTW(gmpi_Sendrecv_replace, (void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -2949,7 +2949,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 #endif
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Ssend((void *)buf, count, datatype, dest, tag, comm));
+    return GMPI_ALTW(gmpi_Ssend, (void *)buf, count, datatype, dest, tag, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -2957,7 +2957,7 @@ int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 #endif
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ssend_init((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ssend_init, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2965,7 +2965,7 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 #endif
 int PMPI_Cancel(MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Cancel((void *)request));
+    return GMPI_ALTW(gmpi_Cancel, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2973,7 +2973,7 @@ int PMPI_Cancel(MPI_Request *request)
 #endif
 int PMPI_Grequest_complete(MPI_Request request)
 {
-    return GMPI_SCRUBBED(gmpi_Grequest_complete(request));
+    return GMPI_ALTW(gmpi_Grequest_complete, request);
 }
 
 #ifndef GMPI_FRONT
@@ -2981,7 +2981,7 @@ int PMPI_Grequest_complete(MPI_Request request)
 #endif
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Grequest_start((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)extra_state, (void *)request));
+    return GMPI_ALTW(gmpi_Grequest_start, (void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)extra_state, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2989,7 +2989,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 #endif
 int PMPI_Request_free(MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Request_free((void *)request));
+    return GMPI_ALTW(gmpi_Request_free, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -2997,7 +2997,7 @@ int PMPI_Request_free(MPI_Request *request)
 #endif
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_Request_get_status(request, (void *)flag, (void *)status));
+    return GMPI_ALTW(gmpi_Request_get_status, request, (void *)flag, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -3005,7 +3005,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 #endif
 int PMPI_Start(MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Start((void *)request));
+    return GMPI_ALTW(gmpi_Start, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -3013,7 +3013,7 @@ int PMPI_Start(MPI_Request *request)
 #endif
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
-    return GMPI_SCRUBBED(gmpi_Startall(count, (void *)array_of_requests));
+    return GMPI_ALTW(gmpi_Startall, count, (void *)array_of_requests);
 }
 
 #ifndef GMPI_FRONT
@@ -3021,7 +3021,7 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
 #endif
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
-    return GMPI_SCRUBBED(gmpi_Status_set_cancelled((void *)status, flag));
+    return GMPI_ALTW(gmpi_Status_set_cancelled, (void *)status, flag);
 }
 
 #ifndef GMPI_FRONT
@@ -3029,10 +3029,10 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 #endif
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    int rc = gmpi_express_Test(request, flag, status);
+    int rc = GMPI_ALT(gmpi_express_Test, request, flag, status);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Test((void *)request, (void *)flag, (void *)status));
+    return GMPI_ALTW(gmpi_Test, (void *)request, (void *)flag, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -3040,7 +3040,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 #endif
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_Test_cancelled((void *)status, (void *)flag));
+    return GMPI_ALTW(gmpi_Test_cancelled, (void *)status, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -3048,10 +3048,10 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 #endif
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
 {
-    int rc = gmpi_express_Testall(count, array_of_requests, flag, array_of_statuses);
+    int rc = GMPI_ALT(gmpi_express_Testall, count, array_of_requests, flag, array_of_statuses);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Testall(count, (void *)array_of_requests, (void *)flag, (void *)array_of_statuses));
+    return GMPI_ALTW(gmpi_Testall, count, (void *)array_of_requests, (void *)flag, (void *)array_of_statuses);
 }
 
 #ifndef GMPI_FRONT
@@ -3059,7 +3059,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
 #endif
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_Testany(count, (void *)array_of_requests, (void *)indx, (void *)flag, (void *)status));
+    return GMPI_ALTW(gmpi_Testany, count, (void *)array_of_requests, (void *)indx, (void *)flag, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -3067,7 +3067,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *fla
 #endif
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
-    return GMPI_SCRUBBED(gmpi_Testsome(incount, (void *)array_of_requests, (void *)outcount, (void *)array_of_indices, (void *)array_of_statuses));
+    return GMPI_ALTW(gmpi_Testsome, incount, (void *)array_of_requests, (void *)outcount, (void *)array_of_indices, (void *)array_of_statuses);
 }
 
 #ifndef GMPI_FRONT
@@ -3075,10 +3075,10 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 #endif
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-    int rc = gmpi_express_Wait(request, status);
+    int rc = GMPI_ALT(gmpi_express_Wait, request, status);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Wait((void *)request, (void *)status));
+    return GMPI_ALTW(gmpi_Wait, (void *)request, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -3086,10 +3086,10 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 #endif
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
-    int rc = gmpi_express_Waitall(count, array_of_requests, array_of_statuses);
+    int rc = GMPI_ALT(gmpi_express_Waitall, count, array_of_requests, array_of_statuses);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Waitall(count, (void *)array_of_requests, (void *)array_of_statuses));
+    return GMPI_ALTW(gmpi_Waitall, count, (void *)array_of_requests, (void *)array_of_statuses);
 }
 
 #ifndef GMPI_FRONT
@@ -3097,7 +3097,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_o
 #endif
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_Waitany(count, (void *)array_of_requests, (void *)indx, (void *)status));
+    return GMPI_ALTW(gmpi_Waitany, count, (void *)array_of_requests, (void *)indx, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -3105,7 +3105,7 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Stat
 #endif
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
-    return GMPI_SCRUBBED(gmpi_Waitsome(incount, (void *)array_of_requests, (void *)outcount, (void *)array_of_indices, (void *)array_of_statuses));
+    return GMPI_ALTW(gmpi_Waitsome, incount, (void *)array_of_requests, (void *)outcount, (void *)array_of_indices, (void *)array_of_statuses);
 }
 
 #ifndef GMPI_FRONT
@@ -3113,10 +3113,10 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 #endif
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    int rc = gmpi_express_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    int rc = GMPI_ALT(gmpi_express_Accumulate, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Accumulate((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+    return GMPI_ALTW(gmpi_Accumulate, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3124,7 +3124,7 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 #endif
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-    return GMPI_SCRUBBED(gmpi_Alloc_mem(size, info, (void *)baseptr));
+    return GMPI_ALTW(gmpi_Alloc_mem, size, info, (void *)baseptr);
 }
 
 #ifndef GMPI_FRONT
@@ -3132,7 +3132,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 #endif
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Compare_and_swap((void *)origin_addr, (void *)compare_addr, (void *)result_addr, datatype, target_rank, target_disp, win));
+    return GMPI_ALTW(gmpi_Compare_and_swap, (void *)origin_addr, (void *)compare_addr, (void *)result_addr, datatype, target_rank, target_disp, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3140,7 +3140,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
 #endif
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Fetch_and_op((void *)origin_addr, (void *)result_addr, datatype, target_rank, target_disp, op, win));
+    return GMPI_ALTW(gmpi_Fetch_and_op, (void *)origin_addr, (void *)result_addr, datatype, target_rank, target_disp, op, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3148,7 +3148,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 #endif
 int PMPI_Free_mem(void *base)
 {
-    return GMPI_SCRUBBED(gmpi_Free_mem((void *)base));
+    return GMPI_ALTW(gmpi_Free_mem, (void *)base);
 }
 
 #ifndef GMPI_FRONT
@@ -3156,10 +3156,10 @@ int PMPI_Free_mem(void *base)
 #endif
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    int rc = gmpi_express_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    int rc = GMPI_ALT(gmpi_express_Get, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Get((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+    return GMPI_ALTW(gmpi_Get, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3167,7 +3167,7 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 #endif
 int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Get_accumulate((void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+    return GMPI_ALTW(gmpi_Get_accumulate, (void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3175,10 +3175,10 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 #endif
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    int rc = gmpi_express_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    int rc = GMPI_ALT(gmpi_express_Put, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Put((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+    return GMPI_ALTW(gmpi_Put, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3186,7 +3186,7 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 #endif
 int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Raccumulate((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request));
+    return GMPI_ALTW(gmpi_Raccumulate, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -3194,7 +3194,7 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype ori
 #endif
 int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Rget((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request));
+    return GMPI_ALTW(gmpi_Rget, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -3202,7 +3202,7 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
 #endif
 int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Rget_accumulate((void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request));
+    return GMPI_ALTW(gmpi_Rget_accumulate, (void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -3210,7 +3210,7 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
 #endif
 int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Rput((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request));
+    return GMPI_ALTW(gmpi_Rput, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -3218,7 +3218,7 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
 #endif
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_allocate(size, disp_unit, info, comm, (void *)baseptr, (void *)win));
+    return GMPI_ALTW(gmpi_Win_allocate, size, disp_unit, info, comm, (void *)baseptr, (void *)win);
 }
 
 #ifndef GMPI_FRONT
@@ -3226,7 +3226,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 #endif
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_allocate_shared(size, disp_unit, info, comm, (void *)baseptr, (void *)win));
+    return GMPI_ALTW(gmpi_Win_allocate_shared, size, disp_unit, info, comm, (void *)baseptr, (void *)win);
 }
 
 #ifndef GMPI_FRONT
@@ -3234,7 +3234,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 #endif
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
-    return GMPI_SCRUBBED(gmpi_Win_attach(win, (void *)base, size));
+    return GMPI_ALTW(gmpi_Win_attach, win, (void *)base, size);
 }
 
 #ifndef GMPI_FRONT
@@ -3242,7 +3242,7 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 #endif
 int PMPI_Win_complete(MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_complete(win));
+    return GMPI_ALTW(gmpi_Win_complete, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3250,7 +3250,7 @@ int PMPI_Win_complete(MPI_Win win)
 #endif
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_create((void *)base, size, disp_unit, info, comm, (void *)win));
+    return GMPI_ALTW(gmpi_Win_create, (void *)base, size, disp_unit, info, comm, (void *)win);
 }
 
 #ifndef GMPI_FRONT
@@ -3258,7 +3258,7 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
 #endif
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_create_dynamic(info, comm, (void *)win));
+    return GMPI_ALTW(gmpi_Win_create_dynamic, info, comm, (void *)win);
 }
 
 #ifndef GMPI_FRONT
@@ -3266,7 +3266,7 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 #endif
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
-    return GMPI_SCRUBBED(gmpi_Win_detach(win, (void *)base));
+    return GMPI_ALTW(gmpi_Win_detach, win, (void *)base);
 }
 
 #ifndef GMPI_FRONT
@@ -3274,10 +3274,10 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 #endif
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
-    int rc = gmpi_express_Win_fence(assert, win);
+    int rc = GMPI_ALT(gmpi_express_Win_fence, assert, win);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Win_fence(assert, win));
+    return GMPI_ALTW(gmpi_Win_fence, assert, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3285,10 +3285,10 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 #endif
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
-    int rc = gmpi_express_Win_flush(rank, win);
+    int rc = GMPI_ALT(gmpi_express_Win_flush, rank, win);
     if (rc != GMPI_EXPRESS_DECLINED)
         return rc;
-    return GMPI_SCRUBBED(gmpi_Win_flush(rank, win));
+    return GMPI_ALTW(gmpi_Win_flush, rank, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3296,7 +3296,7 @@ int PMPI_Win_flush(int rank, MPI_Win win)
 #endif
 int PMPI_Win_flush_all(MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_flush_all(win));
+    return GMPI_ALTW(gmpi_Win_flush_all, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3304,7 +3304,7 @@ int PMPI_Win_flush_all(MPI_Win win)
 #endif
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_flush_local(rank, win));
+    return GMPI_ALTW(gmpi_Win_flush_local, rank, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3312,7 +3312,7 @@ int PMPI_Win_flush_local(int rank, MPI_Win win)
 #endif
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_flush_local_all(win));
+    return GMPI_ALTW(gmpi_Win_flush_local_all, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3320,7 +3320,7 @@ int PMPI_Win_flush_local_all(MPI_Win win)
 #endif
 int PMPI_Win_free(MPI_Win *win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_free((void *)win));
+    return GMPI_ALTW(gmpi_Win_free, (void *)win);
 }
 
 #ifndef GMPI_FRONT
@@ -3328,7 +3328,7 @@ int PMPI_Win_free(MPI_Win *win)
 #endif
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
-    return GMPI_SCRUBBED(gmpi_Win_get_group(win, (void *)group));
+    return GMPI_ALTW(gmpi_Win_get_group, win, (void *)group);
 }
 
 #ifndef GMPI_FRONT
@@ -3336,7 +3336,7 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 #endif
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
-    return GMPI_SCRUBBED(gmpi_Win_get_info(win, (void *)info_used));
+    return GMPI_ALTW(gmpi_Win_get_info, win, (void *)info_used);
 }
 
 #ifndef GMPI_FRONT
@@ -3344,7 +3344,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 #endif
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
-    return GMPI_SCRUBBED(gmpi_Win_get_name(win, (void *)win_name, (void *)resultlen));
+    return GMPI_ALTW(gmpi_Win_get_name, win, (void *)win_name, (void *)resultlen);
 }
 
 #ifndef GMPI_FRONT
@@ -3352,7 +3352,7 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 #endif
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_lock(lock_type, rank, assert, win));
+    return GMPI_ALTW(gmpi_Win_lock, lock_type, rank, assert, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3360,7 +3360,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 #endif
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_lock_all(assert, win));
+    return GMPI_ALTW(gmpi_Win_lock_all, assert, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3368,7 +3368,7 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
 #endif
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_post(group, assert, win));
+    return GMPI_ALTW(gmpi_Win_post, group, assert, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3376,7 +3376,7 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 #endif
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
-    return GMPI_SCRUBBED(gmpi_Win_set_info(win, info));
+    return GMPI_ALTW(gmpi_Win_set_info, win, info);
 }
 
 #ifndef GMPI_FRONT
@@ -3384,7 +3384,7 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 #endif
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
-    return GMPI_SCRUBBED(gmpi_Win_set_name(win, (void *)win_name));
+    return GMPI_ALTW(gmpi_Win_set_name, win, (void *)win_name);
 }
 
 #ifndef GMPI_FRONT
@@ -3392,7 +3392,7 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 #endif
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
-    return GMPI_SCRUBBED(gmpi_Win_shared_query(win, rank, (void *)size, (void *)disp_unit, (void *)baseptr));
+    return GMPI_ALTW(gmpi_Win_shared_query, win, rank, (void *)size, (void *)disp_unit, (void *)baseptr);
 }
 
 #ifndef GMPI_FRONT
@@ -3400,7 +3400,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 #endif
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_start(group, assert, win));
+    return GMPI_ALTW(gmpi_Win_start, group, assert, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3408,7 +3408,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 #endif
 int PMPI_Win_sync(MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_sync(win));
+    return GMPI_ALTW(gmpi_Win_sync, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3416,7 +3416,7 @@ int PMPI_Win_sync(MPI_Win win)
 #endif
 int PMPI_Win_test(MPI_Win win, int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_Win_test(win, (void *)flag));
+    return GMPI_ALTW(gmpi_Win_test, win, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -3424,7 +3424,7 @@ int PMPI_Win_test(MPI_Win win, int *flag)
 #endif
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_unlock(rank, win));
+    return GMPI_ALTW(gmpi_Win_unlock, rank, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3432,7 +3432,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 #endif
 int PMPI_Win_unlock_all(MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_unlock_all(win));
+    return GMPI_ALTW(gmpi_Win_unlock_all, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3440,7 +3440,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
 #endif
 int PMPI_Win_wait(MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_wait(win));
+    return GMPI_ALTW(gmpi_Win_wait, win);
 }
 
 #ifndef GMPI_FRONT
@@ -3448,7 +3448,7 @@ int PMPI_Win_wait(MPI_Win win)
 #endif
 int PMPI_Close_port(const char *port_name)
 {
-    return GMPI_SCRUBBED(gmpi_Close_port((void *)port_name));
+    return GMPI_ALTW(gmpi_Close_port, (void *)port_name);
 }
 
 #ifndef GMPI_FRONT
@@ -3456,7 +3456,7 @@ int PMPI_Close_port(const char *port_name)
 #endif
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_accept((void *)port_name, info, root, comm, (void *)newcomm));
+    return GMPI_ALTW(gmpi_Comm_accept, (void *)port_name, info, root, comm, (void *)newcomm);
 }
 
 #ifndef GMPI_FRONT
@@ -3464,7 +3464,7 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
 #endif
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_connect((void *)port_name, info, root, comm, (void *)newcomm));
+    return GMPI_ALTW(gmpi_Comm_connect, (void *)port_name, info, root, comm, (void *)newcomm);
 }
 
 #ifndef GMPI_FRONT
@@ -3472,7 +3472,7 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
 #endif
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_disconnect((void *)comm));
+    return GMPI_ALTW(gmpi_Comm_disconnect, (void *)comm);
 }
 
 #ifndef GMPI_FRONT
@@ -3480,7 +3480,7 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
 #endif
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_get_parent((void *)parent));
+    return GMPI_ALTW(gmpi_Comm_get_parent, (void *)parent);
 }
 
 #ifndef GMPI_FRONT
@@ -3488,7 +3488,7 @@ int PMPI_Comm_get_parent(MPI_Comm *parent)
 #endif
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
-    return GMPI_SCRUBBED(gmpi_Comm_join(fd, (void *)intercomm));
+    return GMPI_ALTW(gmpi_Comm_join, fd, (void *)intercomm);
 }
 
 #ifndef GMPI_FRONT
@@ -3496,7 +3496,7 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 #endif
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    return GMPI_SCRUBBED(gmpi_Comm_spawn((void *)command, (void *)argv, maxprocs, info, root, comm, (void *)intercomm, (void *)array_of_errcodes));
+    return GMPI_ALTW(gmpi_Comm_spawn, (void *)command, (void *)argv, maxprocs, info, root, comm, (void *)intercomm, (void *)array_of_errcodes);
 }
 
 #ifndef GMPI_FRONT
@@ -3504,7 +3504,7 @@ int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info in
 #endif
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    return GMPI_SCRUBBED(gmpi_Comm_spawn_multiple(count, (void *)array_of_commands, (void *)array_of_argv, (void *)array_of_maxprocs, (void *)array_of_info, root, comm, (void *)intercomm, (void *)array_of_errcodes));
+    return GMPI_ALTW(gmpi_Comm_spawn_multiple, count, (void *)array_of_commands, (void *)array_of_argv, (void *)array_of_maxprocs, (void *)array_of_info, root, comm, (void *)intercomm, (void *)array_of_errcodes);
 }
 
 #ifndef GMPI_FRONT
@@ -3512,7 +3512,7 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
 #endif
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
-    return GMPI_SCRUBBED(gmpi_Lookup_name((void *)service_name, info, (void *)port_name));
+    return GMPI_ALTW(gmpi_Lookup_name, (void *)service_name, info, (void *)port_name);
 }
 
 #ifndef GMPI_FRONT
@@ -3520,7 +3520,7 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 #endif
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
-    return GMPI_SCRUBBED(gmpi_Open_port(info, (void *)port_name));
+    return GMPI_ALTW(gmpi_Open_port, info, (void *)port_name);
 }
 
 #ifndef GMPI_FRONT
@@ -3528,7 +3528,7 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
 #endif
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
-    return GMPI_SCRUBBED(gmpi_Publish_name((void *)service_name, info, (void *)port_name));
+    return GMPI_ALTW(gmpi_Publish_name, (void *)service_name, info, (void *)port_name);
 }
 
 #ifndef GMPI_FRONT
@@ -3536,7 +3536,7 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
 #endif
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
-    return GMPI_SCRUBBED(gmpi_Unpublish_name((void *)service_name, info, (void *)port_name));
+    return GMPI_ALTW(gmpi_Unpublish_name, (void *)service_name, info, (void *)port_name);
 }
 
 #ifndef GMPI_FRONT
@@ -3544,7 +3544,7 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
 #endif
 double PMPI_Wtick(void)
 {
-    return (double)GMPI_SCRUBBED(gmpi_Wtick());
+    return (double)GMPI_ALT(gmpi_Wtick);
 }
 
 #ifndef GMPI_FRONT
@@ -3552,7 +3552,7 @@ double PMPI_Wtick(void)
 #endif
 double PMPI_Wtime(void)
 {
-    return (double)GMPI_SCRUBBED(gmpi_Wtime());
+    return (double)GMPI_ALT(gmpi_Wtime);
 }
 
 #ifndef GMPI_FRONT
@@ -3560,7 +3560,7 @@ double PMPI_Wtime(void)
 #endif
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
-    return GMPI_SCRUBBED(gmpi_Cart_coords(comm, rank, maxdims, (void *)coords));
+    return GMPI_ALTW(gmpi_Cart_coords, comm, rank, maxdims, (void *)coords);
 }
 
 #ifndef GMPI_FRONT
@@ -3568,7 +3568,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 #endif
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
-    return GMPI_SCRUBBED(gmpi_Cart_create(comm_old, ndims, (void *)dims, (void *)periods, reorder, (void *)comm_cart));
+    return GMPI_ALTW(gmpi_Cart_create, comm_old, ndims, (void *)dims, (void *)periods, reorder, (void *)comm_cart);
 }
 
 #ifndef GMPI_FRONT
@@ -3576,7 +3576,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 #endif
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
-    return GMPI_SCRUBBED(gmpi_Cart_get(comm, maxdims, (void *)dims, (void *)periods, (void *)coords));
+    return GMPI_ALTW(gmpi_Cart_get, comm, maxdims, (void *)dims, (void *)periods, (void *)coords);
 }
 
 #ifndef GMPI_FRONT
@@ -3584,7 +3584,7 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
 #endif
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
-    return GMPI_SCRUBBED(gmpi_Cart_map(comm, ndims, (void *)dims, (void *)periods, (void *)newrank));
+    return GMPI_ALTW(gmpi_Cart_map, comm, ndims, (void *)dims, (void *)periods, (void *)newrank);
 }
 
 #ifndef GMPI_FRONT
@@ -3592,7 +3592,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 #endif
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
-    return GMPI_SCRUBBED(gmpi_Cart_rank(comm, (void *)coords, (void *)rank));
+    return GMPI_ALTW(gmpi_Cart_rank, comm, (void *)coords, (void *)rank);
 }
 
 #ifndef GMPI_FRONT
@@ -3600,7 +3600,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 #endif
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
-    return GMPI_SCRUBBED(gmpi_Cart_shift(comm, direction, disp, (void *)rank_source, (void *)rank_dest));
+    return GMPI_ALTW(gmpi_Cart_shift, comm, direction, disp, (void *)rank_source, (void *)rank_dest);
 }
 
 #ifndef GMPI_FRONT
@@ -3608,7 +3608,7 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 #endif
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
-    return GMPI_SCRUBBED(gmpi_Cart_sub(comm, (void *)remain_dims, (void *)newcomm));
+    return GMPI_ALTW(gmpi_Cart_sub, comm, (void *)remain_dims, (void *)newcomm);
 }
 
 #ifndef GMPI_FRONT
@@ -3616,7 +3616,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 #endif
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
-    return GMPI_SCRUBBED(gmpi_Cartdim_get(comm, (void *)ndims));
+    return GMPI_ALTW(gmpi_Cartdim_get, comm, (void *)ndims);
 }
 
 #ifndef GMPI_FRONT
@@ -3624,7 +3624,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 #endif
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
-    return GMPI_SCRUBBED(gmpi_Dims_create(nnodes, ndims, (void *)dims));
+    return GMPI_ALTW(gmpi_Dims_create, nnodes, ndims, (void *)dims);
 }
 
 #ifndef GMPI_FRONT
@@ -3632,7 +3632,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 #endif
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
-    return GMPI_SCRUBBED(gmpi_Dist_graph_create(comm_old, n, (void *)sources, (void *)degrees, (void *)destinations, (void *)weights, info, reorder, (void *)comm_dist_graph));
+    return GMPI_ALTW(gmpi_Dist_graph_create, comm_old, n, (void *)sources, (void *)degrees, (void *)destinations, (void *)weights, info, reorder, (void *)comm_dist_graph);
 }
 
 #ifndef GMPI_FRONT
@@ -3640,7 +3640,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 #endif
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
-    return GMPI_SCRUBBED(gmpi_Dist_graph_create_adjacent(comm_old, indegree, (void *)sources, (void *)sourceweights, outdegree, (void *)destinations, (void *)destweights, info, reorder, (void *)comm_dist_graph));
+    return GMPI_ALTW(gmpi_Dist_graph_create_adjacent, comm_old, indegree, (void *)sources, (void *)sourceweights, outdegree, (void *)destinations, (void *)destweights, info, reorder, (void *)comm_dist_graph);
 }
 
 #ifndef GMPI_FRONT
@@ -3648,7 +3648,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
 #endif
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
-    return GMPI_SCRUBBED(gmpi_Dist_graph_neighbors(comm, maxindegree, (void *)sources, (void *)sourceweights, maxoutdegree, (void *)destinations, (void *)destweights));
+    return GMPI_ALTW(gmpi_Dist_graph_neighbors, comm, maxindegree, (void *)sources, (void *)sourceweights, maxoutdegree, (void *)destinations, (void *)destweights);
 }
 
 #ifndef GMPI_FRONT
@@ -3656,7 +3656,7 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
 #endif
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
-    return GMPI_SCRUBBED(gmpi_Dist_graph_neighbors_count(comm, (void *)indegree, (void *)outdegree, (void *)weighted));
+    return GMPI_ALTW(gmpi_Dist_graph_neighbors_count, comm, (void *)indegree, (void *)outdegree, (void *)weighted);
 }
 
 #ifndef GMPI_FRONT
@@ -3664,7 +3664,7 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
 #endif
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
-    return GMPI_SCRUBBED(gmpi_Graph_create(comm_old, nnodes, (void *)indx, (void *)edges, reorder, (void *)comm_graph));
+    return GMPI_ALTW(gmpi_Graph_create, comm_old, nnodes, (void *)indx, (void *)edges, reorder, (void *)comm_graph);
 }
 
 #ifndef GMPI_FRONT
@@ -3672,7 +3672,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int
 #endif
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[])
 {
-    return GMPI_SCRUBBED(gmpi_Graph_get(comm, maxindex, maxedges, (void *)indx, (void *)edges));
+    return GMPI_ALTW(gmpi_Graph_get, comm, maxindex, maxedges, (void *)indx, (void *)edges);
 }
 
 #ifndef GMPI_FRONT
@@ -3680,7 +3680,7 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int ed
 #endif
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank)
 {
-    return GMPI_SCRUBBED(gmpi_Graph_map(comm, nnodes, (void *)indx, (void *)edges, (void *)newrank));
+    return GMPI_ALTW(gmpi_Graph_map, comm, nnodes, (void *)indx, (void *)edges, (void *)newrank);
 }
 
 #ifndef GMPI_FRONT
@@ -3688,7 +3688,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[
 #endif
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
-    return GMPI_SCRUBBED(gmpi_Graph_neighbors(comm, rank, maxneighbors, (void *)neighbors));
+    return GMPI_ALTW(gmpi_Graph_neighbors, comm, rank, maxneighbors, (void *)neighbors);
 }
 
 #ifndef GMPI_FRONT
@@ -3696,7 +3696,7 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
 #endif
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
-    return GMPI_SCRUBBED(gmpi_Graph_neighbors_count(comm, rank, (void *)nneighbors));
+    return GMPI_ALTW(gmpi_Graph_neighbors_count, comm, rank, (void *)nneighbors);
 }
 
 #ifndef GMPI_FRONT
@@ -3704,7 +3704,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 #endif
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
-    return GMPI_SCRUBBED(gmpi_Graphdims_get(comm, (void *)nnodes, (void *)nedges));
+    return GMPI_ALTW(gmpi_Graphdims_get, comm, (void *)nnodes, (void *)nedges);
 }
 
 #ifndef GMPI_FRONT
@@ -3712,7 +3712,7 @@ int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 #endif
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
-    return GMPI_SCRUBBED(gmpi_Topo_test(comm, (void *)status));
+    return GMPI_ALTW(gmpi_Topo_test, comm, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -3720,7 +3720,7 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 #endif
 int PMPI_T_category_changed(int *update_number)
 {
-    return GMPI_SCRUBBED(gmpi_T_category_changed((void *)update_number));
+    return GMPI_ALTW(gmpi_T_category_changed, (void *)update_number);
 }
 
 #ifndef GMPI_FRONT
@@ -3728,7 +3728,7 @@ int PMPI_T_category_changed(int *update_number)
 #endif
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
-    return GMPI_SCRUBBED(gmpi_T_category_get_categories(cat_index, len, (void *)indices));
+    return GMPI_ALTW(gmpi_T_category_get_categories, cat_index, len, (void *)indices);
 }
 
 #ifndef GMPI_FRONT
@@ -3736,7 +3736,7 @@ int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 #endif
 int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
-    return GMPI_SCRUBBED(gmpi_T_category_get_cvars(cat_index, len, (void *)indices));
+    return GMPI_ALTW(gmpi_T_category_get_cvars, cat_index, len, (void *)indices);
 }
 
 #ifndef GMPI_FRONT
@@ -3744,7 +3744,7 @@ int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 #endif
 int PMPI_T_category_get_events(int cat_index, int len, int indices[])
 {
-    return GMPI_SCRUBBED(gmpi_T_category_get_events(cat_index, len, (void *)indices));
+    return GMPI_ALTW(gmpi_T_category_get_events, cat_index, len, (void *)indices);
 }
 
 #ifndef GMPI_FRONT
@@ -3752,7 +3752,7 @@ int PMPI_T_category_get_events(int cat_index, int len, int indices[])
 #endif
 int PMPI_T_category_get_index(const char *name, int *cat_index)
 {
-    return GMPI_SCRUBBED(gmpi_T_category_get_index((void *)name, (void *)cat_index));
+    return GMPI_ALTW(gmpi_T_category_get_index, (void *)name, (void *)cat_index);
 }
 
 #ifndef GMPI_FRONT
@@ -3760,7 +3760,7 @@ int PMPI_T_category_get_index(const char *name, int *cat_index)
 #endif
 int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories)
 {
-    return GMPI_SCRUBBED(gmpi_T_category_get_info(cat_index, (void *)name, (void *)name_len, (void *)desc, (void *)desc_len, (void *)num_cvars, (void *)num_pvars, (void *)num_categories));
+    return GMPI_ALTW(gmpi_T_category_get_info, cat_index, (void *)name, (void *)name_len, (void *)desc, (void *)desc_len, (void *)num_cvars, (void *)num_pvars, (void *)num_categories);
 }
 
 #ifndef GMPI_FRONT
@@ -3768,7 +3768,7 @@ int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *des
 #endif
 int PMPI_T_category_get_num(int *num_cat)
 {
-    return GMPI_SCRUBBED(gmpi_T_category_get_num((void *)num_cat));
+    return GMPI_ALTW(gmpi_T_category_get_num, (void *)num_cat);
 }
 
 #ifndef GMPI_FRONT
@@ -3776,7 +3776,7 @@ int PMPI_T_category_get_num(int *num_cat)
 #endif
 int PMPI_T_category_get_num_events(int cat_index, int *num_events)
 {
-    return GMPI_SCRUBBED(gmpi_T_category_get_num_events(cat_index, (void *)num_events));
+    return GMPI_ALTW(gmpi_T_category_get_num_events, cat_index, (void *)num_events);
 }
 
 #ifndef GMPI_FRONT
@@ -3784,7 +3784,7 @@ int PMPI_T_category_get_num_events(int cat_index, int *num_events)
 #endif
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
-    return GMPI_SCRUBBED(gmpi_T_category_get_pvars(cat_index, len, (void *)indices));
+    return GMPI_ALTW(gmpi_T_category_get_pvars, cat_index, len, (void *)indices);
 }
 
 #ifndef GMPI_FRONT
@@ -3792,7 +3792,7 @@ int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 #endif
 int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
-    return GMPI_SCRUBBED(gmpi_T_cvar_get_index((void *)name, (void *)cvar_index));
+    return GMPI_ALTW(gmpi_T_cvar_get_index, (void *)name, (void *)cvar_index);
 }
 
 #ifndef GMPI_FRONT
@@ -3800,7 +3800,7 @@ int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 #endif
 int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
-    return GMPI_SCRUBBED(gmpi_T_cvar_get_info(cvar_index, (void *)name, (void *)name_len, (void *)verbosity, (void *)datatype, (void *)enumtype, (void *)desc, (void *)desc_len, (void *)bind, (void *)scope));
+    return GMPI_ALTW(gmpi_T_cvar_get_info, cvar_index, (void *)name, (void *)name_len, (void *)verbosity, (void *)datatype, (void *)enumtype, (void *)desc, (void *)desc_len, (void *)bind, (void *)scope);
 }
 
 #ifndef GMPI_FRONT
@@ -3808,7 +3808,7 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
 #endif
 int PMPI_T_cvar_get_num(int *num_cvar)
 {
-    return GMPI_SCRUBBED(gmpi_T_cvar_get_num((void *)num_cvar));
+    return GMPI_ALTW(gmpi_T_cvar_get_num, (void *)num_cvar);
 }
 
 #ifndef GMPI_FRONT
@@ -3816,7 +3816,7 @@ int PMPI_T_cvar_get_num(int *num_cvar)
 #endif
 int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
-    return GMPI_SCRUBBED(gmpi_T_cvar_handle_alloc(cvar_index, (void *)obj_handle, (void *)handle, (void *)count));
+    return GMPI_ALTW(gmpi_T_cvar_handle_alloc, cvar_index, (void *)obj_handle, (void *)handle, (void *)count);
 }
 
 #ifndef GMPI_FRONT
@@ -3824,7 +3824,7 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle
 #endif
 int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
-    return GMPI_SCRUBBED(gmpi_T_cvar_handle_free((void *)handle));
+    return GMPI_ALTW(gmpi_T_cvar_handle_free, (void *)handle);
 }
 
 #ifndef GMPI_FRONT
@@ -3832,7 +3832,7 @@ int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 #endif
 int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
-    return GMPI_SCRUBBED(gmpi_T_cvar_read((void *)handle, (void *)buf));
+    return GMPI_ALTW(gmpi_T_cvar_read, (void *)handle, (void *)buf);
 }
 
 #ifndef GMPI_FRONT
@@ -3840,7 +3840,7 @@ int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 #endif
 int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
-    return GMPI_SCRUBBED(gmpi_T_cvar_write((void *)handle, (void *)buf));
+    return GMPI_ALTW(gmpi_T_cvar_write, (void *)handle, (void *)buf);
 }
 
 #ifndef GMPI_FRONT
@@ -3848,7 +3848,7 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 #endif
 int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
-    return GMPI_SCRUBBED(gmpi_T_enum_get_info((void *)enumtype, (void *)num, (void *)name, (void *)name_len));
+    return GMPI_ALTW(gmpi_T_enum_get_info, (void *)enumtype, (void *)num, (void *)name, (void *)name_len);
 }
 
 #ifndef GMPI_FRONT
@@ -3856,7 +3856,7 @@ int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_le
 #endif
 int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len)
 {
-    return GMPI_SCRUBBED(gmpi_T_enum_get_item((void *)enumtype, indx, (void *)value, (void *)name, (void *)name_len));
+    return GMPI_ALTW(gmpi_T_enum_get_item, (void *)enumtype, indx, (void *)value, (void *)name, (void *)name_len);
 }
 
 #ifndef GMPI_FRONT
@@ -3864,7 +3864,7 @@ int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, 
 #endif
 int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_callback_get_info((void *)event_registration, cb_safety, (void *)info_used));
+    return GMPI_ALTW(gmpi_T_event_callback_get_info, (void *)event_registration, cb_safety, (void *)info_used);
 }
 
 #ifndef GMPI_FRONT
@@ -3872,7 +3872,7 @@ int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, 
 #endif
 int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_callback_set_info((void *)event_registration, cb_safety, info));
+    return GMPI_ALTW(gmpi_T_event_callback_set_info, (void *)event_registration, cb_safety, info);
 }
 
 #ifndef GMPI_FRONT
@@ -3880,7 +3880,7 @@ int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, 
 #endif
 int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_copy((void *)event_instance, (void *)buffer));
+    return GMPI_ALTW(gmpi_T_event_copy, (void *)event_instance, (void *)buffer);
 }
 
 #ifndef GMPI_FRONT
@@ -3888,7 +3888,7 @@ int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
 #endif
 int PMPI_T_event_get_index(const char *name, int *event_index)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_get_index((void *)name, (void *)event_index));
+    return GMPI_ALTW(gmpi_T_event_get_index, (void *)name, (void *)event_index);
 }
 
 #ifndef GMPI_FRONT
@@ -3896,7 +3896,7 @@ int PMPI_T_event_get_index(const char *name, int *event_index)
 #endif
 int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_get_info(event_index, (void *)name, (void *)name_len, (void *)verbosity, (void *)array_of_datatypes, (void *)array_of_displacements, (void *)num_elements, (void *)enumtype, (void *)info, (void *)desc, (void *)desc_len, (void *)bind));
+    return GMPI_ALTW(gmpi_T_event_get_info, event_index, (void *)name, (void *)name_len, (void *)verbosity, (void *)array_of_datatypes, (void *)array_of_displacements, (void *)num_elements, (void *)enumtype, (void *)info, (void *)desc, (void *)desc_len, (void *)bind);
 }
 
 #ifndef GMPI_FRONT
@@ -3904,7 +3904,7 @@ int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbo
 #endif
 int PMPI_T_event_get_num(int *num_events)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_get_num((void *)num_events));
+    return GMPI_ALTW(gmpi_T_event_get_num, (void *)num_events);
 }
 
 #ifndef GMPI_FRONT
@@ -3912,7 +3912,7 @@ int PMPI_T_event_get_num(int *num_events)
 #endif
 int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_get_source((void *)event_instance, (void *)source_index));
+    return GMPI_ALTW(gmpi_T_event_get_source, (void *)event_instance, (void *)source_index);
 }
 
 #ifndef GMPI_FRONT
@@ -3920,7 +3920,7 @@ int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_ind
 #endif
 int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_get_timestamp((void *)event_instance, (void *)event_timestamp));
+    return GMPI_ALTW(gmpi_T_event_get_timestamp, (void *)event_instance, (void *)event_timestamp);
 }
 
 #ifndef GMPI_FRONT
@@ -3928,7 +3928,7 @@ int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *e
 #endif
 int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_handle_alloc(event_index, (void *)obj_handle, info, (void *)event_registration));
+    return GMPI_ALTW(gmpi_T_event_handle_alloc, event_index, (void *)obj_handle, info, (void *)event_registration);
 }
 
 #ifndef GMPI_FRONT
@@ -3936,7 +3936,7 @@ int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, 
 #endif
 int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_handle_free((void *)event_registration, (void *)user_data, (void *)free_cb_function));
+    return GMPI_ALTW(gmpi_T_event_handle_free, (void *)event_registration, (void *)user_data, (void *)free_cb_function);
 }
 
 #ifndef GMPI_FRONT
@@ -3944,7 +3944,7 @@ int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *
 #endif
 int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_handle_get_info((void *)event_registration, (void *)info_used));
+    return GMPI_ALTW(gmpi_T_event_handle_get_info, (void *)event_registration, (void *)info_used);
 }
 
 #ifndef GMPI_FRONT
@@ -3952,7 +3952,7 @@ int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MP
 #endif
 int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_handle_set_info((void *)event_registration, info));
+    return GMPI_ALTW(gmpi_T_event_handle_set_info, (void *)event_registration, info);
 }
 
 #ifndef GMPI_FRONT
@@ -3960,7 +3960,7 @@ int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MP
 #endif
 int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_read((void *)event_instance, element_index, (void *)buffer));
+    return GMPI_ALTW(gmpi_T_event_read, (void *)event_instance, element_index, (void *)buffer);
 }
 
 #ifndef GMPI_FRONT
@@ -3968,7 +3968,7 @@ int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, vo
 #endif
 int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_register_callback((void *)event_registration, cb_safety, info, (void *)user_data, (void *)event_cb_function));
+    return GMPI_ALTW(gmpi_T_event_register_callback, (void *)event_registration, cb_safety, info, (void *)user_data, (void *)event_cb_function);
 }
 
 #ifndef GMPI_FRONT
@@ -3976,7 +3976,7 @@ int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, 
 #endif
 int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
 {
-    return GMPI_SCRUBBED(gmpi_T_event_set_dropped_handler((void *)event_registration, (void *)dropped_cb_function));
+    return GMPI_ALTW(gmpi_T_event_set_dropped_handler, (void *)event_registration, (void *)dropped_cb_function);
 }
 
 #ifndef GMPI_FRONT
@@ -3984,7 +3984,7 @@ int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration
 #endif
 int PMPI_T_finalize(void)
 {
-    return GMPI_SCRUBBED(gmpi_T_finalize());
+    return GMPI_ALTW(gmpi_T_finalize);
 }
 
 #ifndef GMPI_FRONT
@@ -3992,7 +3992,7 @@ int PMPI_T_finalize(void)
 #endif
 int PMPI_T_init_thread(int required, int *provided)
 {
-    return GMPI_SCRUBBED(gmpi_T_init_thread(required, (void *)provided));
+    return GMPI_ALTW(gmpi_T_init_thread, required, (void *)provided);
 }
 
 #ifndef GMPI_FRONT
@@ -4000,7 +4000,7 @@ int PMPI_T_init_thread(int required, int *provided)
 #endif
 int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
-    return GMPI_SCRUBBED(gmpi_T_pvar_get_index((void *)name, var_class, (void *)pvar_index));
+    return GMPI_ALTW(gmpi_T_pvar_get_index, (void *)name, var_class, (void *)pvar_index);
 }
 
 #ifndef GMPI_FRONT
@@ -4008,7 +4008,7 @@ int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 #endif
 int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
 {
-    return GMPI_SCRUBBED(gmpi_T_pvar_get_info(pvar_index, (void *)name, (void *)name_len, (void *)verbosity, (void *)var_class, (void *)datatype, (void *)enumtype, (void *)desc, (void *)desc_len, (void *)bind, (void *)readonly, (void *)continuous, (void *)atomic));
+    return GMPI_ALTW(gmpi_T_pvar_get_info, pvar_index, (void *)name, (void *)name_len, (void *)verbosity, (void *)var_class, (void *)datatype, (void *)enumtype, (void *)desc, (void *)desc_len, (void *)bind, (void *)readonly, (void *)continuous, (void *)atomic);
 }
 
 #ifndef GMPI_FRONT
@@ -4016,7 +4016,7 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
 #endif
 int PMPI_T_pvar_get_num(int *num_pvar)
 {
-    return GMPI_SCRUBBED(gmpi_T_pvar_get_num((void *)num_pvar));
+    return GMPI_ALTW(gmpi_T_pvar_get_num, (void *)num_pvar);
 }
 
 #ifndef GMPI_FRONT
@@ -4024,7 +4024,7 @@ int PMPI_T_pvar_get_num(int *num_pvar)
 #endif
 int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
 {
-    return GMPI_SCRUBBED(gmpi_T_pvar_handle_alloc((void *)session, pvar_index, (void *)obj_handle, (void *)handle, (void *)count));
+    return GMPI_ALTW(gmpi_T_pvar_handle_alloc, (void *)session, pvar_index, (void *)obj_handle, (void *)handle, (void *)count);
 }
 
 #ifndef GMPI_FRONT
@@ -4032,7 +4032,7 @@ int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *o
 #endif
 int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
-    return GMPI_SCRUBBED(gmpi_T_pvar_handle_free((void *)session, (void *)handle));
+    return GMPI_ALTW(gmpi_T_pvar_handle_free, (void *)session, (void *)handle);
 }
 
 #ifndef GMPI_FRONT
@@ -4040,7 +4040,7 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handl
 #endif
 int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    return GMPI_SCRUBBED(gmpi_T_pvar_read((void *)session, (void *)handle, (void *)buf));
+    return GMPI_ALTW(gmpi_T_pvar_read, (void *)session, (void *)handle, (void *)buf);
 }
 
 #ifndef GMPI_FRONT
@@ -4048,7 +4048,7 @@ int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void 
 #endif
 int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    return GMPI_SCRUBBED(gmpi_T_pvar_readreset((void *)session, (void *)handle, (void *)buf));
+    return GMPI_ALTW(gmpi_T_pvar_readreset, (void *)session, (void *)handle, (void *)buf);
 }
 
 #ifndef GMPI_FRONT
@@ -4056,7 +4056,7 @@ int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, 
 #endif
 int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    return GMPI_SCRUBBED(gmpi_T_pvar_reset((void *)session, (void *)handle));
+    return GMPI_ALTW(gmpi_T_pvar_reset, (void *)session, (void *)handle);
 }
 
 #ifndef GMPI_FRONT
@@ -4064,7 +4064,7 @@ int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 #endif
 int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
-    return GMPI_SCRUBBED(gmpi_T_pvar_session_create((void *)session));
+    return GMPI_ALTW(gmpi_T_pvar_session_create, (void *)session);
 }
 
 #ifndef GMPI_FRONT
@@ -4072,7 +4072,7 @@ int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 #endif
 int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
-    return GMPI_SCRUBBED(gmpi_T_pvar_session_free((void *)session));
+    return GMPI_ALTW(gmpi_T_pvar_session_free, (void *)session);
 }
 
 #ifndef GMPI_FRONT
@@ -4080,7 +4080,7 @@ int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 #endif
 int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    return GMPI_SCRUBBED(gmpi_T_pvar_start((void *)session, (void *)handle));
+    return GMPI_ALTW(gmpi_T_pvar_start, (void *)session, (void *)handle);
 }
 
 #ifndef GMPI_FRONT
@@ -4088,7 +4088,7 @@ int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 #endif
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    return GMPI_SCRUBBED(gmpi_T_pvar_stop((void *)session, (void *)handle));
+    return GMPI_ALTW(gmpi_T_pvar_stop, (void *)session, (void *)handle);
 }
 
 #ifndef GMPI_FRONT
@@ -4096,7 +4096,7 @@ int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 #endif
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
-    return GMPI_SCRUBBED(gmpi_T_pvar_write((void *)session, (void *)handle, (void *)buf));
+    return GMPI_ALTW(gmpi_T_pvar_write, (void *)session, (void *)handle, (void *)buf);
 }
 
 #ifndef GMPI_FRONT
@@ -4104,7 +4104,7 @@ int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
 #endif
 int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info)
 {
-    return GMPI_SCRUBBED(gmpi_T_source_get_info(source_index, (void *)name, (void *)name_len, (void *)desc, (void *)desc_len, (void *)ordering, (void *)ticks_per_second, (void *)max_ticks, (void *)info));
+    return GMPI_ALTW(gmpi_T_source_get_info, source_index, (void *)name, (void *)name_len, (void *)desc, (void *)desc_len, (void *)ordering, (void *)ticks_per_second, (void *)max_ticks, (void *)info);
 }
 
 #ifndef GMPI_FRONT
@@ -4112,7 +4112,7 @@ int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *de
 #endif
 int PMPI_T_source_get_num(int *num_sources)
 {
-    return GMPI_SCRUBBED(gmpi_T_source_get_num((void *)num_sources));
+    return GMPI_ALTW(gmpi_T_source_get_num, (void *)num_sources);
 }
 
 #ifndef GMPI_FRONT
@@ -4120,7 +4120,7 @@ int PMPI_T_source_get_num(int *num_sources)
 #endif
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 {
-    return GMPI_SCRUBBED(gmpi_T_source_get_timestamp(source_index, (void *)timestamp));
+    return GMPI_ALTW(gmpi_T_source_get_timestamp, source_index, (void *)timestamp);
 }
 
 #ifndef GMPI_FRONT
@@ -4128,7 +4128,7 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 #endif
 int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpix_Grequest_start((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)poll_fn, (void *)wait_fn, (void *)extra_state, (void *)request));
+    return GMPI_ALTW(gmpix_Grequest_start, (void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)poll_fn, (void *)wait_fn, (void *)extra_state, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4136,7 +4136,7 @@ int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_fre
 #endif
 int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class)
 {
-    return GMPI_SCRUBBED(gmpix_Grequest_class_create((void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)poll_fn, (void *)wait_fn, (void *)greq_class));
+    return GMPI_ALTW(gmpix_Grequest_class_create, (void *)query_fn, (void *)free_fn, (void *)cancel_fn, (void *)poll_fn, (void *)wait_fn, (void *)greq_class);
 }
 
 #ifndef GMPI_FRONT
@@ -4144,7 +4144,7 @@ int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequ
 #endif
 int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpix_Grequest_class_allocate(greq_class, (void *)extra_state, (void *)request));
+    return GMPI_ALTW(gmpix_Grequest_class_allocate, greq_class, (void *)extra_state, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4152,7 +4152,7 @@ int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_st
 #endif
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Allgather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm));
+    return GMPI_ALTW(gmpi_Allgather_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4160,7 +4160,7 @@ int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 #endif
 int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Allgather_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Allgather_init_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4168,7 +4168,7 @@ int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
 #endif
 int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Allgatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm));
+    return GMPI_ALTW(gmpi_Allgatherv_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4176,7 +4176,7 @@ int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 #endif
 int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Allgatherv_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Allgatherv_init_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4184,7 +4184,7 @@ int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
 #endif
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Allreduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm));
+    return GMPI_ALTW(gmpi_Allreduce_c, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4192,7 +4192,7 @@ int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 #endif
 int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Allreduce_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Allreduce_init_c, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4200,7 +4200,7 @@ int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, M
 #endif
 int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Alltoall_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm));
+    return GMPI_ALTW(gmpi_Alltoall_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4208,7 +4208,7 @@ int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #endif
 int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Alltoall_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Alltoall_init_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4216,7 +4216,7 @@ int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
 #endif
 int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Alltoallv_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm));
+    return GMPI_ALTW(gmpi_Alltoallv_c, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4224,7 +4224,7 @@ int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 #endif
 int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Alltoallv_init_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Alltoallv_init_c, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4232,7 +4232,7 @@ int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], con
 #endif
 int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Alltoallw_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm));
+    return GMPI_ALTW(gmpi_Alltoallw_c, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4240,7 +4240,7 @@ int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 #endif
 int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Alltoallw_init_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Alltoallw_init_c, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4248,7 +4248,7 @@ int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], con
 #endif
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Bcast_c((void *)buffer, count, datatype, root, comm));
+    return GMPI_ALTW(gmpi_Bcast_c, (void *)buffer, count, datatype, root, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4256,7 +4256,7 @@ int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
 #endif
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Bcast_init_c((void *)buffer, count, datatype, root, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Bcast_init_c, (void *)buffer, count, datatype, root, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4264,7 +4264,7 @@ int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int 
 #endif
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Exscan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm));
+    return GMPI_ALTW(gmpi_Exscan_c, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4272,7 +4272,7 @@ int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 #endif
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Exscan_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Exscan_init_c, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4280,7 +4280,7 @@ int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_
 #endif
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Gather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm));
+    return GMPI_ALTW(gmpi_Gather_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4288,7 +4288,7 @@ int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 #endif
 int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Gather_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Gather_init_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4296,7 +4296,7 @@ int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 #endif
 int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Gatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm));
+    return GMPI_ALTW(gmpi_Gatherv_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4304,7 +4304,7 @@ int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 #endif
 int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Gatherv_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Gatherv_init_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4312,7 +4312,7 @@ int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 #endif
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Iallgather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Iallgather_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4320,7 +4320,7 @@ int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 #endif
 int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Iallgatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Iallgatherv_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4328,7 +4328,7 @@ int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 #endif
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Iallreduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Iallreduce_c, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4336,7 +4336,7 @@ int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 #endif
 int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ialltoall_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ialltoall_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4344,7 +4344,7 @@ int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 #endif
 int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ialltoallv_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ialltoallv_c, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4352,7 +4352,7 @@ int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const M
 #endif
 int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ialltoallw_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ialltoallw_c, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4360,7 +4360,7 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const M
 #endif
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ibcast_c((void *)buffer, count, datatype, root, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ibcast_c, (void *)buffer, count, datatype, root, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4368,7 +4368,7 @@ int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root
 #endif
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Iexscan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Iexscan_c, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4376,7 +4376,7 @@ int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Data
 #endif
 int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Igather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Igather_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4384,7 +4384,7 @@ int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 #endif
 int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Igatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Igatherv_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, root, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4392,7 +4392,7 @@ int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #endif
 int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ineighbor_allgather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ineighbor_allgather_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4400,7 +4400,7 @@ int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 #endif
 int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ineighbor_allgatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ineighbor_allgatherv_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4408,7 +4408,7 @@ int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
 #endif
 int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ineighbor_alltoall_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ineighbor_alltoall_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4416,7 +4416,7 @@ int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 #endif
 int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ineighbor_alltoallv_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ineighbor_alltoallv_c, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4424,7 +4424,7 @@ int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[]
 #endif
 int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ineighbor_alltoallw_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ineighbor_alltoallw_c, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4432,7 +4432,7 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
 #endif
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ireduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ireduce_c, (void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4440,7 +4440,7 @@ int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Data
 #endif
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ireduce_scatter_c((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ireduce_scatter_c, (void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4448,7 +4448,7 @@ int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count r
 #endif
 int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ireduce_scatter_block_c((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ireduce_scatter_block_c, (void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4456,7 +4456,7 @@ int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count r
 #endif
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Iscan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Iscan_c, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4464,7 +4464,7 @@ int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 #endif
 int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Iscatter_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Iscatter_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4472,7 +4472,7 @@ int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #endif
 int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Iscatterv_c((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Iscatterv_c, (void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4480,7 +4480,7 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 #endif
 int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_allgather_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm));
+    return GMPI_ALTW(gmpi_Neighbor_allgather_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4488,7 +4488,7 @@ int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 #endif
 int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_allgather_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Neighbor_allgather_init_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4496,7 +4496,7 @@ int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI
 #endif
 int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_allgatherv_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm));
+    return GMPI_ALTW(gmpi_Neighbor_allgatherv_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4504,7 +4504,7 @@ int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 #endif
 int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_allgatherv_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Neighbor_allgatherv_init_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)displs, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4512,7 +4512,7 @@ int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MP
 #endif
 int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_alltoall_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm));
+    return GMPI_ALTW(gmpi_Neighbor_alltoall_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4520,7 +4520,7 @@ int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 #endif
 int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_alltoall_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Neighbor_alltoall_init_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4528,7 +4528,7 @@ int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
 #endif
 int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_alltoallv_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm));
+    return GMPI_ALTW(gmpi_Neighbor_alltoallv_c, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4536,7 +4536,7 @@ int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
 #endif
 int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_alltoallv_init_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Neighbor_alltoallv_init_c, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, sendtype, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, recvtype, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4544,7 +4544,7 @@ int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcoun
 #endif
 int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_alltoallw_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm));
+    return GMPI_ALTW(gmpi_Neighbor_alltoallw_c, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4552,7 +4552,7 @@ int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
 #endif
 int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Neighbor_alltoallw_init_c((void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Neighbor_alltoallw_init_c, (void *)sendbuf, (void *)sendcounts, (void *)sdispls, (void *)sendtypes, (void *)recvbuf, (void *)recvcounts, (void *)rdispls, (void *)recvtypes, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4560,7 +4560,7 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
 #endif
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Reduce_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm));
+    return GMPI_ALTW(gmpi_Reduce_c, (void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4568,7 +4568,7 @@ int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 #endif
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Reduce_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Reduce_init_c, (void *)sendbuf, (void *)recvbuf, count, datatype, op, root, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4576,7 +4576,7 @@ int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_
 #endif
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
-    return GMPI_SCRUBBED(gmpi_Reduce_local_c((void *)inbuf, (void *)inoutbuf, count, datatype, op));
+    return GMPI_ALTW(gmpi_Reduce_local_c, (void *)inbuf, (void *)inoutbuf, count, datatype, op);
 }
 
 #ifndef GMPI_FRONT
@@ -4584,7 +4584,7 @@ int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
 #endif
 int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Reduce_scatter_c((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm));
+    return GMPI_ALTW(gmpi_Reduce_scatter_c, (void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4592,7 +4592,7 @@ int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count re
 #endif
 int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Reduce_scatter_block_c((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm));
+    return GMPI_ALTW(gmpi_Reduce_scatter_block_c, (void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4600,7 +4600,7 @@ int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count re
 #endif
 int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Reduce_scatter_block_init_c((void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Reduce_scatter_block_init_c, (void *)sendbuf, (void *)recvbuf, recvcount, datatype, op, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4608,7 +4608,7 @@ int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Cou
 #endif
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Reduce_scatter_init_c((void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Reduce_scatter_init_c, (void *)sendbuf, (void *)recvbuf, (void *)recvcounts, datatype, op, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4616,7 +4616,7 @@ int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Cou
 #endif
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Scan_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm));
+    return GMPI_ALTW(gmpi_Scan_c, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4624,7 +4624,7 @@ int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
 #endif
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Scan_init_c((void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Scan_init_c, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4632,7 +4632,7 @@ int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 #endif
 int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Scatter_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm));
+    return GMPI_ALTW(gmpi_Scatter_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4640,7 +4640,7 @@ int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 #endif
 int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Scatter_init_c((void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Scatter_init_c, (void *)sendbuf, sendcount, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4648,7 +4648,7 @@ int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 #endif
 int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Scatterv_c((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm));
+    return GMPI_ALTW(gmpi_Scatterv_c, (void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4656,7 +4656,7 @@ int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 #endif
 int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Scatterv_init_c((void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request));
+    return GMPI_ALTW(gmpi_Scatterv_init_c, (void *)sendbuf, (void *)sendcounts, (void *)displs, sendtype, (void *)recvbuf, recvcount, recvtype, root, comm, info, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4664,7 +4664,7 @@ int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 #endif
 int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    return GMPI_SCRUBBED(gmpi_Get_count_c((void *)status, datatype, (void *)count));
+    return GMPI_ALTW(gmpi_Get_count_c, (void *)status, datatype, (void *)count);
 }
 
 #ifndef GMPI_FRONT
@@ -4672,7 +4672,7 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
 #endif
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    return GMPI_SCRUBBED(gmpi_Get_elements_c((void *)status, datatype, (void *)count));
+    return GMPI_ALTW(gmpi_Get_elements_c, (void *)status, datatype, (void *)count);
 }
 
 #ifndef GMPI_FRONT
@@ -4680,7 +4680,7 @@ int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 #endif
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Pack_c((void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position, comm));
+    return GMPI_ALTW(gmpi_Pack_c, (void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4688,7 +4688,7 @@ int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, voi
 #endif
 int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position)
 {
-    return GMPI_SCRUBBED(gmpi_Pack_external_c((void *)datarep, (void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position));
+    return GMPI_ALTW(gmpi_Pack_external_c, (void *)datarep, (void *)inbuf, incount, datatype, (void *)outbuf, outsize, (void *)position);
 }
 
 #ifndef GMPI_FRONT
@@ -4696,7 +4696,7 @@ int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incou
 #endif
 int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
 {
-    return GMPI_SCRUBBED(gmpi_Pack_external_size_c((void *)datarep, incount, datatype, (void *)size));
+    return GMPI_ALTW(gmpi_Pack_external_size_c, (void *)datarep, incount, datatype, (void *)size);
 }
 
 #ifndef GMPI_FRONT
@@ -4704,7 +4704,7 @@ int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Dataty
 #endif
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
-    return GMPI_SCRUBBED(gmpi_Pack_size_c(incount, datatype, comm, (void *)size));
+    return GMPI_ALTW(gmpi_Pack_size_c, incount, datatype, comm, (void *)size);
 }
 
 #ifndef GMPI_FRONT
@@ -4712,7 +4712,7 @@ int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MP
 #endif
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_contiguous_c(count, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_contiguous_c, count, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -4720,7 +4720,7 @@ int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *
 #endif
 int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_darray_c(size, rank, ndims, (void *)array_of_gsizes, (void *)array_of_distribs, (void *)array_of_dargs, (void *)array_of_psizes, order, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_darray_c, size, rank, ndims, (void *)array_of_gsizes, (void *)array_of_distribs, (void *)array_of_dargs, (void *)array_of_psizes, order, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -4728,7 +4728,7 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
 #endif
 int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_hindexed_c(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_hindexed_c, count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -4736,7 +4736,7 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
 #endif
 int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_hindexed_block_c(count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_hindexed_block_c, count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -4744,7 +4744,7 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, co
 #endif
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_hvector_c(count, blocklength, stride, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_hvector_c, count, blocklength, stride, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -4752,7 +4752,7 @@ int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count
 #endif
 int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_indexed_block_c(count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_indexed_block_c, count, blocklength, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -4760,7 +4760,7 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, con
 #endif
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_resized_c(oldtype, lb, extent, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_resized_c, oldtype, lb, extent, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -4768,7 +4768,7 @@ int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count ext
 #endif
 int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_struct_c(count, (void *)array_of_blocklengths, (void *)array_of_displacements, (void *)array_of_types, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_struct_c, count, (void *)array_of_blocklengths, (void *)array_of_displacements, (void *)array_of_types, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -4776,7 +4776,7 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
 #endif
 int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_create_subarray_c(ndims, (void *)array_of_sizes, (void *)array_of_subsizes, (void *)array_of_starts, order, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_create_subarray_c, ndims, (void *)array_of_sizes, (void *)array_of_subsizes, (void *)array_of_starts, order, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -4784,7 +4784,7 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], con
 #endif
 int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
 {
-    return GMPI_SCRUBBED(gmpi_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, (void *)array_of_integers, (void *)array_of_addresses, (void *)array_of_large_counts, (void *)array_of_datatypes));
+    return GMPI_ALTW(gmpi_Type_get_contents_c, datatype, max_integers, max_addresses, max_large_counts, max_datatypes, (void *)array_of_integers, (void *)array_of_addresses, (void *)array_of_large_counts, (void *)array_of_datatypes);
 }
 
 #ifndef GMPI_FRONT
@@ -4792,7 +4792,7 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_
 #endif
 int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
-    return GMPI_SCRUBBED(gmpi_Type_get_envelope_c(datatype, (void *)num_integers, (void *)num_addresses, (void *)num_large_counts, (void *)num_datatypes, (void *)combiner));
+    return GMPI_ALTW(gmpi_Type_get_envelope_c, datatype, (void *)num_integers, (void *)num_addresses, (void *)num_large_counts, (void *)num_datatypes, (void *)combiner);
 }
 
 #ifndef GMPI_FRONT
@@ -4800,7 +4800,7 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI
 #endif
 int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    return GMPI_SCRUBBED(gmpi_Type_get_extent_c(datatype, (void *)lb, (void *)extent));
+    return GMPI_ALTW(gmpi_Type_get_extent_c, datatype, (void *)lb, (void *)extent);
 }
 
 #ifndef GMPI_FRONT
@@ -4808,7 +4808,7 @@ int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 #endif
 int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    return GMPI_SCRUBBED(gmpi_Type_get_true_extent_c(datatype, (void *)true_lb, (void *)true_extent));
+    return GMPI_ALTW(gmpi_Type_get_true_extent_c, datatype, (void *)true_lb, (void *)true_extent);
 }
 
 #ifndef GMPI_FRONT
@@ -4816,7 +4816,7 @@ int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
 #endif
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_indexed_c(count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_indexed_c, count, (void *)array_of_blocklengths, (void *)array_of_displacements, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -4824,7 +4824,7 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[]
 #endif
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
-    return GMPI_SCRUBBED(gmpi_Type_size_c(datatype, (void *)size));
+    return GMPI_ALTW(gmpi_Type_size_c, datatype, (void *)size);
 }
 
 #ifndef GMPI_FRONT
@@ -4832,7 +4832,7 @@ int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 #endif
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return GMPI_SCRUBBED(gmpi_Type_vector_c(count, blocklength, stride, oldtype, (void *)newtype));
+    return GMPI_ALTW(gmpi_Type_vector_c, count, blocklength, stride, oldtype, (void *)newtype);
 }
 
 #ifndef GMPI_FRONT
@@ -4840,7 +4840,7 @@ int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
 #endif
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Unpack_c((void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype, comm));
+    return GMPI_ALTW(gmpi_Unpack_c, (void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4848,7 +4848,7 @@ int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void
 #endif
 int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
-    return GMPI_SCRUBBED(gmpi_Unpack_external_c((void *)datarep, (void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype));
+    return GMPI_ALTW(gmpi_Unpack_external_c, (void *)datarep, (void *)inbuf, insize, (void *)position, (void *)outbuf, outcount, datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -4856,7 +4856,7 @@ int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count in
 #endif
 int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
-    return GMPI_SCRUBBED(gmpi_Op_create_c((void *)user_fn, commute, (void *)op));
+    return GMPI_ALTW(gmpi_Op_create_c, (void *)user_fn, commute, (void *)op);
 }
 
 #ifndef GMPI_FRONT
@@ -4864,7 +4864,7 @@ int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 #endif
 int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Bsend_c((void *)buf, count, datatype, dest, tag, comm));
+    return GMPI_ALTW(gmpi_Bsend_c, (void *)buf, count, datatype, dest, tag, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4872,7 +4872,7 @@ int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 #endif
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Bsend_init_c((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Bsend_init_c, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4880,7 +4880,7 @@ int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, i
 #endif
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
-    return GMPI_SCRUBBED(gmpi_Buffer_attach_c((void *)buffer, size));
+    return GMPI_ALTW(gmpi_Buffer_attach_c, (void *)buffer, size);
 }
 
 #ifndef GMPI_FRONT
@@ -4888,7 +4888,7 @@ int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 #endif
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
-    return GMPI_SCRUBBED(gmpi_Buffer_detach_c((void *)buffer_addr, (void *)size));
+    return GMPI_ALTW(gmpi_Buffer_detach_c, (void *)buffer_addr, (void *)size);
 }
 
 #ifndef GMPI_FRONT
@@ -4896,7 +4896,7 @@ int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 #endif
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ibsend_c((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ibsend_c, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4904,7 +4904,7 @@ int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 #endif
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Imrecv_c((void *)buf, count, datatype, (void *)message, (void *)request));
+    return GMPI_ALTW(gmpi_Imrecv_c, (void *)buf, count, datatype, (void *)message, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4912,7 +4912,7 @@ int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message
 #endif
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Irecv_c((void *)buf, count, datatype, source, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Irecv_c, (void *)buf, count, datatype, source, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4920,7 +4920,7 @@ int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, 
 #endif
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Irsend_c((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Irsend_c, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4928,7 +4928,7 @@ int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 #endif
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Isend_c((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Isend_c, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4936,7 +4936,7 @@ int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 #endif
 int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Isendrecv_c((void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Isendrecv_c, (void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4944,7 +4944,7 @@ int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 #endif
 int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Isendrecv_replace_c((void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Isendrecv_replace_c, (void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4952,7 +4952,7 @@ int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, 
 #endif
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Issend_c((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Issend_c, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4960,7 +4960,7 @@ int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 #endif
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_Mrecv_c((void *)buf, count, datatype, (void *)message, (void *)status));
+    return GMPI_ALTW(gmpi_Mrecv_c, (void *)buf, count, datatype, (void *)message, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -4968,7 +4968,7 @@ int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message 
 #endif
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_Recv_c((void *)buf, count, datatype, source, tag, comm, (void *)status));
+    return GMPI_ALTW(gmpi_Recv_c, (void *)buf, count, datatype, source, tag, comm, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -4976,7 +4976,7 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 #endif
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Recv_init_c((void *)buf, count, datatype, source, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Recv_init_c, (void *)buf, count, datatype, source, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -4984,7 +4984,7 @@ int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sour
 #endif
 int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Rsend_c((void *)buf, count, datatype, dest, tag, comm));
+    return GMPI_ALTW(gmpi_Rsend_c, (void *)buf, count, datatype, dest, tag, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -4992,7 +4992,7 @@ int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 #endif
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Rsend_init_c((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Rsend_init_c, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5000,7 +5000,7 @@ int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, i
 #endif
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Send_c((void *)buf, count, datatype, dest, tag, comm));
+    return GMPI_ALTW(gmpi_Send_c, (void *)buf, count, datatype, dest, tag, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -5008,7 +5008,7 @@ int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 #endif
 int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Send_init_c((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Send_init_c, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5016,7 +5016,7 @@ int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 #endif
 int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_Sendrecv_c((void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)status));
+    return GMPI_ALTW(gmpi_Sendrecv_c, (void *)sendbuf, sendcount, sendtype, dest, sendtag, (void *)recvbuf, recvcount, recvtype, source, recvtag, comm, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5024,7 +5024,7 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #endif
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_Sendrecv_replace_c((void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)status));
+    return GMPI_ALTW(gmpi_Sendrecv_replace_c, (void *)buf, count, datatype, dest, sendtag, source, recvtag, comm, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5032,7 +5032,7 @@ int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
 #endif
 int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return GMPI_SCRUBBED(gmpi_Ssend_c((void *)buf, count, datatype, dest, tag, comm));
+    return GMPI_ALTW(gmpi_Ssend_c, (void *)buf, count, datatype, dest, tag, comm);
 }
 
 #ifndef GMPI_FRONT
@@ -5040,7 +5040,7 @@ int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 #endif
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Ssend_init_c((void *)buf, count, datatype, dest, tag, comm, (void *)request));
+    return GMPI_ALTW(gmpi_Ssend_init_c, (void *)buf, count, datatype, dest, tag, comm, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5048,7 +5048,7 @@ int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, i
 #endif
 int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Accumulate_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+    return GMPI_ALTW(gmpi_Accumulate_c, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
 #ifndef GMPI_FRONT
@@ -5056,7 +5056,7 @@ int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
 #endif
 int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Get_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+    return GMPI_ALTW(gmpi_Get_c, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
 #ifndef GMPI_FRONT
@@ -5064,7 +5064,7 @@ int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
 #endif
 int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Get_accumulate_c((void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+    return GMPI_ALTW(gmpi_Get_accumulate_c, (void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
 #ifndef GMPI_FRONT
@@ -5072,7 +5072,7 @@ int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_D
 #endif
 int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    return GMPI_SCRUBBED(gmpi_Put_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+    return GMPI_ALTW(gmpi_Put_c, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
 #ifndef GMPI_FRONT
@@ -5080,7 +5080,7 @@ int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype ori
 #endif
 int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Raccumulate_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request));
+    return GMPI_ALTW(gmpi_Raccumulate_c, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5088,7 +5088,7 @@ int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Data
 #endif
 int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Rget_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request));
+    return GMPI_ALTW(gmpi_Rget_c, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5096,7 +5096,7 @@ int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_d
 #endif
 int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Rget_accumulate_c((void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request));
+    return GMPI_ALTW(gmpi_Rget_accumulate_c, (void *)origin_addr, origin_count, origin_datatype, (void *)result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5104,7 +5104,7 @@ int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_
 #endif
 int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_Rput_c((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request));
+    return GMPI_ALTW(gmpi_Rput_c, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5112,7 +5112,7 @@ int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype or
 #endif
 int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_allocate_c(size, disp_unit, info, comm, (void *)baseptr, (void *)win));
+    return GMPI_ALTW(gmpi_Win_allocate_c, size, disp_unit, info, comm, (void *)baseptr, (void *)win);
 }
 
 #ifndef GMPI_FRONT
@@ -5120,7 +5120,7 @@ int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
 #endif
 int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_allocate_shared_c(size, disp_unit, info, comm, (void *)baseptr, (void *)win));
+    return GMPI_ALTW(gmpi_Win_allocate_shared_c, size, disp_unit, info, comm, (void *)baseptr, (void *)win);
 }
 
 #ifndef GMPI_FRONT
@@ -5128,7 +5128,7 @@ int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
 #endif
 int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    return GMPI_SCRUBBED(gmpi_Win_create_c((void *)base, size, disp_unit, info, comm, (void *)win));
+    return GMPI_ALTW(gmpi_Win_create_c, (void *)base, size, disp_unit, info, comm, (void *)win);
 }
 
 #ifndef GMPI_FRONT
@@ -5136,7 +5136,7 @@ int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info in
 #endif
 int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
 {
-    return GMPI_SCRUBBED(gmpi_Win_shared_query_c(win, rank, (void *)size, (void *)disp_unit, (void *)baseptr));
+    return GMPI_ALTW(gmpi_Win_shared_query_c, win, rank, (void *)size, (void *)disp_unit, (void *)baseptr);
 }
 
 #ifndef GMPI_FRONT
@@ -5144,7 +5144,7 @@ int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *dis
 #endif
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
-    return GMPI_SCRUBBED(gmpi_File_open(comm, (void *)filename, amode, info, (void *)fh));
+    return GMPI_ALTW(gmpi_File_open, comm, (void *)filename, amode, info, (void *)fh);
 }
 
 #ifndef GMPI_FRONT
@@ -5152,7 +5152,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
 #endif
 int PMPI_File_close(MPI_File *fh)
 {
-    return GMPI_SCRUBBED(gmpi_File_close((void *)fh));
+    return GMPI_ALTW(gmpi_File_close, (void *)fh);
 }
 
 #ifndef GMPI_FRONT
@@ -5160,7 +5160,7 @@ int PMPI_File_close(MPI_File *fh)
 #endif
 int PMPI_File_delete(const char *filename, MPI_Info info)
 {
-    return GMPI_SCRUBBED(gmpi_File_delete((void *)filename, info));
+    return GMPI_ALTW(gmpi_File_delete, (void *)filename, info);
 }
 
 #ifndef GMPI_FRONT
@@ -5168,7 +5168,7 @@ int PMPI_File_delete(const char *filename, MPI_Info info)
 #endif
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
-    return GMPI_SCRUBBED(gmpi_File_set_size((void *)fh, size));
+    return GMPI_ALTW(gmpi_File_set_size, (void *)fh, size);
 }
 
 #ifndef GMPI_FRONT
@@ -5176,7 +5176,7 @@ int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
 #endif
 int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
-    return GMPI_SCRUBBED(gmpi_File_preallocate((void *)fh, size));
+    return GMPI_ALTW(gmpi_File_preallocate, (void *)fh, size);
 }
 
 #ifndef GMPI_FRONT
@@ -5184,7 +5184,7 @@ int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 #endif
 int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
-    return GMPI_SCRUBBED(gmpi_File_get_size((void *)fh, (void *)size));
+    return GMPI_ALTW(gmpi_File_get_size, (void *)fh, (void *)size);
 }
 
 #ifndef GMPI_FRONT
@@ -5192,7 +5192,7 @@ int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 #endif
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
-    return GMPI_SCRUBBED(gmpi_File_get_group((void *)fh, (void *)group));
+    return GMPI_ALTW(gmpi_File_get_group, (void *)fh, (void *)group);
 }
 
 #ifndef GMPI_FRONT
@@ -5200,7 +5200,7 @@ int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 #endif
 int PMPI_File_get_amode(MPI_File fh, int *amode)
 {
-    return GMPI_SCRUBBED(gmpi_File_get_amode((void *)fh, (void *)amode));
+    return GMPI_ALTW(gmpi_File_get_amode, (void *)fh, (void *)amode);
 }
 
 #ifndef GMPI_FRONT
@@ -5208,7 +5208,7 @@ int PMPI_File_get_amode(MPI_File fh, int *amode)
 #endif
 int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
-    return GMPI_SCRUBBED(gmpi_File_set_info((void *)fh, info));
+    return GMPI_ALTW(gmpi_File_set_info, (void *)fh, info);
 }
 
 #ifndef GMPI_FRONT
@@ -5216,7 +5216,7 @@ int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 #endif
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
-    return GMPI_SCRUBBED(gmpi_File_get_info((void *)fh, (void *)info_used));
+    return GMPI_ALTW(gmpi_File_get_info, (void *)fh, (void *)info_used);
 }
 
 #ifndef GMPI_FRONT
@@ -5224,7 +5224,7 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 #endif
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
-    return GMPI_SCRUBBED(gmpi_File_set_view((void *)fh, disp, etype, filetype, (void *)datarep, info));
+    return GMPI_ALTW(gmpi_File_set_view, (void *)fh, disp, etype, filetype, (void *)datarep, info);
 }
 
 #ifndef GMPI_FRONT
@@ -5232,7 +5232,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
 #endif
 int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
-    return GMPI_SCRUBBED(gmpi_File_get_view((void *)fh, (void *)disp, (void *)etype, (void *)filetype, (void *)datarep));
+    return GMPI_ALTW(gmpi_File_get_view, (void *)fh, (void *)disp, (void *)etype, (void *)filetype, (void *)datarep);
 }
 
 #ifndef GMPI_FRONT
@@ -5240,7 +5240,7 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_D
 #endif
 int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_at((void *)fh, offset, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_read_at, (void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5248,7 +5248,7 @@ int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_
 #endif
 int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_at_all((void *)fh, offset, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_read_at_all, (void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5256,7 +5256,7 @@ int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, 
 #endif
 int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_at((void *)fh, offset, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_write_at, (void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5264,7 +5264,7 @@ int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int coun
 #endif
 int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_at_all((void *)fh, offset, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_write_at_all, (void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5272,7 +5272,7 @@ int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int 
 #endif
 int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iread_at((void *)fh, offset, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iread_at, (void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5280,7 +5280,7 @@ int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI
 #endif
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iwrite_at((void *)fh, offset, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iwrite_at, (void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5288,7 +5288,7 @@ int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int cou
 #endif
 int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_read, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5296,7 +5296,7 @@ int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI
 #endif
 int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_all((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_read_all, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5304,7 +5304,7 @@ int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
 #endif
 int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_write, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5312,7 +5312,7 @@ int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype dataty
 #endif
 int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_all((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_write_all, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5320,7 +5320,7 @@ int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype da
 #endif
 int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iread((void *)fh, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iread, (void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5328,7 +5328,7 @@ int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MP
 #endif
 int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iwrite((void *)fh, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iwrite, (void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5336,7 +5336,7 @@ int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datat
 #endif
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
-    return GMPI_SCRUBBED(gmpi_File_seek((void *)fh, offset, whence));
+    return GMPI_ALTW(gmpi_File_seek, (void *)fh, offset, whence);
 }
 
 #ifndef GMPI_FRONT
@@ -5344,7 +5344,7 @@ int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 #endif
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
-    return GMPI_SCRUBBED(gmpi_File_get_position((void *)fh, (void *)offset));
+    return GMPI_ALTW(gmpi_File_get_position, (void *)fh, (void *)offset);
 }
 
 #ifndef GMPI_FRONT
@@ -5352,7 +5352,7 @@ int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 #endif
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
-    return GMPI_SCRUBBED(gmpi_File_get_byte_offset((void *)fh, offset, (void *)disp));
+    return GMPI_ALTW(gmpi_File_get_byte_offset, (void *)fh, offset, (void *)disp);
 }
 
 #ifndef GMPI_FRONT
@@ -5360,7 +5360,7 @@ int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 #endif
 int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_shared((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_read_shared, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5368,7 +5368,7 @@ int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 #endif
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_shared((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_write_shared, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5376,7 +5376,7 @@ int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype
 #endif
 int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iread_shared((void *)fh, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iread_shared, (void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5384,7 +5384,7 @@ int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datat
 #endif
 int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iwrite_shared((void *)fh, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iwrite_shared, (void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5392,7 +5392,7 @@ int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatyp
 #endif
 int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_ordered((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_read_ordered, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5400,7 +5400,7 @@ int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datat
 #endif
 int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_ordered((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_write_ordered, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5408,7 +5408,7 @@ int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatyp
 #endif
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
-    return GMPI_SCRUBBED(gmpi_File_seek_shared((void *)fh, offset, whence));
+    return GMPI_ALTW(gmpi_File_seek_shared, (void *)fh, offset, whence);
 }
 
 #ifndef GMPI_FRONT
@@ -5416,7 +5416,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 #endif
 int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
-    return GMPI_SCRUBBED(gmpi_File_get_position_shared((void *)fh, (void *)offset));
+    return GMPI_ALTW(gmpi_File_get_position_shared, (void *)fh, (void *)offset);
 }
 
 #ifndef GMPI_FRONT
@@ -5424,7 +5424,7 @@ int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 #endif
 int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_at_all_begin((void *)fh, offset, (void *)buf, count, datatype));
+    return GMPI_ALTW(gmpi_File_read_at_all_begin, (void *)fh, offset, (void *)buf, count, datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -5432,7 +5432,7 @@ int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int c
 #endif
 int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_at_all_end((void *)fh, (void *)buf, (void *)status));
+    return GMPI_ALTW(gmpi_File_read_at_all_end, (void *)fh, (void *)buf, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5440,7 +5440,7 @@ int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 #endif
 int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_at_all_begin((void *)fh, offset, (void *)buf, count, datatype));
+    return GMPI_ALTW(gmpi_File_write_at_all_begin, (void *)fh, offset, (void *)buf, count, datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -5448,7 +5448,7 @@ int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf
 #endif
 int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_at_all_end((void *)fh, (void *)buf, (void *)status));
+    return GMPI_ALTW(gmpi_File_write_at_all_end, (void *)fh, (void *)buf, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5456,7 +5456,7 @@ int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 #endif
 int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_all_begin((void *)fh, (void *)buf, count, datatype));
+    return GMPI_ALTW(gmpi_File_read_all_begin, (void *)fh, (void *)buf, count, datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -5464,7 +5464,7 @@ int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype dat
 #endif
 int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_all_end((void *)fh, (void *)buf, (void *)status));
+    return GMPI_ALTW(gmpi_File_read_all_end, (void *)fh, (void *)buf, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5472,7 +5472,7 @@ int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 #endif
 int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_all_begin((void *)fh, (void *)buf, count, datatype));
+    return GMPI_ALTW(gmpi_File_write_all_begin, (void *)fh, (void *)buf, count, datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -5480,7 +5480,7 @@ int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datat
 #endif
 int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_all_end((void *)fh, (void *)buf, (void *)status));
+    return GMPI_ALTW(gmpi_File_write_all_end, (void *)fh, (void *)buf, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5488,7 +5488,7 @@ int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 #endif
 int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_ordered_begin((void *)fh, (void *)buf, count, datatype));
+    return GMPI_ALTW(gmpi_File_read_ordered_begin, (void *)fh, (void *)buf, count, datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -5496,7 +5496,7 @@ int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype
 #endif
 int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_ordered_end((void *)fh, (void *)buf, (void *)status));
+    return GMPI_ALTW(gmpi_File_read_ordered_end, (void *)fh, (void *)buf, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5504,7 +5504,7 @@ int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 #endif
 int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_ordered_begin((void *)fh, (void *)buf, count, datatype));
+    return GMPI_ALTW(gmpi_File_write_ordered_begin, (void *)fh, (void *)buf, count, datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -5512,7 +5512,7 @@ int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_D
 #endif
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_ordered_end((void *)fh, (void *)buf, (void *)status));
+    return GMPI_ALTW(gmpi_File_write_ordered_end, (void *)fh, (void *)buf, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5520,7 +5520,7 @@ int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status
 #endif
 int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
-    return GMPI_SCRUBBED(gmpi_File_get_type_extent((void *)fh, datatype, (void *)extent));
+    return GMPI_ALTW(gmpi_File_get_type_extent, (void *)fh, datatype, (void *)extent);
 }
 
 #ifndef GMPI_FRONT
@@ -5528,7 +5528,7 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exte
 #endif
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
-    return GMPI_SCRUBBED(gmpi_Register_datarep((void *)datarep, (void *)read_conversion_fn, (void *)write_conversion_fn, (void *)dtype_file_extent_fn, (void *)extra_state));
+    return GMPI_ALTW(gmpi_Register_datarep, (void *)datarep, (void *)read_conversion_fn, (void *)write_conversion_fn, (void *)dtype_file_extent_fn, (void *)extra_state);
 }
 
 #ifndef GMPI_FRONT
@@ -5536,7 +5536,7 @@ int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *
 #endif
 int PMPI_File_set_atomicity(MPI_File fh, int flag)
 {
-    return GMPI_SCRUBBED(gmpi_File_set_atomicity((void *)fh, flag));
+    return GMPI_ALTW(gmpi_File_set_atomicity, (void *)fh, flag);
 }
 
 #ifndef GMPI_FRONT
@@ -5544,7 +5544,7 @@ int PMPI_File_set_atomicity(MPI_File fh, int flag)
 #endif
 int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 {
-    return GMPI_SCRUBBED(gmpi_File_get_atomicity((void *)fh, (void *)flag));
+    return GMPI_ALTW(gmpi_File_get_atomicity, (void *)fh, (void *)flag);
 }
 
 #ifndef GMPI_FRONT
@@ -5552,7 +5552,7 @@ int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 #endif
 int PMPI_File_sync(MPI_File fh)
 {
-    return GMPI_SCRUBBED(gmpi_File_sync((void *)fh));
+    return GMPI_ALTW(gmpi_File_sync, (void *)fh);
 }
 
 #ifndef GMPI_FRONT
@@ -5560,7 +5560,7 @@ int PMPI_File_sync(MPI_File fh)
 #endif
 int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iread_at_all((void *)fh, offset, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iread_at_all, (void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5568,7 +5568,7 @@ int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
 #endif
 int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iwrite_at_all((void *)fh, offset, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iwrite_at_all, (void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5576,7 +5576,7 @@ int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int
 #endif
 int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iread_all((void *)fh, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iread_all, (void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5584,7 +5584,7 @@ int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype
 #endif
 int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iwrite_all((void *)fh, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iwrite_all, (void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5592,7 +5592,7 @@ int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype d
 #endif
 int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_c((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_read_c, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5600,7 +5600,7 @@ int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datat
 #endif
 int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_all_c((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_read_all_c, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5608,7 +5608,7 @@ int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype d
 #endif
 int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_all_begin_c((void *)fh, (void *)buf, count, datatype));
+    return GMPI_ALTW(gmpi_File_read_all_begin_c, (void *)fh, (void *)buf, count, datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -5616,7 +5616,7 @@ int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Data
 #endif
 int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_at_c((void *)fh, offset, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_read_at_c, (void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5624,7 +5624,7 @@ int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count cou
 #endif
 int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_at_all_c((void *)fh, offset, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_read_at_all_c, (void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5632,7 +5632,7 @@ int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count
 #endif
 int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_at_all_begin_c((void *)fh, offset, (void *)buf, count, datatype));
+    return GMPI_ALTW(gmpi_File_read_at_all_begin_c, (void *)fh, offset, (void *)buf, count, datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -5640,7 +5640,7 @@ int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI
 #endif
 int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_ordered_c((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_read_ordered_c, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5648,7 +5648,7 @@ int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Dataty
 #endif
 int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_ordered_begin_c((void *)fh, (void *)buf, count, datatype));
+    return GMPI_ALTW(gmpi_File_read_ordered_begin_c, (void *)fh, (void *)buf, count, datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -5656,7 +5656,7 @@ int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_
 #endif
 int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_read_shared_c((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_read_shared_c, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5664,7 +5664,7 @@ int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatyp
 #endif
 int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_c((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_write_c, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5672,7 +5672,7 @@ int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatyp
 #endif
 int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_all_c((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_write_all_c, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5680,7 +5680,7 @@ int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Dat
 #endif
 int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_all_begin_c((void *)fh, (void *)buf, count, datatype));
+    return GMPI_ALTW(gmpi_File_write_all_begin_c, (void *)fh, (void *)buf, count, datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -5688,7 +5688,7 @@ int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, M
 #endif
 int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_at_c((void *)fh, offset, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_write_at_c, (void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5696,7 +5696,7 @@ int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Co
 #endif
 int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_at_all_c((void *)fh, offset, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_write_at_all_c, (void *)fh, offset, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5704,7 +5704,7 @@ int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MP
 #endif
 int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_at_all_begin_c((void *)fh, offset, (void *)buf, count, datatype));
+    return GMPI_ALTW(gmpi_File_write_at_all_begin_c, (void *)fh, offset, (void *)buf, count, datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -5712,7 +5712,7 @@ int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *b
 #endif
 int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_ordered_c((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_write_ordered_c, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5720,7 +5720,7 @@ int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI
 #endif
 int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_ordered_begin_c((void *)fh, (void *)buf, count, datatype));
+    return GMPI_ALTW(gmpi_File_write_ordered_begin_c, (void *)fh, (void *)buf, count, datatype);
 }
 
 #ifndef GMPI_FRONT
@@ -5728,7 +5728,7 @@ int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count coun
 #endif
 int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return GMPI_SCRUBBED(gmpi_File_write_shared_c((void *)fh, (void *)buf, count, datatype, (void *)status));
+    return GMPI_ALTW(gmpi_File_write_shared_c, (void *)fh, (void *)buf, count, datatype, (void *)status);
 }
 
 #ifndef GMPI_FRONT
@@ -5736,7 +5736,7 @@ int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_
 #endif
 int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iread_c((void *)fh, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iread_c, (void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5744,7 +5744,7 @@ int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype data
 #endif
 int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iread_all_c((void *)fh, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iread_all_c, (void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5752,7 +5752,7 @@ int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype 
 #endif
 int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iread_at_c((void *)fh, offset, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iread_at_c, (void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5760,7 +5760,7 @@ int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count co
 #endif
 int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iread_at_all_c((void *)fh, offset, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iread_at_all_c, (void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5768,7 +5768,7 @@ int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Coun
 #endif
 int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iread_shared_c((void *)fh, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iread_shared_c, (void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5776,7 +5776,7 @@ int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Dataty
 #endif
 int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iwrite_c((void *)fh, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iwrite_c, (void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5784,7 +5784,7 @@ int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Dataty
 #endif
 int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iwrite_all_c((void *)fh, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iwrite_all_c, (void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5792,7 +5792,7 @@ int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Da
 #endif
 int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iwrite_at_c((void *)fh, offset, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iwrite_at_c, (void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5800,7 +5800,7 @@ int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_C
 #endif
 int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iwrite_at_all_c((void *)fh, offset, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iwrite_at_all_c, (void *)fh, offset, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5808,7 +5808,7 @@ int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, M
 #endif
 int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return GMPI_SCRUBBED(gmpi_File_iwrite_shared_c((void *)fh, (void *)buf, count, datatype, (void *)request));
+    return GMPI_ALTW(gmpi_File_iwrite_shared_c, (void *)fh, (void *)buf, count, datatype, (void *)request);
 }
 
 #ifndef GMPI_FRONT
@@ -5816,7 +5816,7 @@ int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI
 #endif
 int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
 {
-    return GMPI_SCRUBBED(gmpi_File_get_type_extent_c((void *)fh, datatype, (void *)extent));
+    return GMPI_ALTW(gmpi_File_get_type_extent_c, (void *)fh, datatype, (void *)extent);
 }
 
 #ifndef GMPI_FRONT
@@ -5824,7 +5824,7 @@ int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *e
 #endif
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
-    return GMPI_SCRUBBED(gmpi_Register_datarep_c((void *)datarep, (void *)read_conversion_fn, (void *)write_conversion_fn, (void *)dtype_file_extent_fn, (void *)extra_state));
+    return GMPI_ALTW(gmpi_Register_datarep_c, (void *)datarep, (void *)read_conversion_fn, (void *)write_conversion_fn, (void *)dtype_file_extent_fn, (void *)extra_state);
 }
 
 #ifndef GMPI_FRONT
@@ -5832,7 +5832,7 @@ int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function
 #endif
 MPI_File PMPI_File_f2c(MPI_Fint file)
 {
-    return (MPI_File)GMPI_SCRUBBED(gmpi_File_f2c(file));
+    return (MPI_File)GMPI_ALTW(gmpi_File_f2c, file);
 }
 
 #ifndef GMPI_FRONT
@@ -5840,5 +5840,5 @@ MPI_File PMPI_File_f2c(MPI_Fint file)
 #endif
 MPI_Fint PMPI_File_c2f(MPI_File file)
 {
-    return (MPI_Fint)GMPI_SCRUBBED(gmpi_File_c2f((void *)file));
+    return (MPI_Fint)GMPI_ALTW(gmpi_File_c2f, (void *)file);
 }

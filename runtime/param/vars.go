@@ -59,8 +59,8 @@ var (
 		"auto", "tcp")
 	Express = Bool("GMPI_EXPRESS", true, ScopeLibrary,
 		"0 turns off the express lanes: small blocking sends and receives to shared-memory peers, and small blocking collectives through coll/shm's segments, completed in C")
-	StackScrub = Bool("GMPI_STACK_SCRUB", false, ScopeLibrary,
-		"0 (default) leaves the stack below an MPI call as the call into Go left it; 1 zeroes what it used (as deep as sentinel words show, up to 256 KiB), so that programs reading uninitialized locals see the zeros they would under MPICH or Open MPI")
+	AltStack = Bool("GMPI_ALT_STACK", true, ScopeLibrary,
+		"1 (default): calls into Go and the express lanes run on a region at the bottom of the calling thread's stack, so that the stack below an MPI call keeps what the program left there (programs reading uninitialized locals, ScaLAPACK 2.2.1's testers, see what they see under MPICH or Open MPI); 0: on the stack below the caller (read by each thread at its first call)")
 	Debug       = Bool("GMPI_DEBUG", false, ScopeLibrary, "protocol diagnostics on stderr")
 	DebugSignal = Bool("GMPI_DEBUG_SIGNAL", false, ScopeLibrary,
 		"1: on SIGUSR1 a rank writes its goroutine stacks and engine state (posted receives, unexpected messages, requests waiting for a reply) to stderr and goes on (hang diagnosis; bench/stress_threads.sh)")

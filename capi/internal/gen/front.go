@@ -458,8 +458,7 @@ func genFront(fr front, funcs []*Func) ([]byte, []string) {
 		}
 		call := fmt.Sprintf("%s(%s)", innerName(f), strings.Join(args, ", "))
 		if express {
-			a := strings.Join(args, ", ")
-			call = fmt.Sprintf("%s(%s);\n    if (rc == GMPI_EXPRESS_DECLINED)\n        rc = GMPI_SCRUBBED(%s(%s))", expressName(f), a, f.shimName(), a)
+			call = fmt.Sprintf("%s;\n    if (rc == GMPI_EXPRESS_DECLINED)\n        rc = %s", altCall(expressName(f), args), altCall(f.shimName(), args))
 		}
 		var posts []string
 		for _, c := range convs {

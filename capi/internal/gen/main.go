@@ -212,9 +212,17 @@ func genProto(funcs []*Func) []byte {
 	return b.Bytes()
 }
 
-// scrubFull: the functions after which the scrub clears its whole depth
-// (scrub.h), not just what the sentinels show was used.
-var scrubFull = map[string]bool{"MPI_Init": true, "MPI_Init_thread": true, "MPI_Finalize": true}
+// altCall is the call of fn with args on the alternate stack (altstack.h).
+func altCall(fn string, args []string) string {
+	m := "GMPI_ALTW" // into Go: wipe after
+	if strings.HasPrefix(fn, "gmpi_express_") || fn == "gmpi_Wtime" || fn == "gmpi_Wtick" {
+		m = "GMPI_ALT"
+	}
+	if len(args) == 0 {
+		return fmt.Sprintf("%s(%s)", m, fn)
+	}
+	return fmt.Sprintf("%s(%s, %s)", m, fn, strings.Join(args, ", "))
+}
 
 func genPMPI(funcs []*Func) []byte {
 	var b bytes.Buffer
@@ -227,7 +235,7 @@ func genPMPI(funcs []*Func) []byte {
 
 #include "zz_inner.h"
 #include "../include/mpi.h"
-#include "scrub.h"
+#include "altstack.h"
 
 // The Go side, declared with plain C types: this file must not include
 // _cgo_export.h, whose prototypes spell the same types differently.
@@ -269,19 +277,16 @@ extern int gmpi_unsupported(const char *name, int comm);
 					args = append(args, p.Name)
 				}
 			}
-			// Every call into Go leaves the stack below clean (scrub.h);
-			// after MPI_Init and MPI_Finalize the whole depth.
-			call := fmt.Sprintf("GMPI_SCRUBBED(%s(%s))", f.shimName(), strings.Join(args, ", "))
-			if scrubFull[f.Name] {
-				call = fmt.Sprintf("gmpi_scrub_full_after(%s(%s))", f.shimName(), strings.Join(args, ", "))
-			}
+			// Every call into Go and every lane runs on the alternate
+			// stack: the caller's stack below stays as it was (altstack.h).
+			call := altCall(f.shimName(), args)
 			if f.Express {
 				var names []string
 				for _, p := range f.Params {
 					names = append(names, p.Name)
 				}
-				fmt.Fprintf(&b, "    int rc = gmpi_express_%s(%s);\n    if (rc != GMPI_EXPRESS_DECLINED)\n        return rc;\n",
-					f.Name[strings.IndexByte(f.Name, '_')+1:], strings.Join(names, ", "))
+				fmt.Fprintf(&b, "    int rc = %s;\n    if (rc != GMPI_EXPRESS_DECLINED)\n        return rc;\n",
+					altCall("gmpi_express_"+f.Name[strings.IndexByte(f.Name, '_')+1:], names))
 			}
 			if f.Ret == "int" {
 				fmt.Fprintf(&b, "    return %s;\n", call)
