@@ -103,6 +103,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -487,7 +488,14 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 
 // wait completes the vendor send requests reqs, polling meanwhile (the
 // peer may be sending to us at the same time).
+//
+// It yields the core only after spinYield of polls that found nothing
+// (then every 16th): the vendor alone spins in its wait without
+// yielding, and on a busy machine a yield handed the core to another
+// process for a scheduler slice just as the peer's FIN or CTS came in
+// (bench/README.md).
 func (d *Device) wait(reqs []C.uint64_t) error {
+	var since int64
 	for i, idle := 0, 0; i < len(reqs); {
 		var flag, s, t, cnt C.int
 		d.mu.Lock()
@@ -503,8 +511,15 @@ func (d *Device) wait(reqs []C.uint64_t) error {
 		if d.Poll() == 0 {
 			idle++
 			if idle&15 == 0 {
-				osyield()
+				now := nanotime()
+				if since == 0 {
+					since = now
+				} else if now-since >= spinYield {
+					osyield()
+				}
 			}
+		} else {
+			idle, since = 0, 0
 		}
 	}
 	return nil
@@ -703,14 +718,25 @@ func (d *Device) Poll() int {
 	defer d.pmu.Unlock()
 	n := 0
 	if d.nbodies.Load() != 0 {
-		n = d.pollBodies()
+		// A completed body finishes a receive (its waiter returns) or
+		// lets a send go on: back to the runtime first, the frames
+		// are tested on the next Poll.
+		if n = d.pollBodies(); n > 0 {
+			return n
+		}
 	}
 	// One vendor call per frame: the repost of the previous frame's
-	// receive and the test for the next (vmpi_frame_next).
+	// receive and the test for the next (vmpi_frame_next). A frame the
+	// runtime answers (an RTS, CTS, ack: not an eager message) ends the
+	// Poll with the receive reposted but not tested again, so that the
+	// runtime sends the answer (its outbox is flushed after the device
+	// polls) and the waiter sees the step without a vendor test
+	// (opal_progress) in between: on a rendezvous' critical path that
+	// test came after each of RTS, CTS and body (bench/README.md).
 	consumed := C.int(0)
 	for d.posted {
 		var flag, src, cnt C.int
-		if n == pollBudget {
+		if n == pollBudget || consumed > 1 {
 			if consumed == 0 {
 				break
 			}
@@ -735,22 +761,27 @@ func (d *Device) Poll() int {
 		if flag == 0 {
 			break
 		}
-		d.deliver(int(src), unsafe.Slice((*byte)(d.rbuf), int(cnt)))
+		eager := d.deliver(int(src), unsafe.Slice((*byte)(d.rbuf), int(cnt)))
 		if d.broken != nil {
 			d.posted = false
 			break
 		}
 		consumed = 1
+		if !eager {
+			consumed = 2 // repost only (above), then return
+		}
 		n++
 	}
 	return n
 }
 
 // deliver decodes one frame message from vendor rank src, reads its body
-// if it has one, and hands it to the Handler. Must hold d.pmu.
-func (d *Device) deliver(src int, msg []byte) {
+// if it has one, and hands it to the Handler. It reports whether the
+// frame was an eager message (or dropped): anything else may have left
+// the runtime an answer to send. Must hold d.pmu.
+func (d *Device) deliver(src int, msg []byte) (eager bool) {
 	if src < 0 || src >= len(d.grank) || d.grank[src] < 0 || len(msg) < prefixSize+mpirt.HeaderSize {
-		return // not one of ours: drop
+		return true // not one of ours: drop
 	}
 	plen := binary.LittleEndian.Uint64(msg[0:])
 	inline := binary.LittleEndian.Uint32(msg[8:]) != 0
@@ -768,7 +799,7 @@ func (d *Device) deliver(src int, msg []byte) {
 	if inline {
 		payload = msg[prefixSize+mpirt.HeaderSize:]
 		if uint64(len(payload)) != plen {
-			return
+			return true
 		}
 	} else {
 		var dst []byte
@@ -789,13 +820,15 @@ func (d *Device) deliver(src int, msg []byte) {
 			d.mu.Unlock()
 			if rc != 0 {
 				d.fail(fmt.Errorf("vmpi: the vendor MPI failed: MPI_Recv from vendor rank %d: %s", src, errorString(rc)))
-				return
+				return true
 			}
 			off += c
 		}
 		payload = dst
 	}
+	eager = hdr.Kind == mpirt.FrameEager
 	d.h(d.grank[src], hdr, payload)
+	return eager
 }
 
 // Close withdraws the posted receive, finalizes the vendor and frees the
@@ -997,3 +1030,14 @@ var _ = [1]int{}[(tagFrame-1)+(prefixSize-C.VMPI_PREFIX)+(mpirt.HeaderSize-C.VMP
 // another thread and back (two futex wakes and thread switches per call,
 // which on a 2-core host took the core from the peer doing the copy).
 func osyield() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
+
+// spinYield is how long (ns) a waiting sender polls before it starts
+// yielding the core (the runtime's waiters spin GMPI_SPIN_NS, 50 us by
+// default, before they sleep).
+const spinYield = 50_000
+
+// nanotime is the monotonic clock in ns (since the package started; the
+// vDSO's clock, no allocation).
+func nanotime() int64 { return int64(time.Since(clockBase)) + 1 }
+
+var clockBase = time.Now()
