@@ -54,14 +54,16 @@ func (k *collCheck) errf(class int, format string, args ...any) int32 {
 // side checks one side's buffer, count and datatype (when significant
 // on this process) and stores them in the arguments.
 func (k *collCheck) side(send bool) int32 {
-	buf, count, dtH, name := k.rbuf, k.rcount, k.rtype, "recv"
+	// Constant names (concatenating them allocated on every call).
+	buf, count, dtH := k.rbuf, k.rcount, k.rtype
+	cname, tname, bname := "recvcount", "recvtype", "recvbuf"
 	if send {
-		buf, count, dtH, name = k.sbuf, k.scount, k.stype, "send"
+		buf, count, dtH = k.sbuf, k.scount, k.stype
+		cname, tname, bname = "sendcount", "sendtype", "sendbuf"
 	}
 	if k.coll == mpirt.CollBcast {
-		name = ""
+		cname, tname, bname = "count", "type", "buf"
 	}
-	cname, tname, bname := name+"count", name+"type", name+"buf"
 	switch k.coll {
 	case mpirt.CollBcast, mpirt.CollReduce, mpirt.CollAllreduce, mpirt.CollReduceScatterBlock, mpirt.CollScan, mpirt.CollExscan:
 		cname, tname = "count", "datatype"

@@ -47,6 +47,11 @@ type bgProgress struct {
 	// counts the holder's MPI calls nested in the one that took it.
 	owner atomic.Int64
 	depth atomic.Int32
+	// lazy: running was set by startBackgroundLazy and the goroutine
+	// has not taken over yet; timer wakes it after bgGrace. The baton's
+	// holder clears it (BgExit) when the list is empty by then.
+	lazy  atomic.Bool
+	timer *time.Timer
 }
 
 // lock takes the baton for the calling thread.
@@ -93,9 +98,65 @@ func (w *World) BgExit() {
 		return
 	}
 	if b.held {
+		if b.lazy.Load() && w.sched.n.Load() == 0 {
+			// The settled calls completed before the goroutine was
+			// woken: background progress ends without it.
+			b.lazy.Store(false)
+			b.timer.Stop()
+			if b.hold != nil {
+				b.hold(false)
+			}
+			b.running.Store(false)
+		}
 		b.held = false
 		b.unlock()
 	}
+}
+
+// startBackgroundLazy is startBackground for settled calls
+// (SettledColl): the engine is handed to the goroutine as by
+// startBackground (the baton, the hold hook), but the goroutine is woken
+// only by a timer after bgGrace; if the list is empty when the MPI call
+// holding the baton returns, background progress ends without having
+// woken it (BgExit).
+func (w *World) startBackgroundLazy() {
+	b := &w.bg
+	if b.multi {
+		w.startBackground()
+		return
+	}
+	if b.off || b.stop.Load() || b.running.Load() {
+		return
+	}
+	if !b.held {
+		b.lock()
+		b.held = true
+	}
+	b.running.Store(true)
+	if b.hold != nil {
+		b.hold(true)
+	}
+	b.lazy.Store(true)
+	if b.timer == nil {
+		b.timer = time.AfterFunc(bgGrace, w.wakeLazy)
+	} else {
+		b.timer.Reset(bgGrace)
+	}
+}
+
+// wakeLazy is the timer of startBackgroundLazy: it wakes (or starts) the
+// goroutine if background progress is still waiting for it.
+func (w *World) wakeLazy() {
+	b := &w.bg
+	if !b.lazy.Load() || b.stop.Load() {
+		return
+	}
+	if b.started.CompareAndSwap(false, true) {
+		go w.backgroundLoop()
+		return
+	}
+	atomic.AddUint32(&b.bell, 1)
+	FutexWake(&b.bell)
 }
 
 // startBackground makes the progress goroutine active unless it is: the
@@ -163,6 +224,20 @@ func (w *World) backgroundLoop() {
 				FutexWait(&nap, 0, bgGrace)
 				continue
 			}
+			if !b.running.Load() && !b.stop.Load() {
+				// A late wake-up of startBackgroundLazy's timer: the
+				// calls completed and background progress ended
+				// without the goroutine (BgExit).
+				e := atomic.LoadUint32(&b.bell)
+				if !b.multi {
+					b.unlock()
+				}
+				if !b.running.Load() {
+					FutexWait(&b.bell, e, 0)
+				}
+				break
+			}
+			b.lazy.Store(false)
 			if w.sched.n.Load() == 0 || b.stop.Load() {
 				if b.hold != nil {
 					b.hold(false)

@@ -90,9 +90,10 @@ type Request struct {
 	pooled   bool // internal request of a blocking call, recycled (reqPool)
 	reusable bool // from newRequest: ReleaseRequest may recycle it
 
-	poll       PolledColl   // a running polled collective (StartPolled)
-	gen        *Generalized // generalized requests only (greq.go)
-	completing atomic.Bool  // generalized: MPI_Grequest_complete was called
+	poll       PolledColl    // a running polled collective (StartPolled)
+	psleep     PolledSleeper // poll's sleep, if it has one (kept after completion)
+	gen        *Generalized  // generalized requests only (greq.go)
+	completing atomic.Bool   // generalized: MPI_Grequest_complete was called
 
 	// Lifetime checks (checkRequests, reqcheck.go): queued while in the
 	// matcher's posted lists, released while recycled.

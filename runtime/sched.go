@@ -3,6 +3,7 @@ package mpirt
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -351,9 +352,45 @@ func (c *Comm) StartPolled(p PolledColl) *Request {
 	if done, _ := r.advance(); done {
 		return r
 	}
+	if sl, ok := p.(PolledSleeper); ok {
+		r.psleep = sl
+	}
 	c.w.sched.polled.Add(1)
-	c.w.addSchedule(r, true)
+	if s, ok := p.(SettledColl); ok && s.Settled() {
+		c.w.addScheduleLazy(r)
+	} else {
+		c.w.addSchedule(r, true)
+	}
 	return r
+}
+
+// SettledColl is a PolledColl that can tell when the rest of its call
+// needs nothing more of this process: Settled reports that every step
+// the other processes wait for (to complete the calls they started) has
+// been taken here, so what is left only waits for their steps and works
+// locally (a small reduction whose operand is published). Such a call
+// does not wake the progress goroutine at once: the others complete
+// without this process, and a call waited for soon (MPI_Wait right after
+// the start, or after a short computation) completes in the waiting
+// thread; the goroutine is woken by a timer after bgGrace only if the
+// call is still running then (startBackgroundLazy). Waking it for every
+// call cost more than the call itself (bench/README.md, "Nonblocking
+// collectives without the goroutine").
+type SettledColl interface {
+	PolledColl
+	Settled() bool
+}
+
+// PolledSleeper is a PolledColl that can put a waiter to sleep until its
+// peers take a step (shared memory rings nothing in this process's
+// doorbell): Sleep arms the component's own wake-up, returns at once if
+// the call can move (or completed), and else sleeps for at most limit.
+// A thread that waits for such a call alone sleeps there instead of
+// polling the doorbell in slices (measured: 2 ranks, 8 B MPI_Iallreduce
+// + MPI_Wait, median 8 us per call with the slices under load).
+type PolledSleeper interface {
+	PolledColl
+	Sleep(limit time.Duration)
 }
 
 // advance moves a polled collective's request (StartPolled).
@@ -380,6 +417,17 @@ func (w *World) addSchedule(s schedItem, background bool) {
 		w.startBackground()
 	}
 	w.waker.Ring()
+}
+
+// addScheduleLazy adds a settled polled collective (SettledColl): its
+// background progress starts only if the call is still running after
+// bgGrace (startBackgroundLazy).
+func (w *World) addScheduleLazy(s schedItem) {
+	w.sched.mu.Lock()
+	w.sched.list = append(w.sched.list, s)
+	w.sched.n.Store(int32(len(w.sched.list)))
+	w.sched.mu.Unlock()
+	w.startBackgroundLazy()
 }
 
 // advanceSchedules moves every running schedule whose round completed

@@ -521,6 +521,20 @@ func (w *World) waitFor(c completer) {
 			i = 0
 			continue
 		}
+		if r, ok := c.(*Request); ok && r.psleep != nil && w.sched.polled.Load() == int32(w.sched.n.Load()) &&
+			w.outboxLen.Load() == 0 {
+			// Only polled collectives run, and c is one that sleeps
+			// on its peers' steps: sleep there, not in the slices
+			// below. Point-to-point traffic still gets its progress
+			// every slice.
+			r.psleep.Sleep(polledSlice)
+			w.progress()
+			if c.Done() {
+				return
+			}
+			i = 0
+			continue
+		}
 		e := w.waker.Arm()
 		if done, moved := w.armedPoll(c); moved {
 			w.waker.Disarm()

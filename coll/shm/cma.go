@@ -89,23 +89,56 @@ func (m *module) useCMARed(total, unit int) bool {
 // packed operand into a.out (every rank when a.all, else the root's).
 // inPlace: a.in and a.out are the same memory.
 func (m *module) reductionCMA(a *redArgs, inPlace bool) error {
-	s1, end := m.pv.step+1, m.pv.step+2
-	m.pv.step = end
-	g := &m.small
-	first, free := g.alloc(24, end)
-	m.waitAll(free)
-	info := func(r int) []byte { return m.seg.slots(r, g, first, 24) }
-	wantOut := func(r int) bool { return a.all || r == a.root }
-	mine := info(m.me)
+	x := m.redCMABegin(inPlace)
+	m.waitAll(x.free)
+	m.redCMAPost(a, &x)
+	m.waitAll(x.s1)
+	m.redCMAWork(a, &x)
+	// The others read this rank's operand and write its output until
+	// they completed end.
+	m.waitAll(x.end)
+	return m.redCMAFinish(a, &x)
+}
+
+// redCMA is one single-copy reduction's state between its phases (the
+// blocking form runs them in a row, the nonblocking one as the waits
+// between them complete): begin, post once every rank completed free,
+// work once every rank completed s1, finish once every rank completed
+// end.
+type redCMA struct {
+	g             *ring
+	first         int
+	s1, end, free uint64
+	inPlace       bool
+	err           error
+}
+
+func (m *module) redCMABegin(inPlace bool) redCMA {
+	x := redCMA{s1: m.pv.step + 1, end: m.pv.step + 2, g: &m.small, inPlace: inPlace}
+	m.pv.step = x.end
+	x.first, x.free = x.g.alloc(24, x.end)
+	return x
+}
+
+func (x *redCMA) info(m *module, r int) []byte { return m.seg.slots(r, x.g, x.first, 24) }
+
+// redCMAPost publishes where this rank's operand and output are.
+func (m *module) redCMAPost(a *redArgs, x *redCMA) {
+	mine := x.info(m, m.me)
 	putAddr(mine, a.in)
 	putAddr(mine[8:], a.out)
-	m.publish(s1)
-	m.waitAll(s1)
+	m.publish(x.s1)
+}
+
+// redCMAWork reduces this rank's slice of every round and writes it
+// into every output, then publishes end.
+func (m *module) redCMAWork(a *redArgs, x *redCMA) {
+	wantOut := func(r int) bool { return a.all || r == a.root }
+	mine := x.info(m, m.me)
 	w := m.c.World()
-	var err error
 	fail := func(e error) {
-		if err == nil {
-			err = e
+		if x.err == nil {
+			x.err = e
 		}
 	}
 	total := len(a.in)
@@ -126,7 +159,7 @@ func (m *module) reductionCMA(a *redArgs, inPlace bool) error {
 				continue
 			}
 			pieces[r] = m.buf(bufTree+70+d, hi-lo)
-			addr := getAddr(info(r))
+			addr := getAddr(x.info(m, r))
 			if addr == 0 {
 				fail(fmt.Errorf("coll/shm: rank %d published no operand", r))
 				continue
@@ -139,13 +172,13 @@ func (m *module) reductionCMA(a *redArgs, inPlace bool) error {
 		// (not over its own operand: the tree reads it after it wrote
 		// dst), else a private buffer.
 		var res []byte
-		if wantOut(m.me) && !inPlace {
+		if wantOut(m.me) && !x.inPlace {
 			res = a.out[lo:hi]
 		} else {
 			res = m.buf(bufAcc, hi-lo)
 		}
 		m.combineRange(a, res, 0, 0, m.n, func(r int) []byte { return pieces[r] })
-		if wantOut(m.me) && inPlace {
+		if wantOut(m.me) && x.inPlace {
 			copy(a.out[lo:hi], res)
 		}
 		for d := 1; d < m.n; d++ {
@@ -153,7 +186,7 @@ func (m *module) reductionCMA(a *redArgs, inPlace bool) error {
 			if !wantOut(r) {
 				continue
 			}
-			addr := getAddr(info(r)[8:])
+			addr := getAddr(x.info(m, r)[8:])
 			if addr == 0 {
 				fail(fmt.Errorf("coll/shm: rank %d published no output", r))
 				continue
@@ -166,19 +199,21 @@ func (m *module) reductionCMA(a *redArgs, inPlace bool) error {
 	// Status word: whether every copy of this rank succeeded (the ranks
 	// whose output it wrote learn of a failure from it).
 	mine[16] = 0
-	if err == nil {
+	if x.err == nil {
 		mine[16] = 1
 	}
-	m.publish(end)
-	// The others read this rank's operand and write its output until
-	// they completed end.
-	m.waitAll(end)
-	if wantOut(m.me) {
+	m.publish(x.end)
+}
+
+// redCMAFinish checks, once every rank completed end, that the ranks
+// that wrote this rank's output succeeded.
+func (m *module) redCMAFinish(a *redArgs, x *redCMA) error {
+	if a.all || m.me == a.root {
 		for r := range m.n {
-			if r != m.me && info(r)[16] != 1 {
-				fail(fmt.Errorf("coll/shm: rank %d could not complete its part of the reduction", r))
+			if r != m.me && x.info(m, r)[16] != 1 && x.err == nil {
+				x.err = fmt.Errorf("coll/shm: rank %d could not complete its part of the reduction", r)
 			}
 		}
 	}
-	return err
+	return x.err
 }

@@ -3,6 +3,7 @@ package shm
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	mpirt "gmpi/runtime"
@@ -39,6 +40,11 @@ var Busy func(c *mpirt.Comm, busy bool)
 // whether anything moved. It runs under nbMu, only at the queue's head.
 type nbOp interface {
 	step() (done, moved bool)
+	// settled reports that no other rank waits for a step of this
+	// operation that this rank has still to take (mpirt.SettledColl).
+	settled() bool
+	// failed is the error of a completed operation (nil: success).
+	failed() error
 }
 
 // nbCall is one started nonblocking call (the mpirt.PolledColl of its
@@ -59,7 +65,7 @@ type nbQueue struct {
 // Advance implements mpirt.PolledColl: it runs the module's queue.
 func (x *nbCall) Advance() (done, moved bool, err error) {
 	if x.finished.Load() {
-		return true, true, nil
+		return true, true, x.op.failed()
 	}
 	m := x.m
 	if !m.nb.mu.TryLock() {
@@ -67,7 +73,46 @@ func (x *nbCall) Advance() (done, moved bool, err error) {
 	}
 	moved = m.runQueue()
 	m.nb.mu.Unlock()
-	return x.finished.Load(), moved, nil
+	if !x.finished.Load() {
+		return false, moved, nil
+	}
+	return true, moved, x.op.failed()
+}
+
+// Settled implements mpirt.SettledColl: the call is the only one queued
+// and its operation has taken every step the other ranks wait for (the
+// steps of later calls are theirs; a call behind this one still has all
+// of its steps to take, so it needs background progress).
+func (x *nbCall) Settled() bool {
+	if x.finished.Load() {
+		return true
+	}
+	m := x.m
+	if !m.nb.mu.TryLock() {
+		return false
+	}
+	s := len(m.nb.q) == 1 && m.nb.q[0] == x && x.op.settled()
+	m.nb.mu.Unlock()
+	return s
+}
+
+// Sleep implements mpirt.PolledSleeper: it sleeps on this rank's futex
+// word in the segment (as the blocking forms do, wait.go), which every
+// rank that publishes a step rings, unless the queue can move now.
+func (x *nbCall) Sleep(limit time.Duration) {
+	if x.finished.Load() {
+		return
+	}
+	m := x.m
+	seg := m.seg
+	bell, waiters := seg.bell[m.me], seg.waiters(m.me)
+	e := atomic.LoadUint32(bell)
+	atomic.AddUint32(waiters, 1)
+	// Arm, then check: a publish after this check sees the waiter.
+	if done, moved, _ := x.Advance(); !done && !moved {
+		mpirt.FutexWait(bell, e, limit)
+	}
+	atomic.AddUint32(waiters, ^uint32(0))
 }
 
 // runQueue advances the queue's head, and the next ones as they
@@ -97,7 +142,11 @@ func (m *module) runQueue() bool {
 
 // startNB queues op and starts its request.
 func (m *module) startNB(c *mpirt.Comm, op nbOp) *mpirt.Request {
-	x := &nbCall{m: m, op: op}
+	return m.startCall(c, &nbCall{m: m, op: op})
+}
+
+// startCall queues x (its op set) and starts its request.
+func (m *module) startCall(c *mpirt.Comm, x *nbCall) *mpirt.Request {
 	m.nb.mu.Lock()
 	m.nb.q = append(m.nb.q, x)
 	if m.nb.n.Add(1) == 1 && Busy != nil {
@@ -137,6 +186,11 @@ type nbBarrier struct {
 	s uint64 // 0: not started
 }
 
+// settled: the barrier's one step is published.
+func (o *nbBarrier) settled() bool { return o.s != 0 }
+
+func (o *nbBarrier) failed() error { return nil }
+
 func (o *nbBarrier) step() (done, moved bool) {
 	m := o.m
 	if o.s == 0 {
@@ -174,6 +228,15 @@ type nbBcast struct {
 	first   int
 	s, free uint64
 }
+
+// settled: a rank other than the root, at the last chunk (only the
+// root's steps are waited for within a broadcast; the others' steps free
+// the root's slots for later chunks).
+func (o *nbBcast) settled() bool {
+	return o.m.me != o.root && o.data != nil && o.off+bcastChunk >= len(o.data)
+}
+
+func (o *nbBcast) failed() error { return nil }
 
 func (o *nbBcast) step() (done, moved bool) {
 	m := o.m
@@ -240,9 +303,15 @@ func (m *module) ireduction(c *mpirt.Comm, a *mpirt.CollArgs, root int, all bool
 	if !reducible(a.Op, dt) {
 		return nil, nil
 	}
-	o := &nbReduce{m: m, sbuf: a.Sbuf, rbuf: a.Rbuf, count: a.Rcount,
+	// One allocation for the call and its state.
+	k := &struct {
+		x nbCall
+		o nbReduce
+	}{}
+	k.o = nbReduce{m: m, sbuf: a.Sbuf, rbuf: a.Rbuf, count: a.Rcount,
 		a: redArgs{dt: dt, op: a.Op, unit: mpirt.PackedReduceUnit(a.Op, dt), all: all, root: root}}
-	return m.startNB(c, o), nil
+	k.x.m, k.x.op = m, &k.o
+	return m.startCall(c, &k.x), nil
 }
 
 type nbReduce struct {
@@ -253,6 +322,10 @@ type nbReduce struct {
 
 	started    bool
 	total, off int
+	// The single-copy reduction (cma.go), when it takes the call.
+	cma     bool
+	inPlace bool
+	x       redCMA
 	// The current round (phase 0: none).
 	phase   int
 	bytes   int
@@ -269,15 +342,25 @@ const (
 	phFree
 	phOperands
 	phSlices
+	// The single-copy reduction's waits: for free, s1, end.
+	phCMAFree
+	phCMAOperands
+	phCMAEnd
 )
 
 func (o *nbReduce) slot(r int) []byte { return o.m.seg.slots(r, o.g, o.first, o.bytes) }
+
+func (o *nbReduce) failed() error { return o.x.err }
 
 func (o *nbReduce) step() (done, moved bool) {
 	m, a := o.m, &o.a
 	if !o.started {
 		o.start()
 		o.started = true
+		moved = true
+	}
+	if o.cma {
+		return o.stepCMA(moved)
 	}
 	wantOut := a.all || m.me == a.root
 	per := roundBytes / a.unit * a.unit
@@ -345,6 +428,60 @@ func (o *nbReduce) step() (done, moved bool) {
 	}
 }
 
+// stepCMA runs the single-copy reduction's phases (reductionCMA).
+func (o *nbReduce) stepCMA(moved bool) (done, _ bool) {
+	m, a := o.m, &o.a
+	for {
+		switch o.phase {
+		case phNone:
+			o.x = m.redCMABegin(o.inPlace)
+			o.phase = phCMAFree
+		case phCMAFree:
+			if !m.allAt(o.x.free) {
+				return false, moved
+			}
+			m.redCMAPost(a, &o.x)
+			o.phase = phCMAOperands
+		case phCMAOperands:
+			if !m.allAt(o.x.s1) {
+				return false, moved
+			}
+			m.redCMAWork(a, &o.x)
+			o.phase = phCMAEnd
+		case phCMAEnd:
+			if !m.allAt(o.x.end) {
+				return false, moved
+			}
+			m.redCMAFinish(a, &o.x)
+			if a.all || m.me == a.root {
+				if !a.dt.IsContiguous() {
+					a.dt.Unpack(o.rbuf, a.out, o.count)
+				}
+			}
+			return true, true
+		}
+		moved = true
+	}
+}
+
+// settled: in the last round, past the steps the others wait for (this
+// rank's operand, and its slice of a split round): what is left reads
+// the others' slots. A single-copy reduction settles once this rank has
+// done its slices (the others read its operand and write its output
+// until then).
+func (o *nbReduce) settled() bool {
+	if !o.started {
+		return false
+	}
+	if o.cma {
+		return o.phase == phCMAEnd
+	}
+	if o.off+o.bytes < o.total {
+		return false
+	}
+	return o.phase == phSlices || o.phase == phOperands && o.small()
+}
+
 // start sets the packed operands up (as reduction does), once the
 // operation is at the queue's head (the private buffers are its own).
 func (o *nbReduce) start() {
@@ -355,6 +492,8 @@ func (o *nbReduce) start() {
 	}
 	dt := a.dt
 	o.total = o.count * dt.Size()
+	o.cma = m.useCMARed(o.total, a.unit)
+	o.inPlace = mpirt.IsInPlace(o.sbuf)
 	wantOut := a.all || m.me == a.root
 	if dt.IsContiguous() {
 		a.in = unsafe.Slice((*byte)(unsafe.Add(src, dt.TrueLB())), o.total)
