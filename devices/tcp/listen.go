@@ -171,9 +171,10 @@ func defaultAddr() string {
 	return "127.0.0.1"
 }
 
-// tune sets the options of every connection: no Nagle, big buffers, and
-// keepalive plus TCP_USER_TIMEOUT so that a peer that becomes unreachable
-// is noticed within about timeout, whether or not we are sending.
+// tune sets the options of every connection: no Nagle, big buffers, a
+// short queue of unsent bytes (notsentLowat), and keepalive plus
+// TCP_USER_TIMEOUT so that a peer that becomes unreachable is noticed
+// within about timeout, whether or not we are sending.
 func tune(c *net.TCPConn, timeout time.Duration) {
 	c.SetNoDelay(true)
 	c.SetReadBuffer(sockBuf)
@@ -183,9 +184,33 @@ func tune(c *net.TCPConn, timeout time.Duration) {
 	if rc, err := c.SyscallConn(); err == nil {
 		rc.Control(func(fd uintptr) {
 			unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT, int(timeout/time.Millisecond))
+			unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_NOTSENT_LOWAT, notsentLowat)
 		})
 	}
 }
+
+// notsentLowat bounds the bytes a connection's socket holds that the
+// kernel has not sent yet (TCP_NOTSENT_LOWAT): a write stops queueing
+// beyond it and the socket polls writable again below it. The bytes in
+// flight (the congestion window) are not limited by it, only the backlog
+// behind them.
+//
+// Why: with the whole send buffer (8 MiB) queued unsent, every ACK sends
+// the next segments from the CPU that processes it. Between two network
+// namespaces (veth) a segment is received on the CPU that sent it, so
+// segments sent from the sender's CPU (in sendmsg) and from the
+// receiver's (ACKs it sent from its reads and replies) reach the
+// receiving socket through two per-CPU queues, out of order. The sender
+// takes the reordering for loss: spurious fast retransmits (thousands
+// per second, all confirmed spurious by DSACK), each cutting the
+// congestion window, which stayed at 50-200 segments; with the RTT the
+// queues inflate (50-100 us) that capped a 1 MiB stream at 1-2 GB/s in
+// most launches and let some reach 6-8 GB/s (bench/README.md, "TCP
+// between two namespaces"). With at most 128 KiB unsent the sending
+// thread sends almost everything itself: no retransmits, windows of
+// thousands of segments. On a real network it costs one wake-up of a
+// blocked sender per 64-128 KiB sent, nothing else.
+const notsentLowat = 128 << 10
 
 // sockBuf is the requested socket buffer size (the kernel doubles it
 // and caps it at net.core.[rw]mem_max).
