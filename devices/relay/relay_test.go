@@ -30,6 +30,7 @@ func startRelayMax(t *testing.T, name string, maxPending int) (*Server, string) 
 		t.Fatal(err)
 	}
 	s := &Server{Listener: l, Secret: secret, Timeout: 3 * time.Second, Name: "relay on host " + name, Job: 42, MaxPending: maxPending}
+	s.Log = t.Logf
 	done := make(chan struct{})
 	go func() { s.Serve(); close(done) }()
 	t.Cleanup(func() { s.Close(); <-done })
