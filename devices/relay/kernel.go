@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -40,15 +41,17 @@ import (
 // the socket's data-ready), so a peer that spoke first is not left
 // waiting.
 //
-// The program (by hand, 15 instructions):
+// The program (by hand, 22 instructions):
 //
 //	r6 = r1                         ; the skb
-//	r2 = skb->len
-//	if r2 == 0 goto drop            ; a bare FIN: the relay passes ends on
+//	r7 = skb->len
+//	if r7 == 0 goto drop            ; a bare FIN: the relay passes ends on
 //	                                ; itself (the kernel would send nothing
 //	                                ; and call the target's pipe broken)
 //	call get_socket_cookie          ; r0 = cookie of the receiving socket
 //	*(u64 *)(r10 - 8) = r0
+//	r0 = lookup(map taken, r10 - 8) ; count what the kernel took from the
+//	if r0 != 0: lock *(u64 *)r0 += r7  socket (flow control, end of stream)
 //	r1 = r6
 //	r2 = map fwd
 //	r3 = r10 ; r3 += -8             ; key: that cookie
@@ -79,11 +82,11 @@ func ParseKernel(s string) (Kernel, error) {
 }
 
 const (
+	bpfFuncMapLookupElem   = 1
 	bpfFuncGetSocketCookie = 46
 	bpfFuncSkRedirectHash  = 72
 	// maxKernelSockets bounds each map: two sockets per relayed pair.
 	maxKernelSockets = 1 << 16
-	tcpEstablished   = 1 // tcpi_state; before the relay sends a FIN the other state is CLOSE_WAIT
 )
 
 // kfwd is the process's kernel forwarder: the maps, the program and the
@@ -91,9 +94,12 @@ const (
 // shared by its relays.
 type kfwd struct {
 	fwd, act, prog int
+	taken          int // hash: cookie(x) -> bytes the verdict took from x (u64)
 	ep             int
 	mu             sync.Mutex
 	pairs          map[int32]*kpair // by socket fd
+	pauses         atomic.Int64     // directions paused by flow control so far
+	copied         atomic.Int64     // bytes copyRest moved so far
 }
 
 var (
@@ -125,9 +131,9 @@ func bpf(cmd int, attr unsafe.Pointer, size uintptr) (int, error) {
 }
 
 func newKfwd() (*kfwd, error) {
-	k := &kfwd{fwd: -1, act: -1, prog: -1, ep: -1, pairs: map[int32]*kpair{}}
+	k := &kfwd{fwd: -1, act: -1, prog: -1, ep: -1, taken: -1, pairs: map[int32]*kpair{}}
 	fail := func(err error) (*kfwd, error) {
-		for _, fd := range []int{k.fwd, k.act, k.prog, k.ep} {
+		for _, fd := range []int{k.fwd, k.act, k.prog, k.ep, k.taken} {
 			if fd >= 0 {
 				unix.Close(fd)
 			}
@@ -141,7 +147,10 @@ func newKfwd() (*kfwd, error) {
 	if k.act, err = sockhash("gmpi_relay_act"); err != nil {
 		return fail(fmt.Errorf("creating the BPF sockhash: %w", err))
 	}
-	if k.prog, err = loadVerdict(k.fwd); err != nil {
+	if k.taken, err = newMap(unix.BPF_MAP_TYPE_HASH, 8, 8, "gmpi_relay_took"); err != nil {
+		return fail(fmt.Errorf("creating the BPF hash: %w", err))
+	}
+	if k.prog, err = loadVerdict(k.fwd, k.taken); err != nil {
 		return fail(err)
 	}
 	attach := struct {
@@ -158,10 +167,14 @@ func newKfwd() (*kfwd, error) {
 }
 
 func sockhash(name string) (int, error) {
+	return newMap(unix.BPF_MAP_TYPE_SOCKHASH, 8, 4, name)
+}
+
+func newMap(typ, key, value uint32, name string) (int, error) {
 	attr := struct {
 		typ, key, value, max, flags, inner, numa uint32
 		name                                     [16]byte
-	}{typ: unix.BPF_MAP_TYPE_SOCKHASH, key: 8, value: 4, max: maxKernelSockets}
+	}{typ: typ, key: key, value: value, max: maxKernelSockets}
 	copy(attr.name[:15], name)
 	return bpf(unix.BPF_MAP_CREATE, unsafe.Pointer(&attr), unsafe.Sizeof(attr))
 }
@@ -171,7 +184,7 @@ func insn(code uint8, dst, src uint8, off int16, imm int32) uint64 {
 	return uint64(code) | uint64(dst&0xf)<<8 | uint64(src&0xf)<<12 | uint64(uint16(off))<<16 | uint64(uint32(imm))<<32
 }
 
-func loadVerdict(fwd int) (int, error) {
+func loadVerdict(fwd, taken int) (int, error) {
 	const (
 		movX  = 0xbf // BPF_ALU64 | BPF_MOV | BPF_X
 		movK  = 0xb7 // BPF_ALU64 | BPF_MOV | BPF_K
@@ -182,13 +195,20 @@ func loadVerdict(fwd int) (int, error) {
 		exit  = 0x95 // BPF_JMP | BPF_EXIT
 		ldxW  = 0x61 // BPF_LDX | BPF_MEM | BPF_W
 		jeqK  = 0x15 // BPF_JMP | BPF_JEQ | BPF_K
+		xadd  = 0xdb // BPF_STX | BPF_ATOMIC | BPF_DW, imm BPF_ADD
 	)
 	prog := []uint64{
 		insn(movX, 6, 1, 0, 0),
-		insn(ldxW, 2, 1, 0, 0), // skb->len
-		insn(jeqK, 2, 0, 10, 0),
+		insn(ldxW, 7, 1, 0, 0), // skb->len
+		insn(jeqK, 7, 0, 17, 0),
 		insn(call, 0, 0, 0, bpfFuncGetSocketCookie),
 		insn(stxDW, 10, 0, -8, 0),
+		insn(ldDW, 1, unix.BPF_PSEUDO_MAP_FD, 0, int32(taken)), 0,
+		insn(movX, 2, 10, 0, 0),
+		insn(addK, 2, 0, 0, -8),
+		insn(call, 0, 0, 0, bpfFuncMapLookupElem),
+		insn(jeqK, 0, 0, 1, 0),
+		insn(xadd, 0, 7, 0, 0),
 		insn(movX, 1, 6, 0, 0),
 		insn(ldDW, 2, unix.BPF_PSEUDO_MAP_FD, 0, int32(fwd)), 0,
 		insn(movX, 3, 10, 0, 0),
@@ -247,6 +267,27 @@ func mapDelete(m int, key uint64) {
 	bpf(unix.BPF_MAP_DELETE_ELEM, unsafe.Pointer(&attr), unsafe.Sizeof(attr))
 }
 
+func mapLookupU64(m int, key uint64) (uint64, error) {
+	var v uint64
+	attr := struct {
+		m, _       uint32
+		key, value uint64
+		flags      uint64
+	}{m: uint32(m), key: uint64(uintptr(unsafe.Pointer(&key))), value: uint64(uintptr(unsafe.Pointer(&v)))}
+	_, err := bpf(unix.BPF_MAP_LOOKUP_ELEM, unsafe.Pointer(&attr), unsafe.Sizeof(attr))
+	return v, err
+}
+
+func mapPutU64(m int, key, v uint64) error {
+	attr := struct {
+		m, _       uint32
+		key, value uint64
+		flags      uint64
+	}{m: uint32(m), key: uint64(uintptr(unsafe.Pointer(&key))), value: uint64(uintptr(unsafe.Pointer(&v))), flags: unix.BPF_ANY}
+	_, err := bpf(unix.BPF_MAP_UPDATE_ELEM, unsafe.Pointer(&attr), unsafe.Sizeof(attr))
+	return err
+}
+
 // mapLen counts a map's keys (tests).
 func mapLen(m int) int {
 	var key, next uint64
@@ -273,11 +314,15 @@ type kside struct {
 	fd     int
 	cookie uint64
 	// inBase: the bytes of this socket's stream the relay read itself
-	// (handshake, request); outBase: what it wrote itself, as
-	// acked+unacked bytes. The kernel's share is counted from there.
+	// (handshake, request), in tcpi_bytes_received's units; outBase:
+	// what it wrote itself, as acked+unacked bytes. The kernel's share is
+	// counted from there.
 	inBase, outBase uint64
-	inDone          bool // its end of stream was passed on
-	draining        bool // end of stream seen, waiting for the bytes before it to go out
+	copied          uint64 // bytes the relay moved itself after the end of stream (flow)
+	inDone          bool   // its end of stream was passed on
+	draining        bool   // end of stream seen, waiting for the bytes before it to go out
+	paused          bool   // out of map act: its partner is behind (flow)
+	lastRec         uint64 // tcpi_bytes_received at the last flow check
 }
 
 type kevent struct {
@@ -293,6 +338,7 @@ type kpair struct {
 	once  sync.Once
 	log   func(format string, args ...any)
 	armed bool
+	buf   []byte // copyRest's
 }
 
 // prepare makes a and b redirect targets of each other (map fwd) and takes
@@ -320,6 +366,20 @@ func (k *kfwd) prepare(a, b *net.TCPConn) (*kpair, error) {
 			return nil, fmt.Errorf("socket cookie: %w", derr)
 		}
 	}
+	// What the relay read itself, while the sockets are plain TCP ones
+	// (in a sockmap SIOCINQ reports the map's queue, not TCP's). It
+	// reads nothing more, so bytes arriving from now on do not change it.
+	for i := range p.s {
+		var err error
+		if p.s[i].inBase, err = readBase(p.s[i].fd); err != nil {
+			p.release()
+			return nil, err
+		}
+		if err := mapPutU64(k.taken, p.s[i].cookie, 0); err != nil {
+			p.release()
+			return nil, fmt.Errorf("BPF hash update: %w", err)
+		}
+	}
 	if err := mapUpdate(k.fwd, p.s[0].cookie, p.s[1].fd); err != nil {
 		p.release()
 		return nil, fmt.Errorf("sockhash update: %w", err)
@@ -338,6 +398,7 @@ func (p *kpair) release() {
 		if p.s[i].fd >= 0 {
 			mapDelete(p.k.act, p.s[i].cookie)
 			mapDelete(p.k.fwd, p.s[i].cookie)
+			mapDelete(p.k.taken, p.s[i].cookie)
 			unix.Close(p.s[i].fd)
 			p.s[i].fd = -1
 		}
@@ -352,10 +413,7 @@ func (p *kpair) release() {
 func (p *kpair) start(a, b *net.TCPConn) (pump bool, err error) {
 	for i := range p.s {
 		var err error
-		if p.s[i].inBase, err = readBase(p.s[i].fd); err == nil {
-			p.s[i].outBase, err = writeBase(p.s[i].fd)
-		}
-		if err != nil {
+		if p.s[i].outBase, err = writeBase(p.s[i].fd); err != nil {
 			return true, p.undo(err)
 		}
 	}
@@ -394,12 +452,7 @@ func (p *kpair) start(a, b *net.TCPConn) (pump bool, err error) {
 }
 
 func (p *kpair) undo(err error) error {
-	for i := range p.s {
-		mapDelete(p.k.act, p.s[i].cookie)
-		mapDelete(p.k.fwd, p.s[i].cookie)
-		unix.Close(p.s[i].fd)
-		p.s[i].fd = -1
-	}
+	p.release()
 	return err
 }
 
@@ -424,7 +477,7 @@ func readBase(fd int) (uint64, error) {
 		if i1.Bytes_received == i2.Bytes_received {
 			// tcp_inq leaves a received FIN out; bytes_received has it.
 			fin := uint64(0)
-			if i2.State != tcpEstablished {
+			if finReceived(i2.State) {
 				fin = 1
 			}
 			return i2.Bytes_received - uint64(inq) - fin, nil
@@ -503,21 +556,41 @@ func (p *kpair) Close() error {
 	return nil
 }
 
+// Flow control. The kernel path has none of its own: the verdict takes a
+// buffer out of the receiving socket at once (its window reopens) and
+// queues it for the partner's send side without limit, so a stalled
+// receiver would let the sender fill the relay's memory. The pair's
+// goroutine therefore checks, on a timer, how much the kernel took from
+// each socket that its partner has not yet queued for sending; above
+// flowHigh it takes the socket out of map act (the verdict no longer
+// runs: bytes stay in the socket and TCP's own window stops the sender),
+// below flowLow it puts it back and passes on what waited. The timer runs
+// at flowTickMin while bytes move and backs off to flowTickMax when idle,
+// so what a pair holds is bounded by flowHigh plus what arrives in one
+// tick (a few MB at loopback speed), and an idle pair costs a wake-up
+// every few milliseconds, not one per message.
+const (
+	flowHigh    = 4 << 20
+	flowLow     = 1 << 20
+	flowTickMin = 500 * time.Microsecond
+	flowTickMax = 8 * time.Millisecond
+)
+
+// finReceived says whether tcpi_state is one after the peer's FIN.
+func finReceived(state uint8) bool {
+	switch state {
+	case 6, 8, 9, 11: // TIME_WAIT, CLOSE_WAIT, LAST_ACK, CLOSING
+		return true
+	}
+	return false
+}
+
 // run forwards until the pair ended, both ways or by an error.
 func (p *kpair) run() {
-	var tick *time.Timer
-	wait := 20 * time.Microsecond
+	every := flowTickMin
+	tick := time.NewTimer(every)
+	defer tick.Stop()
 	for {
-		var tc <-chan time.Time
-		if p.s[0].draining || p.s[1].draining {
-			if tick == nil {
-				tick = time.NewTimer(wait)
-			} else {
-				tick.Reset(wait)
-			}
-			tc = tick.C
-			wait = min(2*wait, 5*time.Millisecond)
-		}
 		select {
 		case <-p.stop:
 			p.abort()
@@ -542,12 +615,25 @@ func (p *kpair) run() {
 			}
 			if re&unix.POLLRDHUP != 0 && !p.s[i].inDone && !p.s[i].draining {
 				p.s[i].draining = true
-				wait = 20 * time.Microsecond
+				every = flowTickMin
+				tick.Reset(every)
 			}
 			if !p.s[i].draining && !p.s[i].inDone {
 				p.rearm(i, unix.EPOLLRDHUP)
 			}
-		case <-tc:
+		case <-tick.C:
+			busy, err := p.flow()
+			if err != nil {
+				p.logf("kernel forwarding: %v", err)
+				p.abort()
+				return
+			}
+			if busy || p.s[0].draining || p.s[1].draining {
+				every = flowTickMin
+			} else {
+				every = min(2*every, flowTickMax)
+			}
+			tick.Reset(every)
 		}
 		for i := range p.s {
 			if !p.s[i].draining {
@@ -572,19 +658,124 @@ func (p *kpair) run() {
 	}
 }
 
+// flow pauses or resumes each direction by what it holds (see flowHigh);
+// busy says bytes moved since the last call or a direction is paused.
+func (p *kpair) flow() (busy bool, err error) {
+	for i := range p.s {
+		x, y := &p.s[i], &p.s[1-i]
+		if x.inDone {
+			continue
+		}
+		info, err := unix.GetsockoptTCPInfo(x.fd, unix.IPPROTO_TCP, unix.TCP_INFO)
+		if err != nil {
+			return false, err
+		}
+		moved := info.Bytes_received != x.lastRec
+		x.lastRec = info.Bytes_received
+		if !moved && !x.paused {
+			continue // nothing new: what it holds only shrank
+		}
+		busy = true
+		taken, err := mapLookupU64(p.k.taken, x.cookie)
+		if err != nil {
+			return false, fmt.Errorf("reading the count: %w", err)
+		}
+		w, err := written(y.fd)
+		if err != nil {
+			return false, err
+		}
+		held := int64(taken+x.copied) - int64(w-y.outBase)
+		switch {
+		case !x.paused && held > flowHigh:
+			mapDelete(p.k.act, x.cookie)
+			x.paused = true
+			p.k.pauses.Add(1)
+		case x.paused && held < flowLow && !finReceived(info.State):
+			err := mapUpdate(p.k.act, x.cookie, x.fd)
+			if errors.Is(err, unix.EOPNOTSUPP) {
+				continue // the FIN came meanwhile: next time
+			}
+			if err != nil {
+				return false, fmt.Errorf("resuming: %w", err)
+			}
+			x.paused = false
+			unix.SetsockoptInt(x.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, 1)
+		case x.paused && held == 0:
+			// After its FIN a socket cannot enter a sockmap again: the
+			// relay moves the rest (at most a receive buffer) itself,
+			// now that nothing the kernel took is still on its way.
+			fin := uint64(0)
+			if finReceived(info.State) {
+				fin = 1
+			}
+			rest := int64(info.Bytes_received-fin-x.inBase) - int64(taken+x.copied)
+			if err := p.copyRest(x, y, rest); err != nil {
+				return false, err
+			}
+		}
+	}
+	return busy, nil
+}
+
+// copyRest moves up to rest bytes from x to y without blocking (what
+// does not fit now waits for the next tick).
+func (p *kpair) copyRest(x, y *kside, rest int64) error {
+	if p.buf == nil {
+		p.buf = make([]byte, 256<<10)
+	}
+	for rest > 0 {
+		n, err := unix.Read(x.fd, p.buf[:min(rest, int64(len(p.buf)))])
+		if err == unix.EAGAIN || n == 0 {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for off := 0; off < n; {
+			m, err := unix.Write(y.fd, p.buf[off:n])
+			if err == unix.EAGAIN {
+				pf := []unix.PollFd{{Fd: int32(y.fd), Events: unix.POLLOUT}}
+				unix.Poll(pf, 100)
+				select {
+				case <-p.stop:
+					return errors.New("relay closed")
+				default:
+				}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			off += m
+		}
+		x.copied += uint64(n)
+		p.k.copied.Add(int64(n))
+		rest -= int64(n)
+	}
+	return nil
+}
+
 // drained says whether every byte socket i received before its end of
 // stream went into its partner's send queue.
 func (p *kpair) drained(i int) (bool, error) {
-	info, err := unix.GetsockoptTCPInfo(p.s[i].fd, unix.IPPROTO_TCP, unix.TCP_INFO)
+	x, y := &p.s[i], &p.s[1-i]
+	info, err := unix.GetsockoptTCPInfo(x.fd, unix.IPPROTO_TCP, unix.TCP_INFO)
 	if err != nil {
 		return false, err
 	}
-	want := info.Bytes_received - 1 - p.s[i].inBase // less the FIN
-	w, err := written(p.s[1-i].fd)
+	want := info.Bytes_received - 1 - x.inBase // less the FIN
+	taken, err := mapLookupU64(p.k.taken, x.cookie)
 	if err != nil {
 		return false, err
 	}
-	return w-p.s[1-i].outBase >= want, nil
+	if taken+x.copied < want {
+		return false, nil // still in x (or paused: flow moves it)
+	}
+	w, err := written(y.fd)
+	if err != nil {
+		return false, err
+	}
+	return w-y.outBase >= want, nil
 }
 
 func (p *kpair) rearm(i int, events uint32) {

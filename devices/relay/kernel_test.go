@@ -195,3 +195,146 @@ func TestParseKernel(t *testing.T) {
 		t.Error("ParseKernel(\"2\") accepted")
 	}
 }
+
+// TestKernelFlowControl: a receiver that stops reading stops the sender
+// after a bounded amount (the kernel's redirect alone would queue
+// without limit in the relay), and once it reads again every byte
+// arrives, in order.
+func TestKernelFlowControl(t *testing.T) {
+	k := needKernel(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan *net.TCPConn, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			close(accepted)
+			return
+		}
+		accepted <- c.(*net.TCPConn)
+	}()
+	_, r := startRelayMode(t, "k", 0, KernelOn)
+	c, err := Dial([]string{r}, l.Addr().String(), secret, 42, 1, 2, ports.Range{}, 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tc := <-accepted
+	if tc == nil {
+		t.Fatal("no connection at the target")
+	}
+	defer tc.Close()
+	pauses := k.pauses.Load()
+	chunk := random(1 << 20)
+	sent := 0
+	// Less than the 3 s of TCP_USER_TIMEOUT the test's sockets have: a
+	// zero window held longer ends the connection (by design).
+	c.SetWriteDeadline(time.Now().Add(1500 * time.Millisecond))
+	for {
+		n, err := c.Write(chunk)
+		sent += n
+		if err != nil {
+			break
+		}
+	}
+	// Sockets buffers on the way (4 MB each, doubled by the kernel) plus
+	// flowHigh and a tick's worth: well under 100 MB (without flow
+	// control it was 249 MB in 2 s here, and growing).
+	t.Logf("a stalled receiver took %d MB, %d pauses", sent>>20, k.pauses.Load()-pauses)
+	if sent > 100<<20 {
+		t.Errorf("a stalled receiver let the sender write %d MB in 1.5 s: no flow control", sent>>20)
+	}
+	c.SetWriteDeadline(time.Time{})
+	go func() {
+		c.Write(chunk[sent%len(chunk):]) // the rest of a chunk cut by the deadline
+		c.CloseWrite()
+	}()
+	tc.SetDeadline(time.Now().Add(30 * time.Second))
+	buf := make([]byte, len(chunk))
+	total := 0
+	for {
+		_, err := io.ReadFull(tc, buf)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("after %d bytes: %v", total, err)
+		}
+		if !bytes.Equal(buf, chunk) {
+			t.Fatalf("chunk at %d differs", total)
+		}
+		total += len(buf)
+	}
+	if want := (sent + len(chunk) - 1) / len(chunk) * len(chunk); total != want {
+		t.Fatalf("got %d bytes, sent %d", total, want)
+	}
+}
+
+// TestKernelFinWhilePaused: the sender's last bytes and its end of stream
+// reach the relay while flow control holds that direction back (they
+// wait in the socket, which cannot enter the sockmap again after a FIN):
+// the relay moves them itself, after what the kernel took, and the
+// receiver gets every byte and then the end.
+func TestKernelFinWhilePaused(t *testing.T) {
+	k := needKernel(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan *net.TCPConn, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			close(accepted)
+			return
+		}
+		accepted <- c.(*net.TCPConn)
+	}()
+	_, r := startRelayMode(t, "k", 0, KernelOn)
+	c, err := Dial([]string{r}, l.Addr().String(), secret, 42, 1, 2, ports.Range{}, 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tc := <-accepted
+	if tc == nil {
+		t.Fatal("no connection at the target")
+	}
+	defer tc.Close()
+	pauses, copied := k.pauses.Load(), k.copied.Load()
+	first, last := random(20<<20), random(2<<20)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Write(first) // fills the target's side: the relay pauses
+		if err == nil {
+			time.Sleep(300 * time.Millisecond)
+			_, err = c.Write(last) // waits in the relay's socket, with the FIN
+		}
+		if err == nil {
+			err = c.CloseWrite()
+		}
+		errc <- err
+	}()
+	time.Sleep(time.Second)
+	tc.SetDeadline(time.Now().Add(30 * time.Second))
+	got, err := io.ReadAll(tc)
+	if err != nil {
+		t.Fatalf("after %d bytes: %v", len(got), err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if want := append(first, last...); !bytes.Equal(got, want) {
+		t.Fatalf("got %d bytes of %d, equal prefix %v", len(got), len(want), bytes.Equal(got, want[:min(len(got), len(want))]))
+	}
+	t.Logf("%d pauses, %d bytes moved by the relay itself", k.pauses.Load()-pauses, k.copied.Load()-copied)
+	if k.pauses.Load() == pauses {
+		t.Error("the stalled receiver did not pause the direction")
+	}
+	tc.Close()
+	waitIdle(t, k)
+}

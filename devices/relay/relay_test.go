@@ -33,8 +33,9 @@ func startRelayMode(t *testing.T, name string, maxPending int, mode Kernel) (*Se
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Listener: l, Secret: secret, Timeout: 3 * time.Second, Name: "relay on host " + name, Job: 42, MaxPending: maxPending}
+	s := &Server{Listener: l, Secret: secret, Timeout: 30 * time.Second, Name: "relay on host " + name, Job: 42, MaxPending: maxPending}
 	s.Kernel = mode
+	s.Log = t.Logf
 	done := make(chan struct{})
 	go func() { s.Serve(); close(done) }()
 	t.Cleanup(func() { s.Close(); <-done })
