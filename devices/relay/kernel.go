@@ -68,12 +68,14 @@ const (
 	KernelOn                 // the kernel's; a relay that cannot use it fails
 )
 
-// ParseKernel reads GMPI_RELAY_KERNEL: "" or "auto", "0", "1".
+// ParseKernel reads GMPI_RELAY_KERNEL: "auto", "0", "1"; unset is 0
+// for now: with flow control the kernel path adds less latency but
+// keeps far less bandwidth than splice (bench/README.md, "Relays").
 func ParseKernel(s string) (Kernel, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "auto":
+	case "auto":
 		return KernelAuto, nil
-	case "0", "off", "no", "false":
+	case "", "0", "off", "no", "false":
 		return KernelOff, nil
 	case "1", "on", "yes", "true":
 		return KernelOn, nil

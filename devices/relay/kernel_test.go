@@ -186,7 +186,7 @@ func TestKernelTeardown(t *testing.T) {
 }
 
 func TestParseKernel(t *testing.T) {
-	for in, want := range map[string]Kernel{"": KernelAuto, "auto": KernelAuto, "0": KernelOff, "1": KernelOn, " ON ": KernelOn} {
+	for in, want := range map[string]Kernel{"": KernelOff, "auto": KernelAuto, "0": KernelOff, "1": KernelOn, " ON ": KernelOn} {
 		if got, err := ParseKernel(in); err != nil || got != want {
 			t.Errorf("ParseKernel(%q) = %v, %v; want %v", in, got, err, want)
 		}
