@@ -63,6 +63,19 @@ func Main(args []string, stdin io.Reader, stdout io.Writer) error {
 	if *verbose {
 		s.Log = func(format string, args ...any) { fmt.Fprintf(os.Stderr, prefix+format+"\n", args...) }
 	}
+	if s.Kernel, err = ParseKernel(os.Getenv("GMPI_RELAY_KERNEL")); err != nil {
+		l.Close()
+		return err
+	}
+	if s.Kernel != KernelOff {
+		if kerr := KernelError(); kerr != nil && s.Kernel == KernelOn {
+			l.Close()
+			return fmt.Errorf("GMPI_RELAY_KERNEL=1, but in-kernel forwarding is refused: %v", kerr)
+		}
+	}
+	if *verbose {
+		s.Log("forwarding %s", s.Forwarding())
+	}
 	if _, err := fmt.Fprintf(stdout, "listening %d\n", l.Addr().(*net.TCPAddr).Port); err != nil {
 		l.Close()
 		return err

@@ -24,12 +24,18 @@ func startRelay(t *testing.T, name string) (*Server, string) {
 }
 
 func startRelayMax(t *testing.T, name string, maxPending int) (*Server, string) {
+	return startRelayMode(t, name, maxPending, KernelAuto)
+}
+
+func startRelayMode(t *testing.T, name string, maxPending int, mode Kernel) (*Server, string) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Listener: l, Secret: secret, Timeout: 3 * time.Second, Name: "relay on host " + name, Job: 42, MaxPending: maxPending}
+	s := &Server{Listener: l, Secret: secret, Timeout: 30 * time.Second, Name: "relay on host " + name, Job: 42, MaxPending: maxPending}
+	s.Kernel = mode
+	s.Log = t.Logf
 	done := make(chan struct{})
 	go func() { s.Serve(); close(done) }()
 	t.Cleanup(func() { s.Close(); <-done })
@@ -87,10 +93,20 @@ func echoCheck(t *testing.T, c *net.TCPConn, n int) {
 	}
 }
 
+// TestOneAndTwoRelays runs with the kernel's forwarding where this
+// process may use it, and with splice (pump.go).
 func TestOneAndTwoRelays(t *testing.T) {
+	for _, mode := range []Kernel{KernelAuto, KernelOff} {
+		t.Run(map[Kernel]string{KernelAuto: "auto", KernelOff: "splice"}[mode], func(t *testing.T) {
+			oneAndTwoRelays(t, mode)
+		})
+	}
+}
+
+func oneAndTwoRelays(t *testing.T, mode Kernel) {
 	target := startTarget(t)
-	s1, r1 := startRelay(t, "a")
-	s2, r2 := startRelay(t, "b")
+	s1, r1 := startRelayMode(t, "a", 0, mode)
+	s2, r2 := startRelayMode(t, "b", 0, mode)
 	for _, hops := range [][]string{{r1}, {r1, r2}} {
 		c, err := Dial(hops, target, secret, 42, 1, 2, ports.Range{}, 3*time.Second)
 		if err != nil {
@@ -101,6 +117,9 @@ func TestOneAndTwoRelays(t *testing.T) {
 	}
 	if s1.Paths() != 2 || s2.Paths() != 1 {
 		t.Errorf("paths: relay a %d (want 2), relay b %d (want 1)", s1.Paths(), s2.Paths())
+	}
+	if mode == KernelOff && s1.KernelPaths()+s2.KernelPaths() != 0 {
+		t.Errorf("GMPI_RELAY_KERNEL=0, but %d paths went through the kernel", s1.KernelPaths()+s2.KernelPaths())
 	}
 }
 

@@ -3,6 +3,7 @@ package relay
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -35,14 +36,35 @@ type Server struct {
 	Source ports.Range
 	// AuthTimeout bounds a client's handshake (0: Timeout, at most 10 s).
 	AuthTimeout time.Duration
+	// Kernel chooses how paths are forwarded once open: in the kernel
+	// (BPF sockmap, kernel.go) or by splicing (pump.go). KernelAuto uses
+	// the kernel when this process may, KernelOn makes Serve fail when it
+	// may not.
+	Kernel Kernel
 
 	gate   *auth.Gate
 	wg     sync.WaitGroup
 	mu     sync.Mutex
-	open   map[net.Conn]bool
+	open   map[io.Closer]bool
 	closed bool
 	paths  atomic.Int64 // paths opened so far
+	kf     *kfwd        // nil: splice
+	kpaths atomic.Int64 // paths forwarded in the kernel
 }
+
+// Forwarding says how the server forwards (after Serve started): for -v.
+func (s *Server) Forwarding() string {
+	if s.Kernel == KernelOff {
+		return "splice (GMPI_RELAY_KERNEL=0)"
+	}
+	if err := KernelError(); err != nil {
+		return fmt.Sprintf("splice (in-kernel sockmap forwarding refused: %v)", err)
+	}
+	return "in the kernel (BPF sockmap stream verdict)"
+}
+
+// KernelPaths is how many paths were forwarded in the kernel so far.
+func (s *Server) KernelPaths() int64 { return s.kpaths.Load() }
 
 // Serve accepts connections until the listener is closed.
 func (s *Server) Serve() error {
@@ -53,6 +75,14 @@ func (s *Server) Serve() error {
 		s.MaxPending = 64
 	}
 	s.gate = auth.NewGate(s.MaxPending)
+	if s.Kernel != KernelOff {
+		kf, err := kernelForwarder()
+		if err != nil && s.Kernel == KernelOn {
+			s.Listener.Close()
+			return fmt.Errorf("in-kernel forwarding (GMPI_RELAY_KERNEL=1): %w", err)
+		}
+		s.kf = kf
+	}
 	for {
 		c, err := s.Listener.Accept()
 		if err != nil {
@@ -88,7 +118,7 @@ func (s *Server) Close() {
 	s.wg.Wait()
 }
 
-func (s *Server) track(c net.Conn, add bool) bool {
+func (s *Server) track(c io.Closer, add bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if add {
@@ -96,7 +126,7 @@ func (s *Server) track(c net.Conn, add bool) bool {
 			return false
 		}
 		if s.open == nil {
-			s.open = map[net.Conn]bool{}
+			s.open = map[io.Closer]bool{}
 		}
 		s.open[c] = true
 	} else {
@@ -149,11 +179,38 @@ func (s *Server) serve(c *net.TCPConn) {
 		return
 	}
 	defer s.track(out, false)
+	var kp *kpair
+	if s.kf != nil {
+		if kp, err = s.kf.prepare(c, out); err != nil {
+			s.logf("rank %d to rank %d: splicing, the kernel refused the pair: %v", req.From, req.To, err)
+		}
+	}
 	if err := writeReply(c, nil); err != nil {
+		if kp != nil {
+			kp.release()
+		}
 		return
 	}
 	c.SetDeadline(time.Time{})
 	s.paths.Add(1)
+	if kp != nil {
+		pump, err := kp.start(c, out)
+		if err == nil {
+			s.kpaths.Add(1)
+			kp.log = s.Log
+			if s.track(kp, true) {
+				kp.run()
+				s.track(kp, false)
+			} else {
+				kp.abort()
+			}
+			return
+		}
+		s.logf("rank %d to rank %d: kernel forwarding failed: %v", req.From, req.To, err)
+		if !pump {
+			return
+		}
+	}
 	forward(c, out)
 }
 
