@@ -40,6 +40,17 @@ type Watcher interface {
 	Watch(peer int)
 }
 
+// SingleCopyTuner is a RemoteReader that measured this machine (the shm
+// device's copy probe) and says from which message size a single copy
+// beats moving the data through the device twice (rmaMin), and from which
+// size the receiver should share the copy with the sender (pushMin),
+// given that messages up to eagerMax would otherwise go eagerly. ok false:
+// no measurement, keep the defaults.
+type SingleCopyTuner interface {
+	SingleCopyMin(eagerMax int) (rmaMin, pushMin int, ok bool)
+	CopyProbe() string
+}
+
 // EagerLimiter is a device with its own eager/rendezvous threshold
 // (bytes); 0 means the world's.
 type EagerLimiter interface {

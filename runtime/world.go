@@ -273,9 +273,10 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	if over {
 		w.spinPolls, w.yield = 1, true
 	}
-	// Single copy from GMPI_RMA_MIN bytes (default 512 KiB); smaller
-	// rendezvous messages stream through the device, whose pipelined
-	// copies are as fast or faster below that (bench/README.md).
+	// Single copy from GMPI_RMA_MIN bytes, shared with the sender from
+	// GMPI_PUSH_MIN; unset, the device's copy probe picks both for this
+	// machine (devices/shm/probe.go), else 512 and 256 KiB. Smaller
+	// messages go eagerly or stream through the device (bench/README.md).
 	w.rmaMin = max(1, param.RMAMin.Get(cfg.Params))
 	w.pushMin = uint64(param.PushMin.Get(cfg.Params))
 	if param.DebugRequests.Get(cfg.Params) {
@@ -289,6 +290,7 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 			w.remote[p] = rr
 		}
 	}
+	w.tuneSingleCopy(cfg)
 	// Processes of other jobs get world ranks past the job's own
 	// (dynamic.go): their entries exist from the start, so the data
 	// path reads these tables without a lock.
@@ -299,6 +301,11 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 		w.eagerTo[p] = cfg.EagerLimit
 		if d := w.routes[p]; d != nil {
 			w.eagerTo[p] = w.eagerLimitOf(d)
+		}
+		// A message worth a single copy is never sent eagerly: one rule
+		// for the Go path and the express lane, which both read eagerTo.
+		if w.remote[p] != nil && p != cfg.Rank {
+			w.eagerTo[p] = min(w.eagerTo[p], w.rmaMin-1)
 		}
 	}
 	all := make([]int, cfg.Size)
@@ -313,6 +320,37 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 		return nil, err
 	}
 	return w, nil
+}
+
+// tuneSingleCopy takes rmaMin and pushMin from the first device that
+// measured them (SingleCopyTuner) when GMPI_RMA_MIN and GMPI_PUSH_MIN are
+// not set; a variable that is set wins.
+func (w *World) tuneSingleCopy(cfg Config) {
+	_, rmaSet := param.RMAMin.Lookup(cfg.Params)
+	_, pushSet := param.PushMin.Lookup(cfg.Params)
+	if rmaSet && pushSet {
+		return
+	}
+	for _, d := range w.devices {
+		t, ok := d.(SingleCopyTuner)
+		if !ok {
+			continue
+		}
+		rma, push, ok := t.SingleCopyMin(w.eagerLimitOf(d))
+		if param.Debug.Get(cfg.Params) {
+			w.logf("gmpi: rank %d: %s: single copy from %d, shared from %d (ok %v)", cfg.Rank, t.CopyProbe(), rma, push, ok)
+		}
+		if !ok {
+			continue
+		}
+		if !rmaSet {
+			w.rmaMin = max(1, rma)
+		}
+		if !pushSet {
+			w.pushMin = uint64(push)
+		}
+		return
+	}
 }
 
 // SetThreadLevel tells the engine the thread support level the process

@@ -14,6 +14,9 @@ import mpirt "gmpi/runtime"
 //	  +16  u64  ring capacity R (power of two)
 //	  +24  u64  owner's world rank
 //	  +32  u32  closed: owner called Close (producers stop waiting for space)
+//	  +40  f64  copy probe (probe.go; lowest local rank only, written
+//	  +48  f64    before barrier 2, +56 last and nonzero when valid):
+//	  +56  f64    ns/byte of memmove, of process_vm_readv, fixed ns
 //	64             doorbell line: the words of the owner's mpirt.FutexWaker
 //	  +0   u32  event count (producers add 1 after each frame they publish)
 //	  +4   u32  sleepers
@@ -67,6 +70,9 @@ const (
 	offRingBytes = 16
 	offOwner     = 24
 	offClosed    = 32
+	offProbeMem  = 40
+	offProbeCMA  = 48
+	offProbeSys  = 56
 	offEpoch     = 64
 	offWaiters   = 68
 	offDesc      = 128

@@ -70,6 +70,31 @@ func (d *Device) CanReadRemote() bool { return d.canRemote }
 // rendezvous: only when Config.SingleCopy asked for it and it works.
 func (d *Device) RemoteReadable() bool { return d.canRemote && d.singleCopy }
 
+// SingleCopyMin tells the runtime, from the copy probe New ran
+// (probe.go), the smallest message worth a single copy and the smallest
+// single copy worth sharing with the sender (FrameRMAPush); ok is false
+// when there was no probe (RemoteReadable is false, or the probe could
+// not run: the runtime keeps its defaults).
+func (d *Device) SingleCopyMin(eagerMax int) (rmaMin, pushMin int, ok bool) {
+	if !d.costOK || !d.RemoteReadable() {
+		return 0, 0, false
+	}
+	rmaMin, pushMin = d.cost.thresholds(eagerMax, d.MaxPayload())
+	return rmaMin, pushMin, true
+}
+
+// CopyProbe describes the probe's result for diagnostics (GMPI_DEBUG).
+func (d *Device) CopyProbe() string {
+	if !d.costOK {
+		if d.costErr != nil {
+			return "copy probe failed: " + d.costErr.Error()
+		}
+		return "no copy probe"
+	}
+	return fmt.Sprintf("copy probe: memmove %.1f GB/s, process_vm_readv %.1f GB/s + %.0f ns",
+		1/d.cost.memNS, 1/d.cost.cmaNS, d.cost.sysNS)
+}
+
 // probeBytes is what the self probe reads (read-only; in the data segment,
 // so its address is stable, unlike a stack variable's).
 var probeBytes = [8]byte{'g', 'm', 'p', 'i', 'p', 'r', 'o', 'b'}

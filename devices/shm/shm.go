@@ -79,6 +79,11 @@ type Device struct {
 	prefetch   uint64 // GMPI_SHM_PREFETCH: how far past its tail Send asks for a line
 	canRemote  bool
 	singleCopy bool // Config.SingleCopy
+	// cost is what the copy probe measured (probe.go); costOK false:
+	// no probe (single copy off or impossible) or it failed.
+	cost    copyCost
+	costOK  bool
+	costErr error // why there is no probe result
 	// single: one thread uses the device (SetSingleThreaded), so Send
 	// and Poll skip their locks.
 	single bool
@@ -204,8 +209,20 @@ func New(cfg Config) (*Device, error) {
 		// Every peer has its segment mapped until the second barrier, so
 		// the probe reads live memory.
 		d.canRemote = d.probe()
+		// The lowest local rank measures copies for the host while the
+		// others wait in the barrier (their cores idle: probe.go).
+		if d.canRemote && d.singleCopy && len(cfg.Peers) > 0 && cfg.Rank < cfg.Peers[0] {
+			d.cost, d.costErr = probeCopy(d.pid)
+			if d.costErr == nil {
+				d.cost.store(d.own)
+			}
+		}
 	}
 	berr := cfg.KVS.Barrier()
+	if err == nil && berr == nil && d.canRemote && d.singleCopy && len(cfg.Peers) > 0 && cfg.Peers[0] < cfg.Rank {
+		d.cost, d.costErr = loadCost(d.byRank[cfg.Peers[0]].seg)
+	}
+	d.costOK = d.costErr == nil && d.cost.sysNS > 0
 	d.unlinkOwn()
 	if err == nil && berr != nil {
 		err = fmt.Errorf("shm: rank %d: second barrier: %w", cfg.Rank, berr)

@@ -32,9 +32,9 @@ var (
 	EagerLimit = Size("GMPI_EAGER_LIMIT", 65536, "", ScopeRuntime,
 		"largest message sent eagerly, bytes; larger ones use rendezvous")
 	RMAMin = Size("GMPI_RMA_MIN", 512<<10, "", ScopeRuntime,
-		"smallest message sent single-copy (cross-memory attach); smaller rendezvous messages stream through the device")
+		"smallest message sent single-copy (cross-memory attach); smaller messages go eagerly or stream through the device (unset: the shm device's copy probe picks it)")
 	PushMin = Size("GMPI_PUSH_MIN", 256<<10, "", ScopeRuntime,
-		"smallest single-copy message whose second half the sender writes; below it the receiver reads the whole message")
+		"smallest single-copy message whose second half the sender writes; below it the receiver reads the whole message (unset: the shm device's copy probe picks it)")
 	SpinNS = Duration("GMPI_SPIN_NS", 50*time.Microsecond, "ns", ScopeRuntime,
 		"how long a waiter polls before it sleeps on its futex (runtime and coll/shm)")
 	Oversubscribed = Auto("GMPI_OVERSUBSCRIBED", ScopeRuntime,
