@@ -18,6 +18,8 @@ import (
 	"gmpi/runtime/param"
 	"gmpi/runtime/pmi/server"
 	"gmpi/runtime/ports"
+
+	"golang.org/x/sys/unix"
 )
 
 // Launching. Every rank is started by its slot's launcher:
@@ -169,6 +171,13 @@ func (j *job) rankEnv(r, a int) []string {
 	}
 	if j.emu != nil {
 		extra = append(extra, "GMPI_TCP_IF="+j.emu.Addr(s.host).String())
+		if n := emuCPUs(); n > 0 && j.size > n && !j.userSets(a, param.Oversubscribed.Name()) {
+			// The emulated hosts share this machine's CPUs: a rank alone
+			// on its emulated host is not alone on a core, and waiters
+			// that spin without yielding delay the ranks that have work
+			// (bench/README.md, "Wide-area collectives").
+			extra = append(extra, param.Oversubscribed.Name()+"=1")
+		}
 	} else if s.listen != "" {
 		extra = append(extra, "GMPI_TCP_IF="+s.listen)
 	}
@@ -185,6 +194,32 @@ func (j *job) rankEnv(r, a int) []string {
 		extra = append(extra, "GMPI_TCP_RELAYS="+j.relayEnv)
 	}
 	return j.env(a, extra)
+}
+
+// emuCPUs is the number of CPUs the emulated hosts' ranks share (those
+// mpirun may run on), 0 when unknown.
+func emuCPUs() int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return 0
+	}
+	return set.Count()
+}
+
+// userSets reports whether the user gave rank processes of app a the
+// variable key (mpirun's environment, -genv/-x, the app's -env).
+func (j *job) userSets(a int, key string) bool {
+	if _, ok := os.LookupEnv(key); ok {
+		return true
+	}
+	for _, kvs := range [][]string{j.opts.genv, j.opts.apps[a].env} {
+		for _, kv := range kvs {
+			if k, _, _ := strings.Cut(kv, "="); k == key {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // command is the argv that starts rank p: the program itself (local),
