@@ -29,4 +29,16 @@ run() { # NAME GRIDFILE [VAR=VAL...]
 run 3site "$SRC/tests/grids/hier-3site-emu.toml"
 run 3site-assoc "$SRC/tests/grids/hier-3site-emu.toml" GMPI_ASSOCIATIVE=1
 run 2x2 "$SRC/examples/grid-2x2.toml" GMPI_HIER_SPLIT_MIN=1024
+# The emulated hosts share this machine's CPUs: with more ranks than
+# CPUs, mpirun makes the ranks yield (GMPI_OVERSUBSCRIBED=1), unless the
+# user chose otherwise.
+want=
+n=$("$BUILD/bin/mpirun" --timeout 60 --grid "$SRC/tests/grids/hier-3site-emu.toml" --emulate sh -c 'echo x' </dev/null | grep -c x)
+[ "$n" -gt "$(nproc)" ] && want=1
+got=$("$BUILD/bin/mpirun" --timeout 60 --grid "$SRC/tests/grids/hier-3site-emu.toml" --emulate \
+    sh -c 'echo "v=$GMPI_OVERSUBSCRIBED"' </dev/null | sort -u)
+[ "$got" = "v=$want" ] || fail "emulated ranks ($n, $(nproc) CPUs): GMPI_OVERSUBSCRIBED: got '$got', want 'v=$want'"
+got=$("$BUILD/bin/mpirun" --timeout 60 -x GMPI_OVERSUBSCRIBED=0 --grid "$SRC/tests/grids/hier-3site-emu.toml" --emulate \
+    sh -c 'echo "v=$GMPI_OVERSUBSCRIBED"' </dev/null | sort -u)
+[ "$got" = "v=0" ] || fail "-x GMPI_OVERSUBSCRIBED=0 under --emulate: got '$got'"
 echo "PASS: hier_emulate"
