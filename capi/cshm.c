@@ -328,8 +328,14 @@ static int reduction(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
         publish(&k, end);
         return MPI_SUCCESS;
     }
-    publish(&k, s1);
-    wait_rank(&k, -1, s1);
+    if (all) {
+        publish(&k, s1);
+        wait_rank(&k, -1, s1);
+    } else { /* Reduce: no rank waits for the root's s1, so it publishes end only */
+        for (int r = 0; r < k.c->size; r++)
+            if (r != root)
+                wait_rank(&k, r, s1);
+    }
     combine(&k, f, op, esize, recvbuf, first, 0, bytes, 0, k.c->size);
     publish(&k, end);
     return MPI_SUCCESS;
@@ -382,13 +388,16 @@ static int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     uint64_t s1 = *k.step + 1, end = *k.step + 2, free;
     *k.step = end;
     int first = alloc(&k, blk, end, &free);
-    wait_rank(&k, -1, free);
-    memcpy(slots(k.c, me, first), sendbuf, blk);
+    if (all || !want) { /* Gather's root: no rank reads its slots or waits for its s1 */
+        wait_rank(&k, -1, free);
+        memcpy(slots(k.c, me, first), sendbuf, blk);
+    }
     if (!want) {
         publish(&k, end);
         return MPI_SUCCESS;
     }
-    publish(&k, s1);
+    if (all)
+        publish(&k, s1);
     for (int r = 0; r < n; r++) {
         uint8_t *dst = (uint8_t *)recvbuf + (uint64_t)r * blk;
         if (r == me) {
@@ -497,7 +506,8 @@ int gmpi_express_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
     int first = alloc(&k, bytes, end, &free);
     wait_rank(&k, -1, free);
     memcpy(slots(k.c, me, first), sendbuf, bytes);
-    publish(&k, s1);
+    if (me > 0 && me < n - 1) /* only the ranks above wait for s1, and rank 0 waits for none */
+        publish(&k, s1);
     for (int q = 0; q < me; q++)
         wait_rank(&k, q, s1);
     uint8_t tmp[CSHM_MAX];

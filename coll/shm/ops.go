@@ -270,8 +270,14 @@ func (m *module) round(a *redArgs, off, bytes int) {
 			m.publish(end)
 			return
 		}
-		m.publish(s1)
-		m.waitAll(s1)
+		if a.all {
+			m.publish(s1)
+			m.waitAll(s1)
+		} else {
+			// Reduce: no rank waits for the root's s1, so it
+			// publishes end only.
+			m.waitOthers(s1)
+		}
 		m.combine(a, a.out[off:off+bytes], 0, slot)
 		m.publish(end)
 		return
@@ -439,7 +445,7 @@ func (m *module) gatherOp(op mpirt.CollOp, all bool) mpirt.BlockingFunc {
 		case m.useCMA(blk, roundBytes):
 			err = m.gatherCMA(src, dst, wantOut, all, inPlace && stage == nil, a.Root)
 		default:
-			m.gatherSeg(src, dst, blk, wantOut, inPlace && stage == nil)
+			m.gatherSeg(src, dst, blk, wantOut, all, inPlace && stage == nil)
 		}
 		if stage != nil {
 			for r := range m.n {
@@ -532,8 +538,10 @@ func (m *module) gatherPush(src []byte, dst func(int) []byte, ownInPlace bool, r
 	return err
 }
 
-// gatherSeg is gatherOp's path through the segment.
-func (m *module) gatherSeg(src []byte, dst func(int) []byte, blk int, wantOut, ownInPlace bool) {
+// gatherSeg is gatherOp's path through the segment. Gather's root (not
+// all) neither fills its slots nor publishes s1: no rank reads them or
+// waits for it.
+func (m *module) gatherSeg(src []byte, dst func(int) []byte, blk int, wantOut, all, ownInPlace bool) {
 	seg := m.seg
 	for off := 0; off < blk; off += roundBytes {
 		n := min(roundBytes, blk-off)
@@ -541,13 +549,17 @@ func (m *module) gatherSeg(src []byte, dst func(int) []byte, blk int, wantOut, o
 		m.pv.step = end
 		g := m.ringFor(n)
 		first, free := g.alloc(n, end)
-		m.waitAll(free)
-		copy(seg.slots(m.me, g, first, n), src[off:off+n])
+		if all || !wantOut {
+			m.waitAll(free)
+			copy(seg.slots(m.me, g, first, n), src[off:off+n])
+		}
 		if !wantOut {
 			m.publish(end)
 			continue
 		}
-		m.publish(s1)
+		if all {
+			m.publish(s1)
+		}
 		for r := range m.n {
 			if r == m.me {
 				if !ownInPlace {

@@ -46,7 +46,11 @@ func (m *module) scanOp(op mpirt.CollOp, exclusive bool) mpirt.BlockingFunc {
 			slot := func(q int) []byte { return seg.slots(q, g, first, bytes) }
 			m.waitAll(free)
 			copy(slot(m.me), r.in[off:off+bytes])
-			m.publish(s1)
+			// Only the ranks above wait for s1, and rank 0 waits for
+			// none: the top rank and rank 0 publish end alone.
+			if m.me > 0 && m.me < m.n-1 {
+				m.publish(s1)
+			}
 			if wantOut {
 				for q := range m.me {
 					m.waitRank(q, s1)

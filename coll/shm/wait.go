@@ -58,6 +58,22 @@ func (m *module) waitAll(s uint64) {
 	m.wait(func() bool { return m.allAt(s) })
 }
 
+// waitOthers waits until every rank but this one has completed step s.
+func (m *module) waitOthers(s uint64) {
+	done := func() bool {
+		for r := range m.n {
+			if r != m.me && !m.at(r, s) {
+				return false
+			}
+		}
+		return true
+	}
+	if done() {
+		return
+	}
+	m.wait(done)
+}
+
 // waitRank waits until rank r has completed step s.
 func (m *module) waitRank(r int, s uint64) {
 	if m.at(r, s) {
