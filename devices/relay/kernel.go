@@ -249,15 +249,22 @@ func loadVerdict(fwd, taken int) (int, error) {
 	return fd, nil
 }
 
-func mapUpdate(m int, key uint64, fd int) error {
-	v := uint32(fd)
+// mapElem runs a map command on one element (BPF_MAP_UPDATE_ELEM,
+// BPF_MAP_LOOKUP_ELEM): key and value point at the key and the value
+// of the map's sizes.
+func mapElem(cmd, m int, key uint64, value unsafe.Pointer, flags uint64) error {
 	attr := struct {
 		m, _       uint32
 		key, value uint64
 		flags      uint64
-	}{m: uint32(m), key: uint64(uintptr(unsafe.Pointer(&key))), value: uint64(uintptr(unsafe.Pointer(&v))), flags: unix.BPF_NOEXIST}
-	_, err := bpf(unix.BPF_MAP_UPDATE_ELEM, unsafe.Pointer(&attr), unsafe.Sizeof(attr))
+	}{m: uint32(m), key: uint64(uintptr(unsafe.Pointer(&key))), value: uint64(uintptr(value)), flags: flags}
+	_, err := bpf(cmd, unsafe.Pointer(&attr), unsafe.Sizeof(attr))
 	return err
+}
+
+func mapUpdate(m int, key uint64, fd int) error {
+	v := uint32(fd)
+	return mapElem(unix.BPF_MAP_UPDATE_ELEM, m, key, unsafe.Pointer(&v), unix.BPF_NOEXIST)
 }
 
 func mapDelete(m int, key uint64) {
@@ -271,23 +278,12 @@ func mapDelete(m int, key uint64) {
 
 func mapLookupU64(m int, key uint64) (uint64, error) {
 	var v uint64
-	attr := struct {
-		m, _       uint32
-		key, value uint64
-		flags      uint64
-	}{m: uint32(m), key: uint64(uintptr(unsafe.Pointer(&key))), value: uint64(uintptr(unsafe.Pointer(&v)))}
-	_, err := bpf(unix.BPF_MAP_LOOKUP_ELEM, unsafe.Pointer(&attr), unsafe.Sizeof(attr))
+	err := mapElem(unix.BPF_MAP_LOOKUP_ELEM, m, key, unsafe.Pointer(&v), 0)
 	return v, err
 }
 
 func mapPutU64(m int, key, v uint64) error {
-	attr := struct {
-		m, _       uint32
-		key, value uint64
-		flags      uint64
-	}{m: uint32(m), key: uint64(uintptr(unsafe.Pointer(&key))), value: uint64(uintptr(unsafe.Pointer(&v))), flags: unix.BPF_ANY}
-	_, err := bpf(unix.BPF_MAP_UPDATE_ELEM, unsafe.Pointer(&attr), unsafe.Sizeof(attr))
-	return err
+	return mapElem(unix.BPF_MAP_UPDATE_ELEM, m, key, unsafe.Pointer(&v), unix.BPF_ANY)
 }
 
 // mapLen counts a map's keys (tests).

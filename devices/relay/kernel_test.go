@@ -196,12 +196,12 @@ func TestParseKernel(t *testing.T) {
 	}
 }
 
-// TestKernelFlowControl: a receiver that stops reading stops the sender
-// after a bounded amount (the kernel's redirect alone would queue
-// without limit in the relay), and once it reads again every byte
-// arrives, in order.
-func TestKernelFlowControl(t *testing.T) {
-	k := needKernel(t)
+// kernelPath opens a path through a relay that forwards in the kernel
+// (skipping the test when this process may not): c is the client's end,
+// tc the target's; both are closed when the test ends.
+func kernelPath(t *testing.T) (k *kfwd, c, tc *net.TCPConn) {
+	t.Helper()
+	k = needKernel(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -217,16 +217,25 @@ func TestKernelFlowControl(t *testing.T) {
 		accepted <- c.(*net.TCPConn)
 	}()
 	_, r := startRelayMode(t, "k", 0, KernelOn)
-	c, err := Dial([]string{r}, l.Addr().String(), secret, 42, 1, 2, ports.Range{}, 3*time.Second)
+	c, err = Dial([]string{r}, l.Addr().String(), secret, 42, 1, 2, ports.Range{}, 3*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	tc := <-accepted
+	t.Cleanup(func() { c.Close() })
+	tc = <-accepted
 	if tc == nil {
 		t.Fatal("no connection at the target")
 	}
-	defer tc.Close()
+	t.Cleanup(func() { tc.Close() })
+	return k, c, tc
+}
+
+// TestKernelFlowControl: a receiver that stops reading stops the sender
+// after a bounded amount (the kernel's redirect alone would queue
+// without limit in the relay), and once it reads again every byte
+// arrives, in order.
+func TestKernelFlowControl(t *testing.T) {
+	k, c, tc := kernelPath(t)
 	pauses := k.pauses.Load()
 	chunk := random(1 << 20)
 	sent := 0
@@ -279,32 +288,7 @@ func TestKernelFlowControl(t *testing.T) {
 // the relay moves them itself, after what the kernel took, and the
 // receiver gets every byte and then the end.
 func TestKernelFinWhilePaused(t *testing.T) {
-	k := needKernel(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	accepted := make(chan *net.TCPConn, 1)
-	go func() {
-		c, err := l.Accept()
-		if err != nil {
-			close(accepted)
-			return
-		}
-		accepted <- c.(*net.TCPConn)
-	}()
-	_, r := startRelayMode(t, "k", 0, KernelOn)
-	c, err := Dial([]string{r}, l.Addr().String(), secret, 42, 1, 2, ports.Range{}, 3*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	tc := <-accepted
-	if tc == nil {
-		t.Fatal("no connection at the target")
-	}
-	defer tc.Close()
+	k, c, tc := kernelPath(t)
 	pauses, copied := k.pauses.Load(), k.copied.Load()
 	first, last := random(20<<20), random(2<<20)
 	errc := make(chan error, 1)
