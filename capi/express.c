@@ -109,6 +109,106 @@ static int tcp_send(struct gmpi_express_peer *p, int dest, const struct gmpi_shm
     return rc;
 }
 
+static int others_pending(const struct gmpi_express *x, const struct gmpi_shm_rx *skip);
+
+static inline uint32_t get32(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* The device's parse of bytes that tcp_recv read from source's stream
+ * and does not take (express_tail.go), while it holds the reading word. */
+extern void gmpi_express_tcp_unread(int source, void *b, int n);
+
+/* tcp_take takes the first frame of the k bytes at f, read from tcp peer
+ * source, when it is the receive's (into buf, cap bytes): a whole plain
+ * eager frame of the receive's envelope that fits, as the matching engine
+ * would give it (nothing is posted or unexpected, and a pair's frames
+ * come in order). Bytes it does not take go back to the device. */
+static int tcp_take(const struct gmpi_express *x, const struct gmpi_express_comm *c, uint8_t *f, size_t k,
+                    void *buf, uint64_t cap, int source, int tag, MPI_Status *status)
+{
+    size_t n = 0;
+    int ok = k >= GMPI_TCP_HEADER;
+    if (ok) {
+        n = get32(f + 48);
+        uint64_t len = (uint64_t)get32(f + 16) | (uint64_t)get32(f + 20) << 32;
+        int32_t htag = (int32_t)get32(f + 12);
+        ok = f[0] == x->eager_kind && f[1] == 0 && f[2] == 0 && f[3] == 0 && get32(f + 4) == c->ctx &&
+             (int32_t)get32(f + 8) == source && (tag == MPI_ANY_TAG || htag == tag) && len == n && n <= cap &&
+             GMPI_TCP_HEADER + n <= k && memcmp(f + 52, "GTCF", 4) == 0;
+        /* RecvID and Offset name a rendezvous; an eager frame has none. */
+        for (int i = 32; ok && i < 48; i++)
+            ok = f[i] == 0;
+    }
+    if (!ok) {
+        gmpi_express_tcp_unread(source, f, (int)k);
+        return GMPI_EXPRESS_DECLINED;
+    }
+    if (n)
+        memcpy(buf, f + GMPI_TCP_HEADER, n);
+    if (status != MPI_STATUS_IGNORE) {
+        status->count_lo = (int)(uint32_t)n;
+        status->count_hi_and_cancelled = 0;
+        status->MPI_SOURCE = source;
+        status->MPI_TAG = (int32_t)get32(f + 12);
+    }
+    if (k > GMPI_TCP_HEADER + n)
+        gmpi_express_tcp_unread(source, f + GMPI_TCP_HEADER + n, (int)(k - GMPI_TCP_HEADER - n));
+    return MPI_SUCCESS;
+}
+
+/* tcp_recv is the receive from tcp peer p (source) into buf (cap bytes):
+ * while nothing is queued anywhere, it reads the pair's socket holding
+ * its reading word (taken by the device's readers too) when the device
+ * holds no part of the stream, at most one frame of the receive's size,
+ * and takes what tcp_take takes. Nothing arriving within tcp_spin polls,
+ * or something arriving elsewhere: Go. */
+static int tcp_recv(struct gmpi_express *x, const struct gmpi_express_comm *c, struct gmpi_express_peer *p,
+                    void *buf, uint64_t cap, int source, int tag, MPI_Status *status)
+{
+    uint8_t f[GMPI_TCP_HEADER + GMPI_TCP_SMALL];
+    size_t want = GMPI_TCP_HEADER + (cap < GMPI_TCP_SMALL ? cap : GMPI_TCP_SMALL);
+    for (int i = 0;; i++) {
+        if (!__atomic_load_n(&x->on, __ATOMIC_RELAXED) || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 ||
+            __atomic_load_n(&x->queued, __ATOMIC_RELAXED) != 0 ||
+            __atomic_load_n(&x->tcp_inbox, __ATOMIC_ACQUIRE) != 0)
+            return GMPI_EXPRESS_DECLINED;
+        __atomic_add_fetch(&x->tcp_polls, 1, __ATOMIC_RELAXED);
+        uint32_t unlocked = 0;
+        if (__atomic_compare_exchange_n(&p->tcp_rlock, &unlocked, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            int fd = __atomic_load_n(&p->tcp_fd1, __ATOMIC_ACQUIRE) - 1;
+            ssize_t k = -1;
+            int err = EAGAIN;
+            /* The inbox again: a reader may have queued a frame before
+             * it gave the word back. */
+            if (fd >= 0 && __atomic_load_n(&p->tcp_rpend, __ATOMIC_RELAXED) == 0 &&
+                __atomic_load_n(&x->tcp_inbox, __ATOMIC_RELAXED) == 0) {
+                do
+                    k = recv(fd, f, want, MSG_DONTWAIT);
+                while (k < 0 && errno == EINTR);
+                err = k < 0 ? errno : 0;
+            } else
+                err = EINVAL;
+            int rc = GMPI_EXPRESS_DECLINED;
+            if (k > 0)
+                rc = tcp_take(x, c, f, (size_t)k, buf, cap, source, tag, status);
+            __atomic_store_n(&p->tcp_rlock, 0, __ATOMIC_RELEASE);
+            /* Taken, given back, at the end of the stream, or an error
+             * (the device's reader sees the end or the error, and
+             * reports it): done here. */
+            if (k >= 0 || (err != EAGAIN && err != EWOULDBLOCK))
+                return rc;
+        }
+        if (i >= x->tcp_spin || others_pending(x, NULL))
+            return GMPI_EXPRESS_DECLINED;
+        if (x->yield)
+            sched_yield();
+        else
+            relax();
+    }
+}
+
 /* lane_send is MPI_Send's and MPI_Rsend's express path (a ready send is a
  * standard send on the wire). */
 static int lane_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -228,9 +328,15 @@ shm:
     if (x->queued != 0)
         return GMPI_EXPRESS_DECLINED;
     const struct gmpi_express_comm *c = args(x, buf, count, datatype, source, comm, &cap);
-    if (c == NULL || x->peers[source].rx == NULL)
+    if (c == NULL)
         return GMPI_EXPRESS_DECLINED;
-    struct gmpi_shm_rx *r = x->peers[source].rx;
+    struct gmpi_express_peer *p = &x->peers[source];
+    if (p->rx == NULL) {
+        if (x->tcp_recv && __atomic_load_n(&p->tcp_fd1, __ATOMIC_RELAXED) != 0)
+            return tcp_recv(x, c, p, buf, cap, source, tag, status);
+        return GMPI_EXPRESS_DECLINED;
+    }
+    struct gmpi_shm_rx *r = p->rx;
     const uint8_t *payload;
     uint64_t n;
     const struct gmpi_shm_hdr *h = gmpi_shm_peek(r, &payload, &n);
