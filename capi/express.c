@@ -109,6 +109,151 @@ static int tcp_send(struct gmpi_express_peer *p, int dest, const struct gmpi_shm
     return rc;
 }
 
+static int others_pending(const struct gmpi_express *x, const struct gmpi_shm_rx *skip);
+
+static inline uint32_t get32(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* The device's parse of bytes that tcp_recv read from source's stream
+ * and does not take (express_tail.go), while it holds the reading word. */
+extern void gmpi_express_tcp_unread(int source, void *b, int n);
+
+/* tcp_frame is what the matching engine would do with the first frame
+ * of the k bytes at f, read from tcp peer source, for the receive (into
+ * cap bytes): a plain eager frame of its envelope that fits is its
+ * message (nothing is posted or unexpected, and a pair's frames come in
+ * order): its payload's size when it is all there, TCP_PART when only
+ * its beginning is; anything else, TCP_GO. */
+enum { TCP_GO = -1, TCP_PART = -2 };
+
+static int64_t tcp_frame(const struct gmpi_express *x, const struct gmpi_express_comm *c, const uint8_t *f,
+                         size_t k, uint64_t cap, int source, int tag)
+{
+    if (k < GMPI_TCP_HEADER)
+        return TCP_PART;
+    uint32_t n = get32(f + 48);
+    uint64_t len = (uint64_t)get32(f + 16) | (uint64_t)get32(f + 20) << 32;
+    int32_t htag = (int32_t)get32(f + 12);
+    if (f[0] != x->eager_kind || f[1] != 0 || f[2] != 0 || f[3] != 0 || get32(f + 4) != c->ctx ||
+        (int32_t)get32(f + 8) != source || (tag != MPI_ANY_TAG && htag != tag) || len != n || n > cap ||
+        n > GMPI_TCP_SMALL || memcmp(f + 52, "GTCF", 4) != 0)
+        return TCP_GO;
+    /* RecvID and Offset name a rendezvous; an eager frame has none. */
+    for (int i = 32; i < 48; i++)
+        if (f[i] != 0)
+            return TCP_GO;
+    return GMPI_TCP_HEADER + (size_t)n <= k ? (int64_t)n : TCP_PART;
+}
+
+/* tcp_deliver copies the payload of the frame at f (n bytes) to buf and
+ * writes the status as the Go path does. */
+static void tcp_deliver(const uint8_t *f, uint64_t n, void *buf, int source, MPI_Status *status)
+{
+    if (n)
+        memcpy(buf, f + GMPI_TCP_HEADER, n);
+    if (status != MPI_STATUS_IGNORE) {
+        status->count_lo = (int)(uint32_t)n;
+        status->count_hi_and_cancelled = 0;
+        status->MPI_SOURCE = source;
+        status->MPI_TAG = (int32_t)get32(f + 12);
+    }
+}
+
+/* tcp_read is one poll of the pair's stream while tcp_recv holds its
+ * reading word: TCP_PART when nothing (or not all of the frame) is there
+ * yet, TCP_GO to leave the receive to Go, MPI_SUCCESS when taken.
+ *
+ * A receive of at most GMPI_TCP_SMALL bytes reads at most one frame of its
+ * size with one recv(2): what it read and does not take (part of the next
+ * frame, a frame not its own) goes back to the device. A larger one peeks
+ * first and reads exactly its frame, so that a long frame, which is the
+ * Go path's, is never read here. */
+static int tcp_read(const struct gmpi_express *x, const struct gmpi_express_comm *c, int fd, void *buf,
+                    uint64_t cap, int source, int tag, MPI_Status *status)
+{
+    uint8_t f[GMPI_TCP_HEADER + GMPI_TCP_SMALL];
+    const int peek = cap > GMPI_TCP_SMALL;
+    size_t want = GMPI_TCP_HEADER + (peek ? GMPI_TCP_SMALL : cap);
+    ssize_t k;
+    do
+        k = recv(fd, f, want, MSG_DONTWAIT | (peek ? MSG_PEEK : 0));
+    while (k < 0 && errno == EINTR);
+    if (k < 0)
+        /* An error other than an empty socket is the device's reader's
+         * to see and report. */
+        return errno == EAGAIN || errno == EWOULDBLOCK ? TCP_PART : TCP_GO;
+    if (k == 0)
+        return TCP_GO; /* the end of the stream: the device's reader reports it */
+    int64_t n = tcp_frame(x, c, f, (size_t)k, cap, source, tag);
+    if (peek) {
+        if (n < 0)
+            return (int)n;
+        /* Its bytes are there and only this thread reads: the read
+         * takes them all. */
+        size_t m = GMPI_TCP_HEADER + (size_t)n;
+        uint8_t g[GMPI_TCP_HEADER + GMPI_TCP_SMALL];
+        ssize_t r;
+        do
+            r = recv(fd, g, m, MSG_DONTWAIT);
+        while (r < 0 && errno == EINTR);
+        if (r != (ssize_t)m) {
+            if (r > 0)
+                gmpi_express_tcp_unread(source, g, (int)r);
+            return TCP_GO;
+        }
+        tcp_deliver(g, (uint64_t)n, buf, source, status);
+        return MPI_SUCCESS;
+    }
+    if (n < 0) {
+        gmpi_express_tcp_unread(source, f, (int)k);
+        return TCP_GO;
+    }
+    tcp_deliver(f, (uint64_t)n, buf, source, status);
+    if ((size_t)k > GMPI_TCP_HEADER + (size_t)n)
+        gmpi_express_tcp_unread(source, f + GMPI_TCP_HEADER + n, (int)((size_t)k - GMPI_TCP_HEADER - (size_t)n));
+    return MPI_SUCCESS;
+}
+
+/* tcp_recv is the receive from tcp peer p (source) into buf (cap bytes):
+ * while nothing is queued anywhere, it polls the pair's stream (tcp_read)
+ * holding its reading word, which the device's readers take too, when
+ * the device holds no part of the stream. Nothing arriving within
+ * tcp_spin polls, or something arriving elsewhere: Go. */
+static int tcp_recv(struct gmpi_express *x, const struct gmpi_express_comm *c, struct gmpi_express_peer *p,
+                    void *buf, uint64_t cap, int source, int tag, MPI_Status *status)
+{
+    for (int i = 0;; i++) {
+        if (!__atomic_load_n(&x->on, __ATOMIC_RELAXED) || __atomic_load_n(&x->outbox, __ATOMIC_RELAXED) != 0 ||
+            __atomic_load_n(&x->queued, __ATOMIC_RELAXED) != 0 ||
+            __atomic_load_n(&x->tcp_inbox, __ATOMIC_ACQUIRE) != 0)
+            return GMPI_EXPRESS_DECLINED;
+        __atomic_add_fetch(&x->tcp_polls, 1, __ATOMIC_RELAXED);
+        uint32_t unlocked = 0;
+        if (__atomic_compare_exchange_n(&p->tcp_rlock, &unlocked, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            int fd = __atomic_load_n(&p->tcp_fd1, __ATOMIC_ACQUIRE) - 1;
+            int rc = TCP_GO;
+            /* The device's words again: a reader may have queued a frame,
+             * or kept part of one, before it gave the word back. */
+            if (fd >= 0 && __atomic_load_n(&p->tcp_rpend, __ATOMIC_RELAXED) == 0 &&
+                __atomic_load_n(&x->tcp_inbox, __ATOMIC_RELAXED) == 0)
+                rc = tcp_read(x, c, fd, buf, cap, source, tag, status);
+            __atomic_store_n(&p->tcp_rlock, 0, __ATOMIC_RELEASE);
+            if (rc == MPI_SUCCESS)
+                return MPI_SUCCESS;
+            if (rc == TCP_GO)
+                return GMPI_EXPRESS_DECLINED;
+        }
+        if (i >= x->tcp_spin || others_pending(x, NULL))
+            return GMPI_EXPRESS_DECLINED;
+        if (x->yield)
+            sched_yield();
+        else
+            relax();
+    }
+}
+
 /* lane_send is MPI_Send's and MPI_Rsend's express path (a ready send is a
  * standard send on the wire). */
 static int lane_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -228,9 +373,15 @@ shm:
     if (x->queued != 0)
         return GMPI_EXPRESS_DECLINED;
     const struct gmpi_express_comm *c = args(x, buf, count, datatype, source, comm, &cap);
-    if (c == NULL || x->peers[source].rx == NULL)
+    if (c == NULL)
         return GMPI_EXPRESS_DECLINED;
-    struct gmpi_shm_rx *r = x->peers[source].rx;
+    struct gmpi_express_peer *p = &x->peers[source];
+    if (p->rx == NULL) {
+        if (x->tcp_recv && __atomic_load_n(&p->tcp_fd1, __ATOMIC_RELAXED) != 0)
+            return tcp_recv(x, c, p, buf, cap, source, tag, status);
+        return GMPI_EXPRESS_DECLINED;
+    }
+    struct gmpi_shm_rx *r = p->rx;
     const uint8_t *payload;
     uint64_t n;
     const struct gmpi_shm_hdr *h = gmpi_shm_peek(r, &payload, &n);

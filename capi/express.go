@@ -85,10 +85,22 @@ func startExpress(level int32) {
 	}
 	if tcpDevice != nil && expressTCPLayout() {
 		// tcp peers (express.c, tcp_send): the device publishes each
-		// pair's socket once connected.
+		// pair's socket once connected. Receives read it too
+		// (tcp_recv) unless GMPI_TCP_EXPRESS_RECV=0 or the grid has
+		// several data representations (the Go path converts).
+		recv := param.TCPExpressRecv.Get(world.Params()) && !world.Heterogeneous()
+		if recv {
+			tcpDevice.SetExpressWords((*int32)(unsafe.Pointer(&x.tcp_inbox)), (*uint32)(unsafe.Pointer(&x.tcp_polls)))
+			x.tcp_recv = 1
+		}
 		for _, r := range tcpRemote {
+			var rd tcp.ExpressReader
+			if recv {
+				rd = tcp.ExpressReader{Lock: (*uint32)(unsafe.Pointer(&peers[r].tcp_rlock)),
+					Pend: (*int32)(unsafe.Pointer(&peers[r].tcp_rpend))}
+			}
 			if r != world.Rank() && tcpDevice.SetExpress(r, (*uint32)(unsafe.Pointer(&peers[r].tcp_lock)),
-				(*int32)(unsafe.Pointer(&peers[r].tcp_fd1))) {
+				(*int32)(unsafe.Pointer(&peers[r].tcp_fd1)), rd) {
 				peers[r].eager = C.uint64_t(world.EagerLimit(r))
 			}
 		}
@@ -104,6 +116,8 @@ func startExpress(level int32) {
 	// starts timing its spin; on an oversubscribed host 16 times,
 	// yielding the CPU between polls as the Go path does.
 	x.spin = C.int32_t(16 * world.SpinPolls())
+	// A poll of a socket is a system call: fewer of them, about as long.
+	x.tcp_spin = C.int32_t(max(2*world.SpinPolls(), 16))
 	x.yield = 0
 	if world.Yields() {
 		x.yield = 1
@@ -133,8 +147,10 @@ func stopExpress() {
 	expressWasOn = false
 	if x.peers != nil && tcpDevice != nil {
 		for _, r := range tcpRemote {
-			tcpDevice.SetExpress(r, nil, nil)
+			tcpDevice.SetExpress(r, nil, nil, tcp.ExpressReader{})
 		}
+		tcpDevice.SetExpressWords(nil, nil)
+		x.tcp_recv = 0
 	}
 	if x.peers != nil {
 		C.free(unsafe.Pointer(x.peers))

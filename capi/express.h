@@ -18,8 +18,13 @@
  * to this receive, so the two paths can alternate freely. A send of at
  * most GMPI_TCP_SMALL bytes to a tcp peer writes the device's eager frame
  * to the pair's socket itself (tcp_send, devices/tcp/express.go) once the
- * Go side connected it; receives from tcp peers stay in Go. express.go
- * keeps this table in step with the runtime.
+ * Go side connected it. A receive from a tcp peer (tcp_recv), under the
+ * shm receive's conditions and while the device holds no frame read but
+ * not handed over (tcp_inbox) and no part of one (the peer's tcp_rpend),
+ * reads the socket itself, taking the pair's reading word: a whole eager
+ * frame that is the receive's it takes; bytes it does not take go back
+ * to the device (gmpi_express_tcp_unread), which parses them as its own
+ * reader would. express.go keeps this table in step with the runtime.
  *
  * Peers in this process's vendor MPI job (vMPI, devices/vmpi) have a lane
  * of their own: a small message goes out as the vmpi device's frame with
@@ -60,7 +65,11 @@ struct gmpi_express_peer {
      * every writer of the connection holds. */
     int32_t tcp_fd1;
     uint32_t tcp_lock;
-    int32_t pad;
+    /* A tcp peer whose socket the lane also reads (tcp_recv): the word
+     * held by whoever reads the pair's stream, and 1 while the device
+     * holds bytes of it (devices/tcp/express.go, ExpressReader). */
+    uint32_t tcp_rlock;
+    int32_t tcp_rpend;
 };
 
 /* The tcp device's frame (devices/tcp/wire.go): a header of
@@ -112,6 +121,14 @@ struct gmpi_express {
     uint8_t eager_kind; /* mpirt.FrameEager */
     uint64_t prefetch;  /* MPI_Isend: asks for the ring line this far past the tail (0: no) */
     struct gmpi_express_peer *peers; /* by world rank */
+    /* tcp_recv: on (GMPI_TCP_EXPRESS_RECV), the device's count of frames
+     * read and not handed over (mirrored), the polls of sockets made here
+     * (the device's drainer stands aside while they move), and how many
+     * polls a receive makes before it leaves the wait to Go. */
+    int32_t tcp_recv;
+    int32_t tcp_inbox;
+    uint32_t tcp_polls;
+    int32_t tcp_spin;
     /* vMPI (devices/vmpi): the vendor job's world ranks by vendor rank
      * (-1: not a peer), and how many polls of the vendor a receive makes
      * before it leaves the wait to Go; nvworld 0: no vmpi peers. */

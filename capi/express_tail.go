@@ -49,3 +49,15 @@ func gmpi_express_tcp_finish(dest int32, rest unsafe.Pointer, n int32) (rc int32
 	}
 	return 1
 }
+
+// gmpi_express_tcp_unread gives the tcp device the n bytes at b that the
+// express lane read from source's stream and does not take
+// (capi/express.c, tcp_recv); the lane still holds the stream's reading
+// word.
+//
+//export gmpi_express_tcp_unread
+func gmpi_express_tcp_unread(source int32, b unsafe.Pointer, n int32) {
+	if d := tcpDevice; d != nil {
+		d.ExpressUnread(int(source), unsafe.Slice((*byte)(b), n))
+	}
+}

@@ -183,6 +183,11 @@ type Device struct {
 	inside   atomic.Int32
 	sleepMu  sync.Mutex // one thread at a time sleeps on the sockets
 	canSleep bool       // the Waker calls kickWake on Wake
+
+	// xinbox mirrors n for the C express lane's reader, xpolls counts
+	// its polls of the sockets (SetExpressWords, express.go).
+	xinbox atomic.Pointer[int32]
+	xpolls atomic.Pointer[uint32]
 }
 
 // standAside is how long after an MPI thread last drained the sockets the
@@ -222,9 +227,10 @@ type peer struct {
 	conn     atomic.Pointer[conn] // the pair's connection, set once
 	ready    chan struct{}        // closed when conn is set or err is
 	err      error                // the pair is lost (under mu)
-	// xlock and xfd are a C caller's (SetExpress), under mu.
+	// xlock, xfd and xrd are a C caller's (SetExpress), under mu.
 	xlock *uint32
 	xfd   *int32
+	xrd   ExpressReader
 }
 
 // conn is the pair's connection.
@@ -655,6 +661,7 @@ func (d *Device) installLocked(p *peer, nc *net.TCPConn) {
 	c := &conn{fd: fd, done: make(chan struct{})}
 	c.rx.fd = fd
 	c.rx.buf = make([]byte, 64<<10)
+	c.rx.setReader(p.xrd) // before any reader can see c
 	d.connMu.Lock()
 	old := *d.conns.Load()
 	c.idx = len(old)
@@ -809,6 +816,11 @@ type rx struct {
 	hdr  bool   // f.hdr is parsed; its payload is being read
 	f    inFrame
 	got  int // payload bytes of f in place
+	// xl and xp are a C reader's words (ExpressReader): whoever parses
+	// or reads this connection holds xl (Go after mu, lockX), and xp
+	// says whether buf or hdr hold bytes of the socket.
+	xl atomic.Pointer[uint32]
+	xp atomic.Pointer[int32]
 }
 
 // errAgain: the socket has nothing more for now.
@@ -951,6 +963,7 @@ func (d *Device) drainOne(pc peerConn, wait, now bool) {
 		return
 	}
 	var err error
+	l := c.rx.lockX()
 	if !c.rx.dead {
 		// Frames of this connection queued earlier go first: only
 		// with nothing queued may its frames skip the queue (any that
@@ -959,6 +972,7 @@ func (d *Device) drainOne(pc peerConn, wait, now bool) {
 			c.rx.dead = true
 		}
 	}
+	c.rx.unlockX(l)
 	c.rx.mu.Unlock()
 	if err != nil && err != errAgain {
 		d.lost(pc.p, c, err)
@@ -1018,6 +1032,9 @@ func (d *Device) drainer() {
 	seen := d.polls.Load()
 	inside := func() bool {
 		n := d.polls.Load()
+		if xp := d.xpolls.Load(); xp != nil {
+			n += uint64(atomic.LoadUint32(xp)) // the C lane's reader polls too
+		}
 		moved := n != seen
 		seen = n
 		return moved || d.inside.Load() > 0
@@ -1137,7 +1154,7 @@ func (d *Device) deliver(f inFrame) {
 func (d *Device) push(f inFrame) {
 	d.inMu.Lock()
 	d.inbox = append(d.inbox, f)
-	d.n.Store(int32(len(d.inbox)))
+	d.setN(int32(len(d.inbox)))
 	d.inMu.Unlock()
 	d.cfg.Waker.Ring()
 }
@@ -1222,7 +1239,7 @@ func (d *Device) handleQueued() int {
 	d.inMu.Lock()
 	in := d.inbox
 	d.inbox = d.spare[:0]
-	d.n.Store(0)
+	d.setN(0)
 	d.inMu.Unlock()
 	for i := range in {
 		f := &in[i]
@@ -1285,7 +1302,9 @@ func (d *Device) Close() error {
 	// not (deadline).
 	for _, pc := range *d.conns.Load() {
 		pc.c.rx.mu.Lock()
+		l := pc.c.rx.lockX()
 		pc.c.rx.dead = true
+		pc.c.rx.unlockX(l)
 		pc.c.rx.mu.Unlock()
 		d.lost(pc.p, pc.c, io.EOF)
 	}

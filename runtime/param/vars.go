@@ -96,6 +96,8 @@ var (
 		"the address (host or IP, optionally host:port) other hosts dial to reach this rank, when it differs from the one it binds (NAT, multi-homed hosts); a grid file's advertise sets it per host")
 	TCPCongestion = String("GMPI_TCP_CONGESTION", "auto", ScopeTCP,
 		"congestion control of the tcp device's connections: auto (cubic, else reno), system (always the system's default), or an algorithm name the kernel offers (net.ipv4.tcp_available_congestion_control)")
+	TCPExpressRecv = Bool("GMPI_TCP_EXPRESS_RECV", true, ScopeTCP,
+		"1 (default): a small blocking receive from a tcp peer reads the pair's socket in C without entering Go when nothing else is queued (the express lane; off on grids of several data representations); 0: receives from tcp peers take the Go path")
 	TCPPoll = Auto("GMPI_TCP_POLL", ScopeTCP,
 		"1/0: the waiting thread reads tcp sockets itself and, alone, sleeps on them in poll(2) (auto: only without shared-memory peers)")
 

@@ -380,7 +380,9 @@ static void fanin(struct ctx *c, int ci, MPI_Comm comm, int crank, int csize)
         return;
     }
     int n = (csize - 1) * k, next[64] = {0};
-    long maxb = 2 * eager + 16; /* the largest message any source sends */
+    /* The largest message any source sends: 2 * eager + 3 bytes, or the
+     * fixed size 1000 when the eager limit is small. */
+    long maxb = (2 * eager > 1000 ? 2 * eager : 1000) + 16;
     char **lines = calloc(n, sizeof(char *));
     void *buf = malloc(maxb);
     for (int j = 0; j < n; j++) {

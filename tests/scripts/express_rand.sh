@@ -7,7 +7,7 @@
 # runs' records of every receive (message, count, checksum, status) rank by
 # rank. Cases: 2 ranks; 4 ranks on 2 CPUs (oversubscribed); a small eager
 # limit (every size class often); threads under MPI_THREAD_MULTIPLE; 3
-# ranks all over tcp.
+# ranks all over tcp, with the default and a small eager limit.
 # EXPRESS_RAND_SEED=N repeats a run (the seed is printed).
 #
 # express_rand.sh BUILD FRONT runs the same through another ABI front (the
@@ -92,4 +92,7 @@ compare eager 3 EXPRESS_RAND_ROUNDS=300 GMPI_EAGER_LIMIT=512
 compare threads 2 EXPRESS_RAND_ROUNDS=100 EXPRESS_RAND_THREADS=3
 # Every peer over tcp (the lane's sends to tcp peers, express.c tcp_send).
 compare tcp 3 EXPRESS_RAND_ROUNDS=200 GMPI_DEVICE=tcp
+# The same with a small eager limit: the lane's receives from tcp peers
+# (express.c tcp_recv) meet rendezvous and longer frames often.
+compare tcp_eager 3 EXPRESS_RAND_ROUNDS=200 GMPI_DEVICE=tcp GMPI_EAGER_LIMIT=256
 echo "express_rand.sh: all cases agree (seed $seed)"
