@@ -28,6 +28,13 @@
 // prefix, and the sender hands its buffer to the vendor's send with
 // that tag; Poll completes the receive as the data frame it replaces.
 // So the vendor moves the body into a receive that is already posted.
+// Earlier still (startEarly): the sender hands the body to the vendor's
+// send as its RTS leaves, with a tag of its own in the RTS's prefix,
+// and the receiver posts that receive with the CTS (postEarly), so the
+// vendor's own rendezvous starts without waiting for the CTS to cross
+// back; the data frame only waits for the vendor. This is the default
+// whenever the runtime gives the send's buffer (DataSource); the CTS
+// way remains for single-copy RTSs and when no tag is free.
 //
 // Progress, MPICH-G2's cases: one receive for tagFrame from
 // MPI_ANY_SOURCE is always posted in the vendor, and Poll tests it.
