@@ -25,6 +25,20 @@ type DataSinkUser interface {
 // then only counts the bytes.
 type DataSink func(recvID, offset uint64, n int) []byte
 
+// DataSourceUser is a device that starts a rendezvous message's data
+// with its RTS (devices/vmpi: the vendor runs its own rendezvous, so
+// the data need not wait for the CTS). NewWorld hands it the runtime's
+// source before Start.
+type DataSourceUser interface {
+	SetDataSource(DataSource)
+}
+
+// DataSource returns the buffer of the rendezvous send whose RTS carries
+// sendID (the bytes its FrameData frames will carry, unchanged until the
+// send completes), or nil when the request is not a pending send. It is
+// safe from any goroutine.
+type DataSource func(sendID uint64) []byte
+
 // FailureReporter is a device that can lose a peer (a connection closed
 // mid-message, a dead process). NewWorld hands it the runtime's entry
 // point before Start; the device calls it from Poll, under the Handler's
@@ -74,6 +88,9 @@ func (w *World) setupDeviceExtras() {
 		if s, ok := d.(DataSinkUser); ok {
 			s.SetDataSink(w.dataSink)
 		}
+		if s, ok := d.(DataSourceUser); ok {
+			s.SetDataSource(w.dataSource)
+		}
 		if f, ok := d.(FailureReporter); ok {
 			f.SetFailureHandler(w.PeerFailed)
 		}
@@ -100,6 +117,14 @@ func (w *World) dataSink(recvID, offset uint64, n int) []byte {
 		return nil
 	}
 	return r.buf[offset : offset+uint64(n)]
+}
+
+func (w *World) dataSource(sendID uint64) []byte {
+	r := w.lookup(sendID, false)
+	if r == nil || r.Kind != ReqSend {
+		return nil
+	}
+	return r.buf
 }
 
 // inPlace reports whether payload already is dst (a DataSink slice).

@@ -28,6 +28,13 @@
 // prefix, and the sender hands its buffer to the vendor's send with
 // that tag; Poll completes the receive as the data frame it replaces.
 // So the vendor moves the body into a receive that is already posted.
+// Earlier still (startEarly): the sender hands the body to the vendor's
+// send as its RTS leaves, with a tag of its own in the RTS's prefix,
+// and the receiver posts that receive with the CTS (postEarly), so the
+// vendor's own rendezvous starts without waiting for the CTS to cross
+// back; the data frame only waits for the vendor. This is the default
+// whenever the runtime gives the send's buffer (DataSource); the CTS
+// way remains for single-copy RTSs and when no tag is free.
 //
 // Progress, MPICH-G2's cases: one receive for tagFrame from
 // MPI_ANY_SOURCE is always posted in the vendor, and Poll tests it.
@@ -122,8 +129,10 @@ const (
 	tagBody  = 2
 	// Direct bodies (see Device.postBody) take tags from this range, one
 	// per transfer in flight from a peer (every MPI guarantees tags up to
-	// 32767).
+	// 32767): the receiver picks them in [tagDirectMin, tagEarlyMin), the
+	// sender of an early body (startEarly) in [tagEarlyMin, tagDirectMax].
 	tagDirectMin = 3
+	tagEarlyMin  = 16384
 	tagDirectMax = 32767
 )
 
@@ -276,6 +285,39 @@ type Device struct {
 	nbodies  atomic.Int32
 	nextTag  []int32
 	directTo map[directKey]directBody
+
+	// Early bodies (startEarly), under mu. Sending side: the vendor
+	// sends started with an RTS, by SendID, and the tags they hold
+	// (per destination vendor rank, until the receiver posted the
+	// body). Receiving side: the early bodies announced by RTS frames
+	// whose receive is not posted yet, by (world rank, SendID).
+	source    mpirt.DataSource
+	earlyOut  map[uint64]*early
+	earlyUsed map[earlyTag]struct{}
+	nextEarly []int32
+	earlyIn   map[directKey]earlyIn
+}
+
+// early is a rendezvous message's data handed to the vendor's send with
+// its RTS (startEarly), before any CTS.
+type early struct {
+	dest C.int // vendor rank
+	tag  int32
+	reqs [directChunks]C.uint64_t
+	nreq int
+	pin  runtime.Pinner
+}
+
+// earlyTag is a tag an early body to vendor rank dest holds.
+type earlyTag struct {
+	dest int
+	tag  int32
+}
+
+// earlyIn is an early body announced by an RTS: its tag and length.
+type earlyIn struct {
+	tag int32
+	len uint64
 }
 
 // body is a rendezvous message's data posted as vendor receives straight
@@ -300,13 +342,15 @@ type directKey struct {
 }
 
 type directBody struct {
-	tag int32
-	len uint64
+	tag   int32
+	len   uint64
+	early *early // the data already went with the RTS (startEarly)
 }
 
 var (
 	_ mpirt.Device          = (*Device)(nil)
 	_ mpirt.DataSinkUser    = (*Device)(nil)
+	_ mpirt.DataSourceUser  = (*Device)(nil)
 	_ mpirt.FailureReporter = (*Device)(nil)
 )
 
@@ -332,6 +376,7 @@ func (d *Device) fail(err error) {
 	}
 	d.bodies = nil
 	d.nbodies.Store(0)
+	d.dropEarlyOutLocked()
 	d.mu.Unlock()
 	if d.failed == nil {
 		return
@@ -348,7 +393,9 @@ func New(cfg Config) (*Device, error) {
 		return nil, fmt.Errorf("vmpi: no vendor MPI")
 	}
 	d := &Device{cfg: cfg, grank: make([]int, v.Size), vrank: make([]int, cfg.Size),
-		nextTag: make([]int32, v.Size), directTo: make(map[directKey]directBody)}
+		nextTag: make([]int32, v.Size), directTo: make(map[directKey]directBody),
+		earlyOut: make(map[uint64]*early), earlyUsed: make(map[earlyTag]struct{}),
+		nextEarly: make([]int32, v.Size), earlyIn: make(map[directKey]earlyIn)}
 	for i := range d.grank {
 		d.grank[i] = -1
 	}
@@ -380,6 +427,9 @@ func (d *Device) MustPoll() bool { return true }
 // SetDataSink receives the runtime's sink for rendezvous data.
 func (d *Device) SetDataSink(s mpirt.DataSink) { d.sink = s }
 
+// SetDataSource receives the runtime's source of rendezvous sends' data.
+func (d *Device) SetDataSource(s mpirt.DataSource) { d.source = s }
+
 // Start posts the frame receive.
 func (d *Device) Start(h mpirt.Handler) error {
 	d.h = h
@@ -401,13 +451,37 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 	}
 	dest := C.int(d.vrank[peer])
 	btag := 0
+	var e *early
 	switch hdr.Kind {
+	case mpirt.FrameRTS:
+		if e = d.startEarly(dest, &hdr); e != nil {
+			btag = int(e.tag)
+		}
 	case mpirt.FrameCTS:
-		btag = d.postBody(int(dest), &hdr)
+		if ei, ok := d.takeEarlyIn(peer, hdr.SendID); ok {
+			if btag = d.postEarly(int(dest), &hdr, ei); btag == 0 {
+				return fmt.Errorf("vmpi: cannot post the receive of rank %d's %d-byte message", peer, ei.len)
+			}
+		} else {
+			btag = d.postBody(int(dest), &hdr)
+		}
+	case mpirt.FrameCancelAck:
+		if ei, ok := d.takeEarlyIn(peer, hdr.SendID); ok && hdr.Len != 0 {
+			// The message is withdrawn: its early body is received
+			// (and dropped) before the sender hears so, so that its
+			// send is done with the buffer when the cancel completes.
+			if err := d.drainEarly(peer, dest, ei); err != nil {
+				return err
+			}
+		}
 	case mpirt.FrameData:
 		if db, ok := d.takeDirect(peer, hdr.RecvID); ok {
 			if hdr.Offset != 0 || uint64(len(payload)) != db.len {
 				return fmt.Errorf("vmpi: %d bytes at offset %d for rank %d's direct body of %d bytes", len(payload), hdr.Offset, peer, db.len)
+			}
+			if db.early != nil {
+				// The data went with the RTS: wait for the vendor.
+				return d.finishEarly(db.early)
 			}
 			return d.sendBody(peer, dest, db.tag, payload)
 		}
@@ -424,7 +498,12 @@ func (d *Device) Send(peer int, hdr mpirt.Header, payload []byte) error {
 		rc := C.vmpi_send_small_fields(dest, C.uint64_t(w[0]), C.uint64_t(w[1]), C.uint64_t(w[2]), C.uint64_t(w[3]),
 			C.uint64_t(w[4]), C.uint64_t(w[5]), p, C.int(len(payload)), C.int(btag))
 		if rc != 0 && btag != 0 {
-			d.withdrawLocked(int(dest), int32(btag))
+			if e != nil {
+				d.dropEarlyLocked(e)
+				delete(d.earlyOut, hdr.SendID)
+			} else {
+				d.withdrawLocked(int(dest), int32(btag))
+			}
 		}
 		d.mu.Unlock()
 		if rc != 0 {
@@ -546,14 +625,23 @@ func (d *Device) postBody(src int, hdr *mpirt.Header) int {
 	if dst == nil {
 		return 0
 	}
-	b := &body{src: src, ctx: hdr.Context, recvID: hdr.RecvID, dst: dst}
+	return d.postBodyTag(src, hdr, dst, 0)
+}
+
+// postBodyTag posts the vendor receives of a direct body from vendor
+// rank src into dst, with tag (0: a free tag of the receiver's range).
+// It returns the tag, or 0 when nothing was posted.
+func (d *Device) postBodyTag(src int, hdr *mpirt.Header, dst []byte, tag int32) int {
+	b := &body{src: src, ctx: hdr.Context, recvID: hdr.RecvID, dst: dst, tag: tag}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
 		return 0
 	}
-	if b.tag = d.bodyTagLocked(src); b.tag == 0 {
-		return 0
+	if b.tag == 0 {
+		if b.tag = d.bodyTagLocked(src); b.tag == 0 {
+			return 0
+		}
 	}
 	b.pin.Pin(unsafe.SliceData(dst))
 	for off := 0; off < len(dst); off += bodyChunk {
@@ -572,9 +660,9 @@ func (d *Device) postBody(src int, hdr *mpirt.Header) int {
 // bodyTagLocked picks a tag for a direct body from vendor rank src that
 // no body posted from src uses; 0 when all are taken. Must hold d.mu.
 func (d *Device) bodyTagLocked(src int) int32 {
-	for range tagDirectMax - tagDirectMin + 1 {
+	for range tagEarlyMin - tagDirectMin {
 		t := d.nextTag[src]
-		if t < tagDirectMin || t >= tagDirectMax {
+		if t < tagDirectMin || t >= tagEarlyMin-1 {
 			d.nextTag[src] = tagDirectMin
 		} else {
 			d.nextTag[src] = t + 1
@@ -659,6 +747,161 @@ func (d *Device) pollBodies() int {
 		d.fail(err)
 	}
 	return len(done)
+}
+
+// startEarly is the sending side of an early body. A rendezvous
+// message to a vendor peer is handed to the vendor's nonblocking send
+// (one per bodyChunk) with a tag of the sender's range as its RTS
+// leaves, with the tag in the RTS's prefix: the vendor runs its own
+// rendezvous (Open MPI's single copy, MPICH's), so the receiver's
+// vendor starts moving the data as soon as its receive is posted, with
+// the CTS (postEarly), instead of after a CTS crossed back to us and
+// our send crossed again. The data frame after the CTS only waits for
+// the vendor (finishEarly); a cancelled message's body is received and
+// dropped before the cancel's ack (Send, drainEarly). The tag stays
+// held until the receiver posted its receive (the CTS or the cancel
+// ack came back), so that two bodies to a peer never share one. nil:
+// the data goes the CTS way (no source, a single-copy RTS, no tag free,
+// a vendor error).
+func (d *Device) startEarly(dest C.int, hdr *mpirt.Header) *early {
+	if d.source == nil || hdr.Flags&mpirt.FlagRMA != 0 || hdr.Len == 0 || hdr.Len > directChunks*bodyChunk {
+		return nil
+	}
+	buf := d.source(hdr.SendID)
+	if uint64(len(buf)) != hdr.Len {
+		return nil
+	}
+	e := &early{dest: dest}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	if e.tag = d.earlyTagLocked(int(dest)); e.tag == 0 {
+		return nil
+	}
+	e.pin.Pin(unsafe.SliceData(buf))
+	for off := 0; off < len(buf); off += bodyChunk {
+		c := min(len(buf)-off, bodyChunk)
+		if rc := C.vmpi_isend(unsafe.Pointer(&buf[off]), C.int(c), dest, C.int(e.tag), &e.reqs[e.nreq]); rc != 0 {
+			d.dropEarlyLocked(e)
+			return nil
+		}
+		e.nreq++
+	}
+	d.earlyUsed[earlyTag{int(dest), e.tag}] = struct{}{}
+	d.earlyOut[hdr.SendID] = e
+	return e
+}
+
+// earlyTagLocked picks a tag of the sender's range that no early body
+// to vendor rank dest holds; 0 when all are taken. Must hold d.mu.
+func (d *Device) earlyTagLocked(dest int) int32 {
+	for range tagDirectMax - tagEarlyMin + 1 {
+		t := d.nextEarly[dest]
+		if t < tagEarlyMin || t > tagDirectMax {
+			t = tagEarlyMin
+		}
+		d.nextEarly[dest] = t + 1
+		if _, used := d.earlyUsed[earlyTag{dest, t}]; !used {
+			return t
+		}
+	}
+	return 0
+}
+
+// dropEarlyLocked withdraws early body e's vendor sends (cancelled, not
+// waited for: the vendor failed or the receiver never heard of them)
+// and frees its tag. Must hold d.mu.
+func (d *Device) dropEarlyLocked(e *early) {
+	for i := 0; i < e.nreq; i++ {
+		C.vmpi_cancel(&e.reqs[i])
+	}
+	e.nreq = 0
+	e.pin.Unpin()
+	delete(d.earlyUsed, earlyTag{int(e.dest), e.tag})
+}
+
+// dropEarlyOutLocked withdraws every early body whose receiver has not
+// answered (Close, fail). Must hold d.mu.
+func (d *Device) dropEarlyOutLocked() {
+	for id, e := range d.earlyOut {
+		d.dropEarlyLocked(e)
+		delete(d.earlyOut, id)
+	}
+	for k, db := range d.directTo {
+		if db.early != nil {
+			d.dropEarlyLocked(db.early)
+			delete(d.directTo, k)
+		}
+	}
+}
+
+// finishEarly waits until the vendor is done with early body e (its
+// receiver posted the receive), then frees its tag.
+func (d *Device) finishEarly(e *early) error {
+	err := d.wait(e.reqs[:e.nreq])
+	d.mu.Lock()
+	e.pin.Unpin()
+	delete(d.earlyUsed, earlyTag{int(e.dest), e.tag})
+	d.mu.Unlock()
+	return err
+}
+
+// takeEarlyIn finds (and forgets) the early body world rank peer
+// announced with the RTS of its send sendID.
+func (d *Device) takeEarlyIn(peer int, sendID uint64) (earlyIn, bool) {
+	k := directKey{peer, sendID}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ei, ok := d.earlyIn[k]
+	if ok {
+		delete(d.earlyIn, k)
+	}
+	return ei, ok
+}
+
+// postEarly is the receiving side of an early body: before the CTS hdr
+// goes to vendor rank src, the body announced by its RTS is posted as
+// vendor receives (its sender's tag) into the matched receive's buffer,
+// or into memory of our own when the receive is shorter (the Handler
+// then keeps what fits). Poll completes it like a direct body. It
+// returns the tag, 0 on a vendor error.
+func (d *Device) postEarly(src int, hdr *mpirt.Header, ei earlyIn) int {
+	if ei.len != hdr.Len {
+		return 0
+	}
+	var dst []byte
+	if d.sink != nil {
+		dst = d.sink(hdr.RecvID, 0, int(ei.len))
+	}
+	if dst == nil {
+		dst = make([]byte, ei.len)
+	}
+	return d.postBodyTag(src, hdr, dst, ei.tag)
+}
+
+// drainEarly receives and drops the early body ei from world rank peer
+// (vendor rank src) of a message withdrawn by its sender's cancel.
+func (d *Device) drainEarly(peer int, src C.int, ei earlyIn) error {
+	buf := make([]byte, ei.len)
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	pin.Pin(unsafe.SliceData(buf))
+	var reqs [directChunks]C.uint64_t
+	nreq := 0
+	d.mu.Lock()
+	for off := 0; off < len(buf); off += bodyChunk {
+		c := min(len(buf)-off, bodyChunk)
+		if rc := C.vmpi_irecv(unsafe.Pointer(&buf[off]), C.int(c), src, C.int(ei.tag), &reqs[nreq]); rc != 0 {
+			d.mu.Unlock()
+			d.wait(reqs[:nreq])
+			return fmt.Errorf("vmpi: MPI_Irecv from rank %d: %s", peer, errorString(rc))
+		}
+		nreq++
+	}
+	d.mu.Unlock()
+	return d.wait(reqs[:nreq])
 }
 
 // takeDirect finds (and forgets) the direct body that world rank peer
@@ -788,12 +1031,38 @@ func (d *Device) deliver(src int, msg []byte) (eager bool) {
 	btag := binary.LittleEndian.Uint32(msg[12:])
 	d.rxHdr = *(*mpirt.Header)(unsafe.Pointer(&msg[prefixSize]))
 	hdr := &d.rxHdr
-	if hdr.Kind == mpirt.FrameCTS && btag != 0 {
-		// The receiver posted the body (postBody): our data frame for
-		// this CTS goes to that receive (Send, sendBody).
+	switch {
+	case hdr.Kind == mpirt.FrameCTS && btag != 0:
+		// The receiver posted the body (postBody, postEarly): our data
+		// frame for this CTS goes to that receive (Send, sendBody), or
+		// is already on its way (startEarly).
 		d.mu.Lock()
-		d.directTo[directKey{d.grank[src], hdr.RecvID}] = directBody{tag: int32(btag), len: hdr.Len}
+		db := directBody{tag: int32(btag), len: hdr.Len}
+		if e := d.earlyOut[hdr.SendID]; e != nil && e.tag == int32(btag) {
+			db.early = e
+			delete(d.earlyOut, hdr.SendID)
+		}
+		d.directTo[directKey{d.grank[src], hdr.RecvID}] = db
 		d.mu.Unlock()
+	case hdr.Kind == mpirt.FrameRTS && btag != 0:
+		// The data follows as a vendor message with tag btag
+		// (startEarly); its receive is posted with the CTS (postEarly).
+		d.mu.Lock()
+		d.earlyIn[directKey{d.grank[src], hdr.SendID}] = earlyIn{tag: int32(btag), len: hdr.Len}
+		d.mu.Unlock()
+	case hdr.Kind == mpirt.FrameCancelAck && hdr.Len != 0:
+		// Our cancelled message's early body was received and dropped
+		// (Send drained it before the ack): the vendor's send completes.
+		d.mu.Lock()
+		e := d.earlyOut[hdr.SendID]
+		delete(d.earlyOut, hdr.SendID)
+		d.mu.Unlock()
+		if e != nil {
+			if err := d.finishEarly(e); err != nil {
+				d.fail(err)
+				return true
+			}
+		}
 	}
 	var payload []byte
 	if inline {
@@ -847,6 +1116,7 @@ func (d *Device) Close() error {
 	}
 	d.bodies = nil
 	d.nbodies.Store(0)
+	d.dropEarlyOutLocked()
 	for _, p := range d.packs {
 		C.free(p)
 	}

@@ -7,9 +7,11 @@
 # Debian's Open MPI as site 0's vendor MPI (topology attributes with depth
 # 4 for its ranks, the MPICH-G2 example, ring, p2p_semantics, bigmsg,
 # bigwild (rendezvous bodies received straight into posted vendor
-# receives), collectives, hiercoll with the vendor-collective handoff),
+# receives), cancel and mprobe (rendezvous bodies sent with the RTS:
+# a cancelled one is drained, a probed one waits in the vendor),
+# collectives, hiercoll with the vendor-collective handoff),
 # and the same grid with Debian's MPICH as the vendor (ring, bigmsg,
-# bigwild, hiercoll;
+# bigwild, cancel, hiercoll;
 # grid_local runs MPICH as a vendor on one host).
 set -u
 BUILD=$(cd "${1:?usage: $0 BUILD}" && pwd)
@@ -64,7 +66,7 @@ topo 3 3 0 1 1'
 $got
 want
 $want"
-for t in g2topo ring p2p_semantics bigmsg bigwild collectives; do
+for t in g2topo ring p2p_semantics bigmsg bigwild cancel mprobe collectives; do
     run "$t" "$GRID" "$BUILD/tests/c/$t"
 done
 # coll/hier with the vendor machine's part of barrier, bcast, reduce and
@@ -74,7 +76,7 @@ HIERCOLL_QUICK=1 GMPI_HIER_VENDOR=1 run hiercoll "$GRID" -x HIERCOLL_QUICK -x GM
 
 if [ -e "$MPICH_LIB" ] && command -v mpiexec.mpich >/dev/null; then
     grid "$MPICH_LIB" mpiexec.mpich >"$dir/mpich.toml"
-    for t in ring bigmsg bigwild; do
+    for t in ring bigmsg bigwild cancel; do
         run "mpich-$t" "$dir/mpich.toml" "$BUILD/tests/c/$t"
     done
     HIERCOLL_QUICK=1 run mpich-hiercoll "$dir/mpich.toml" -x HIERCOLL_QUICK "$BUILD/tests/c/hiercoll"
