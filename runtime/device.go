@@ -59,7 +59,8 @@ const (
 	// FlagSync: the sender waits for FrameSyncAck (MPI_Ssend, eager path).
 	FlagSync uint8 = 1 << iota
 	// FlagRMA: an RTS whose data the receiver may read directly from the
-	// sender's address space at Addr (cross-memory attach).
+	// sender's address space at Addr (cross-memory attach); the receiver
+	// may also answer with a CTS, and the data streams.
 	FlagRMA
 	// FlagForeign is never sent: the receiver sets it on an eager or RTS
 	// frame from a peer of another data representation (hetero.go) as the

@@ -113,12 +113,21 @@ func (w *World) isend(c *Comm, ctx uint32, buf []byte, dest, tag int, mode SendM
 	}
 	h.Kind = FrameRTS
 	h.SendID = w.register(r)
-	if w.remote[peer] != nil && len(buf) >= w.rmaMin {
+	// Every rendezvous message to a peer that can read our memory offers
+	// its address: the receiver picks single copy or streaming (deliver),
+	// knowing what we cannot, whether it is busy with sends of its own.
+	if w.remote[peer] != nil {
 		h.Flags |= FlagRMA
 		h.Offset = uint64(uintptr(unsafe.Pointer(&buf[0])))
+		r.rmaOut = true
+		w.rmaOut[peer].Add(1)
 	}
 	if err := w.sendFrame(peer, h, nil); err != nil {
 		w.lookup(h.SendID, true)
+		if r.rmaOut {
+			r.rmaOut = false
+			w.rmaOut[peer].Add(-1)
+		}
 		return nil, err
 	}
 	return r, nil
@@ -346,8 +355,17 @@ func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
 		if h.Flags&(FlagForeign|FlagPacked) != 0 {
 			w.stageForeign(r, peer, h)
 		} else if rr := w.remote[peer]; rr != nil && h.Len > 0 {
-			w.deliverRMA(rr, r, peer, h, n)
-			return
+			// Both directions at once (we have single-copy sends to peer
+			// that are not done): both cores are busy, so the copies of
+			// streaming no longer overlap with idle time and sharing the
+			// copy only moves work between them; one copy each, by its
+			// receiver, is the least work (bench/README.md, "Both
+			// directions"). One direction: single copy from rmaMin,
+			// shared from pushMin, else stream.
+			if busy := w.rmaOut[peer].Load() > 0; busy || h.Len >= uint64(w.rmaMin) {
+				w.deliverRMA(rr, r, peer, h, n, !busy)
+				return
+			}
 		}
 	}
 	r.remaining = h.Len
@@ -356,12 +374,12 @@ func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
 }
 
 // deliverRMA copies the n bytes of single-copy rendezvous message h from
-// the sender's memory into receive r. A large message is copied by both
-// processes at once: the receiver asks the sender to write the second
+// the sender's memory into receive r. With share, a large message is
+// copied by both processes at once: the receiver asks the sender to write the second
 // half (FrameRMAPush, sent first) and reads the first half itself once
 // that request is on its way; r completes when both halves are in. The
 // sender's request completes at FrameRMADone, after the receiver's read.
-func (w *World) deliverRMA(rr RemoteReader, r *Request, peer int, h *Header, n uint64) {
+func (w *World) deliverRMA(rr RemoteReader, r *Request, peer int, h *Header, n uint64, share bool) {
 	// h is the device's or a recycled unexpected entry's: copy what the
 	// deferred read needs.
 	addr := uintptr(h.Offset)
@@ -375,7 +393,7 @@ func (w *World) deliverRMA(rr RemoteReader, r *Request, peer int, h *Header, n u
 		}
 	}
 	done := Header{Kind: FrameRMADone, Context: h.Context, SendID: h.SendID}
-	if _, ok := rr.(RemoteWriter); !ok || n < w.pushMin || n != h.Len {
+	if _, ok := rr.(RemoteWriter); !ok || !share || n < w.pushMin || n != h.Len {
 		read(n)
 		w.queue(outFrame{peer: peer, hdr: done})
 		w.complete(r)

@@ -72,6 +72,7 @@ type Request struct {
 	parts     atomic.Int32 // shared single copy: parts still running (deliverRMA)
 	peer      int          // world rank of the partner (sends)
 	hdr       Header       // envelope of a send
+	rmaOut    bool         // a send offered for single copy, counted in World.rmaOut
 
 	// onDone runs once, before Done() becomes true (unpacking into a
 	// non-contiguous user buffer, releasing a staging buffer).
@@ -112,6 +113,10 @@ func (r *Request) Comm() *Comm { return r.comm }
 func (w *World) complete(r *Request) {
 	if checkRequests {
 		checkComplete(r)
+	}
+	if r.rmaOut {
+		r.rmaOut = false
+		w.rmaOut[r.peer].Add(-1)
 	}
 	if r.onDone != nil {
 		r.onDone(r)

@@ -125,7 +125,13 @@ type World struct {
 	// remote[peer] reads the peer's memory for single-copy rendezvous,
 	// nil when its device cannot or should not.
 	remote []RemoteReader
-	rmaMin int // smallest message sent single-copy when remote[peer] is set
+	// rmaOut[peer] counts this process's rendezvous sends to peer that
+	// offered their buffer for single copy and are not done: while it is
+	// nonzero, peer has copying of its own to do for us (reading them,
+	// or streaming them if it chose so), and a message from peer is best
+	// read here whole rather than shared or streamed (deliver).
+	rmaOut []atomic.Int32
+	rmaMin int // smallest message read single-copy from an idle peer when remote[peer] is set
 	// pushMin is the smallest single-copy message whose copy the receiver
 	// shares with the sender (FrameRMAPush), GMPI_PUSH_MIN: below it one
 	// process_vm_readv is cheaper than the extra round of frames.
@@ -285,6 +291,7 @@ func NewWorld(cfg Config, routes []Route, waker Waker, coll CollSelector) (*Worl
 	w.spinFor = param.SpinNS.Get(cfg.Params)
 	w.bg.off = !param.AsyncProgress.Get(cfg.Params)
 	w.remote = make([]RemoteReader, cfg.Size+dynCap)
+	w.rmaOut = make([]atomic.Int32, cfg.Size+dynCap)
 	for p, d := range w.routes {
 		if rr, ok := d.(RemoteReader); ok && rr.RemoteReadable() {
 			w.remote[p] = rr
