@@ -491,7 +491,16 @@ func setElements(fn string, status *Status, dtH int32, count int64) int32 {
 	if count < 0 {
 		return failf(fn, nil, mpirt.ErrCount, "invalid count argument count: %d is negative", count)
 	}
-	n := uint64(count) * uint64(d.Size())
+	// count basic elements of d, as MPI_Get_elements counts them (a
+	// derived type may end inside one of its elements).
+	b, ok := d.ElementBytes(count)
+	if !ok {
+		return failf(fn, nil, mpirt.ErrCount, "invalid count argument count: %d basic elements of this datatype take more than 2^63-1 bytes", count)
+	}
+	if b >= 1<<sizesShift && mixedReps() {
+		return failf(fn, nil, mpirt.ErrCount, "invalid count argument count: %d bytes (2^59 or more) cannot be kept in a status in a job of mixed data representations", b)
+	}
+	n := uint64(b)
 	status.CountLo = int32(uint32(n))
 	status.CountHiAndCancelled = int32(n>>32)<<1 | status.CountHiAndCancelled&1
 	return 0

@@ -277,25 +277,41 @@ func setStatus(s *Status, st *mpirt.Status) {
 	s.Tag = int32(st.Tag)
 }
 
-// statusCount reads the byte count back from a C MPI_Status.
+// statusCount reads the byte count back from a C MPI_Status: all 63 bits
+// of it, except in a job of mixed data representations, where bits 59-62
+// are a probe's sender sizes (below).
 func statusCount(s *Status) int64 {
-	return statusRawCount(s) & (1<<sizesShift - 1)
+	if mixedReps() {
+		return statusRawCount(s) & (1<<sizesShift - 1)
+	}
+	return statusRawCount(s)
 }
 
 func statusRawCount(s *Status) int64 {
 	return int64(uint32(s.CountLo)) | int64(uint32(s.CountHiAndCancelled)>>1)<<32
 }
 
-// A probe's status of a message from a process whose C types have other
-// sizes keeps mpirt.Status.SenderSizes in bits 59-61 of the count (no
-// message is that long); MPI_Get_count and MPI_Get_elements count in
-// this process's terms with it (runtime/hetero.go).
+// In a job of mixed data representations, a probe's status of a message
+// from a process whose C types have other sizes keeps
+// mpirt.Status.SenderSizes in bits 59-62 of the count (no message is that
+// long); MPI_Get_count and MPI_Get_elements count in this process's terms
+// with it (runtime/hetero.go). Only there: in a homogeneous job every
+// status count of up to 2^63-1 bytes (MPI_Status_set_elements_x) reads
+// back as it was set, and in a mixed one MPI_Status_set_elements refuses
+// counts of 2^59 bytes or more.
 const sizesShift = 59
+
+// mixedReps reports whether this job mixes data representations (then
+// status counts carry the sender sizes).
+func mixedReps() bool { return world != nil && world.Heterogeneous() }
 
 // statusBytes is the status's count in this process's bytes of dt.
 func statusBytes(s *Status, dt *mpirt.Datatype) int64 {
 	n := statusCount(s)
-	if sz := uint8(statusRawCount(s) >> sizesShift & 15); sz != 0 && world != nil {
+	if !mixedReps() {
+		return n
+	}
+	if sz := uint8(statusRawCount(s) >> sizesShift & 15); sz != 0 {
 		return world.ReceiverBytes(n, sz, dt)
 	}
 	return n

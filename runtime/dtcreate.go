@@ -711,6 +711,55 @@ func (d *Datatype) Elements(n int) (elems int, ok bool) {
 	return full*d.nelems + e, ok
 }
 
+// ElementBytes is the number of bytes that the first k basic elements
+// of a sequence of d take (MPI_Status_set_elements: MPI_Get_elements
+// with d then counts k, MPI_Get_count the whole elements of d among
+// them); ok is false when k is negative or the result does not fit in 63
+// bits. A type without data takes no bytes whatever k.
+func (d *Datatype) ElementBytes(k int64) (n int64, ok bool) {
+	if k < 0 {
+		return 0, false
+	}
+	if d.nelems == 0 || d.size == 0 {
+		return 0, true
+	}
+	full, part := k/int64(d.nelems), int64(d.partialBytes(int(k%int64(d.nelems))))
+	if full > (1<<63-1-part)/int64(d.size) {
+		return 0, false
+	}
+	return full*int64(d.size) + part, true
+}
+
+// partialBytes is the number of bytes the first rem (< nelems) basic
+// elements of one element of d take.
+func (d *Datatype) partialBytes(rem int) int {
+	if rem == 0 {
+		return 0
+	}
+	if d.predefined {
+		// Only a pair type has more than one basic element: rem is 1.
+		return pairSizes[d.basic][0]
+	}
+	n := 0
+	for _, p := range d.parts {
+		t := p.t
+		if t.nelems == 0 {
+			continue
+		}
+		copies := p.n * p.reps
+		k := min(rem/t.nelems, copies)
+		n += k * t.size
+		rem -= k * t.nelems
+		if rem == 0 {
+			return n
+		}
+		if k < copies {
+			return n + t.partialBytes(rem)
+		}
+	}
+	return n
+}
+
 // partialElements counts the basic elements in the first rem (< size)
 // bytes of one element of d.
 func (d *Datatype) partialElements(rem int) (int, bool) {

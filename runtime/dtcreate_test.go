@@ -285,6 +285,45 @@ func TestDatatypeElementsPartial(t *testing.T) {
 	}
 }
 
+// ElementBytes is the inverse of Elements: k basic elements take bytes
+// that Elements counts as k again, for random types and for k beyond 2^31.
+func TestDatatypeElementBytes(t *testing.T) {
+	s, _ := TypeStruct([]int{2, 1}, []int{0, 8}, []*Datatype{pre(t, TypeInt), pre(t, TypeDouble)}, false)
+	for k, want := range []int64{0, 4, 8, 16, 20, 24, 32} {
+		if n, ok := s.ElementBytes(int64(k)); !ok || n != want {
+			t.Errorf("struct ElementBytes(%d) = %d, %v; want %d", k, n, ok, want)
+		}
+	}
+	if n, ok := pre(t, TypeDoubleInt).ElementBytes(3); !ok || n != 12+8 {
+		t.Errorf("DOUBLE_INT ElementBytes(3) = %d %v", n, ok)
+	}
+	if n, ok := pre(t, TypeInt).ElementBytes(1<<31 + 1); !ok || n != 4<<31+4 {
+		t.Errorf("INT ElementBytes(2^31+1) = %d %v", n, ok)
+	}
+	if _, ok := pre(t, TypeInt).ElementBytes(1 << 62); ok {
+		t.Error("INT ElementBytes(2^62) fits in 63 bits?")
+	}
+	if n, ok := pre(t, TypeByte).ElementBytes(1<<63 - 1); !ok || n != 1<<63-1 {
+		t.Errorf("BYTE ElementBytes(2^63-1) = %d %v", n, ok)
+	}
+	rng := rand.New(rand.NewPCG(24, 5))
+	for range 300 {
+		d := randomType(t, rng, 3)
+		if d.nelems == 0 {
+			continue
+		}
+		for _, k := range []int64{0, 1, int64(rng.IntN(3 * d.nelems)), 1<<31 + int64(rng.IntN(d.nelems))} {
+			n, ok := d.ElementBytes(k)
+			if !ok {
+				t.Fatalf("ElementBytes(%d) of a %d-byte type failed", k, d.size)
+			}
+			if e, ok := d.Elements(int(n)); !ok || int64(e) != k {
+				t.Fatalf("Elements(ElementBytes(%d) = %d) = %d, %v", k, n, e, ok)
+			}
+		}
+	}
+}
+
 func TestDatatypeExternal32(t *testing.T) {
 	v := []int64{-2, 300}
 	out := make([]byte, 8)
