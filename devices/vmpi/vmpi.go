@@ -851,14 +851,18 @@ func (d *Device) finishEarly(e *early) error {
 // takeEarlyIn finds (and forgets) the early body world rank peer
 // announced with the RTS of its send sendID.
 func (d *Device) takeEarlyIn(peer int, sendID uint64) (earlyIn, bool) {
-	k := directKey{peer, sendID}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	ei, ok := d.earlyIn[k]
+	return takeLocked(&d.mu, d.earlyIn, directKey{peer, sendID})
+}
+
+// takeLocked removes and returns m's entry for k, under mu.
+func takeLocked[V any](mu *sync.Mutex, m map[directKey]V, k directKey) (V, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	v, ok := m[k]
 	if ok {
-		delete(d.earlyIn, k)
+		delete(m, k)
 	}
-	return ei, ok
+	return v, ok
 }
 
 // postEarly is the receiving side of an early body: before the CTS hdr
@@ -907,14 +911,7 @@ func (d *Device) drainEarly(peer int, src C.int, ei earlyIn) error {
 // takeDirect finds (and forgets) the direct body that world rank peer
 // posted for its receive recvID.
 func (d *Device) takeDirect(peer int, recvID uint64) (directBody, bool) {
-	k := directKey{peer, recvID}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	db, ok := d.directTo[k]
-	if ok {
-		delete(d.directTo, k)
-	}
-	return db, ok
+	return takeLocked(&d.mu, d.directTo, directKey{peer, recvID})
 }
 
 // sendBody is the sending side of the direct body: payload goes with
