@@ -707,7 +707,7 @@ func (d *Datatype) Elements(n int) (elems int, ok bool) {
 		return 0, n == 0
 	}
 	full := n / d.size
-	e, ok := d.partialElements(n % d.size)
+	e, ok := d.prefix(n%d.size, true)
 	return full*d.nelems + e, ok
 }
 
@@ -723,74 +723,59 @@ func (d *Datatype) ElementBytes(k int64) (n int64, ok bool) {
 	if d.nelems == 0 || d.size == 0 {
 		return 0, true
 	}
-	full, part := k/int64(d.nelems), int64(d.partialBytes(int(k%int64(d.nelems))))
+	rem, _ := d.prefix(int(k%int64(d.nelems)), false)
+	full, part := k/int64(d.nelems), int64(rem)
 	if full > (1<<63-1-part)/int64(d.size) {
 		return 0, false
 	}
 	return full*int64(d.size) + part, true
 }
 
-// partialBytes is the number of bytes the first rem (< nelems) basic
-// elements of one element of d take.
-func (d *Datatype) partialBytes(rem int) int {
-	if rem == 0 {
-		return 0
-	}
-	if d.predefined {
-		// Only a pair type has more than one basic element: rem is 1.
-		return pairSizes[d.basic][0]
-	}
-	n := 0
-	for _, p := range d.parts {
-		t := p.t
-		if t.nelems == 0 {
-			continue
-		}
-		copies := p.n * p.reps
-		k := min(rem/t.nelems, copies)
-		n += k * t.size
-		rem -= k * t.nelems
-		if rem == 0 {
-			return n
-		}
-		if k < copies {
-			return n + t.partialBytes(rem)
-		}
-	}
-	return n
-}
-
-// partialElements counts the basic elements in the first rem (< size)
-// bytes of one element of d.
-func (d *Datatype) partialElements(rem int) (int, bool) {
+// prefix converts a part of one element of d, the first rem units (rem
+// less than a whole element), from one measure to the other: from basic
+// elements to the bytes they take (fromBytes false: MPI_Status_set_elements),
+// or from bytes to the basic elements they hold (fromBytes true:
+// MPI_Get_elements). It walks d's parts in type-map order; exact is false
+// when rem ends inside a basic element.
+func (d *Datatype) prefix(rem int, fromBytes bool) (n int, exact bool) {
 	if rem == 0 {
 		return 0, true
 	}
 	if d.predefined {
-		if ps, ok := pairSizes[d.basic]; ok && rem >= ps[0] {
-			return 1, rem == ps[0]
+		// Only a pair type has more than one basic element; its first is
+		// one element of ps[0] bytes.
+		ps, ok := pairSizes[d.basic]
+		in, out := 1, ps[0]
+		if fromBytes {
+			in, out = ps[0], 1
 		}
-		return 0, false
+		if !ok || rem < in {
+			return 0, false
+		}
+		return out, rem == in
 	}
-	elems := 0
 	for _, p := range d.parts {
 		t := p.t
-		if t.size == 0 {
+		in, out := t.nelems, t.size
+		if fromBytes {
+			in, out = t.size, t.nelems
+		}
+		if in == 0 {
 			continue
 		}
 		copies := p.n * p.reps
-		k := min(rem/t.size, copies)
-		elems += k * t.nelems
-		rem -= k * t.size
+		k := min(rem/in, copies)
+		n += k * out
+		rem -= k * in
 		if rem == 0 {
-			return elems, true
+			return n, true
 		}
 		if k < copies {
-			e, ok := t.partialElements(rem)
-			return elems + e, ok
+			m, ok := t.prefix(rem, fromBytes)
+			return n + m, ok
 		}
 	}
-	return elems, rem == 0
+	return n, rem == 0
 }
 
 // World-level table of the datatypes the program creates.
