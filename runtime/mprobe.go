@@ -142,9 +142,10 @@ func (w *World) ImrecvTyped(m *Message, buf unsafe.Pointer, count int, dt *Datat
 	}
 	r := &Request{w: w, Kind: ReqRecv, comm: m.comm, ctx: u.hdr.Context, buf: data,
 		src: int(u.hdr.Source), tag: int(u.hdr.Tag), onDone: unpack, rt: recvTarget{dt, count}}
-	w.deliver(r, u.peer, &u.hdr, u.data)
+	if !w.deliverPosted(r, u.peer, &u.hdr, u.data) {
+		w.flush()
+	}
 	u.release()
-	w.flush()
 	return r
 }
 

@@ -187,9 +187,9 @@ func (w *World) postRecv(r *Request, c *Comm, ctx uint32, buf []byte, src, tag i
 		return
 	}
 	m.unlock()
-	w.deliver(r, u.peer, &u.hdr, u.data)
+	deferred := w.deliverPosted(r, u.peer, &u.hdr, u.data)
 	u.release()
-	if w.outboxLen.Load() != 0 {
+	if !deferred && w.outboxLen.Load() != 0 {
 		w.flush()
 	}
 }
@@ -318,9 +318,36 @@ func (w *World) handle(peer int, h *Header, payload []byte) {
 	}
 }
 
+// deliverPosted is deliver for a receive that matched a message already
+// there, as it is posted (MPI_Irecv, MPI_Imrecv): the rendezvous choice of
+// a message this process may copy single-copy is queued (outbox) rather
+// than made now, so it is made at the next progress, when the sends the
+// application posts right after its receives (a window of MPI_Irecv, then
+// MPI_Isend) count as sends of ours to that peer. deferred reports that
+// it was queued: the caller must then not flush, or the choice would be
+// made at once.
+func (w *World) deliverPosted(r *Request, peer int, h *Header, payload []byte) (deferred bool) {
+	if h.Kind == FrameRTS && h.Flags&(FlagRMA|FlagForeign|FlagPacked) == FlagRMA && h.Len > 0 && w.remote[peer] != nil {
+		hc := *h // h is a recycled unexpected entry's
+		// Sends of ours outstanding now count too: by the next progress
+		// the peer may have read them.
+		busy := w.rmaOut[peer].Load() > 0
+		w.queue(outFrame{peer: peer, choose: func() { w.deliverBusy(r, peer, &hc, nil, busy) }})
+		return true
+	}
+	w.deliver(r, peer, h, payload)
+	return false
+}
+
 // deliver completes (or starts the rendezvous of) receive r with the
 // message whose envelope is h. It runs without locks.
 func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
+	w.deliverBusy(r, peer, h, payload, false)
+}
+
+// deliverBusy is deliver; busy says that this process had single-copy
+// sends to peer outstanding when the receive matched (deliverPosted).
+func (w *World) deliverBusy(r *Request, peer int, h *Header, payload []byte, busy bool) {
 	if checkRequests {
 		checkDeliver(r)
 	}
@@ -361,8 +388,11 @@ func (w *World) deliver(r *Request, peer int, h *Header, payload []byte) {
 			// copy only moves work between them; one copy each, by its
 			// receiver, is the least work (bench/README.md, "Both
 			// directions"). One direction: single copy from rmaMin,
-			// shared from pushMin, else stream.
-			if busy := w.rmaOut[peer].Load() > 0; busy || h.Len >= uint64(w.rmaMin) {
+			// shared from pushMin, else stream. A receive posted after
+			// the RTS came chooses at the next progress, not in the
+			// receive call (deliverPosted), so that the sends posted
+			// right after it count.
+			if busy := busy || w.rmaOut[peer].Load() > 0; busy || h.Len >= uint64(w.rmaMin) {
 				w.deliverRMA(rr, r, peer, h, n, !busy)
 				return
 			}
@@ -509,6 +539,11 @@ func (w *World) flush() int {
 		w.outboxMu.Unlock()
 		for i := range batch {
 			f := &batch[i]
+			if f.choose != nil {
+				f.choose()
+				n++
+				continue
+			}
 			err := w.sendFrame(f.peer, &f.hdr, f.payload)
 			if err != nil {
 				w.logf("gmpi: sending protocol frame to %d: %v", f.peer, err)

@@ -54,20 +54,26 @@ func (d cmaDevice) Send(peer int, h mpirt.Header, payload []byte) error {
 // TestRendezvousChoice checks who copies a rendezvous message between
 // two ranks that can read each other's memory (runtime/p2p.go, deliver):
 // one way, the receiver streams below GMPI_RMA_MIN and shares the copy
-// above GMPI_PUSH_MIN; both ways at once, each receiver reads whole.
-// Every byte is checked.
+// above GMPI_PUSH_MIN; both ways at once, each receiver reads whole. The
+// receiver chooses at its next progress, not in the receive call: a
+// receive posted when the peer's RTS is already there, followed by a send
+// of its own to that peer (a window of MPI_Irecv, then MPI_Isend, as in
+// mpibench's bibw), reads whole too ("late receive"). Every byte is
+// checked.
 func TestRendezvousChoice(t *testing.T) {
 	const n = 40000
 	for _, tc := range []struct {
 		name            string
 		rmaMin, pushMin string
-		both            bool
+		both, late      bool
 		cts, push, done bool // which frames must (true) or must not appear
 	}{
-		{"one-way stream", "1G", "1K", false, true, false, false},
-		{"one-way shared", "1K", "1K", false, false, true, true},
-		{"both ways, stream when idle", "1G", "1K", true, false, false, true},
-		{"both ways, shared when idle", "1K", "1K", true, false, false, true},
+		{"one-way stream", "1G", "1K", false, false, true, false, false},
+		{"one-way shared", "1K", "1K", false, false, false, true, true},
+		{"both ways, stream when idle", "1G", "1K", true, false, false, false, true},
+		{"both ways, shared when idle", "1K", "1K", true, false, false, false, true},
+		{"both ways, late receive, stream when idle", "1G", "1K", true, true, false, false, true},
+		{"both ways, late receive, shared when idle", "1K", "1K", true, true, false, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cts, push, done atomic.Int32
@@ -87,6 +93,7 @@ func TestRendezvousChoice(t *testing.T) {
 				}
 				worlds[i] = w
 			}
+			ready := []chan struct{}{make(chan struct{}), make(chan struct{}), make(chan struct{})}
 			runWorlds(t, worlds, func(t *testing.T, w *mpirt.World) {
 				c := w.CommWorld()
 				me, other := c.Rank(), 1-c.Rank()
@@ -94,6 +101,19 @@ func TestRendezvousChoice(t *testing.T) {
 					out := pattern(n, 10*round+me)
 					in := make([]byte, n)
 					var reqs []*mpirt.Request
+					if tc.late {
+						// Rank 0 receives, then sends, and waits for
+						// rank 1 to make progress once: rank 1 receives
+						// once rank 0's RTS is there, then sends.
+						if me == 1 {
+							for {
+								if _, ok := w.Iprobe(c, 0, other, round); ok {
+									break
+								}
+							}
+						}
+						reqs = append(reqs, w.Irecv(c, 0, in, other, round))
+					}
 					if tc.both || me == 0 {
 						s, err := w.Isend(c, 0, out, other, round, mpirt.ModeStandard)
 						if err != nil {
@@ -102,8 +122,15 @@ func TestRendezvousChoice(t *testing.T) {
 						}
 						reqs = append(reqs, s)
 					}
-					if tc.both || me == 1 {
+					if !tc.late && (tc.both || me == 1) {
 						reqs = append(reqs, w.Irecv(c, 0, in, other, round))
+					}
+					if tc.late && me == 0 {
+						<-ready[round] // rank 0's send stays unread until rank 1 chose
+					}
+					if tc.late && me == 1 {
+						w.Progress() // the choice: our send is outstanding
+						close(ready[round])
 					}
 					for _, r := range reqs {
 						if err := w.Wait(r); err != nil {

@@ -191,6 +191,10 @@ type outFrame struct {
 	// after, when set, runs once the frame was sent (rendezvous data),
 	// with the device's error when it could not be.
 	after func(err error)
+	// choose, when set, is a receive's rendezvous choice made at flush
+	// time instead of a frame (deliver's deferred choice): nothing is
+	// sent for it.
+	choose func()
 }
 
 // Route says which device carries traffic to one peer.

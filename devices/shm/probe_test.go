@@ -29,13 +29,25 @@ func TestThresholds(t *testing.T) {
 		rma, push int
 	}{
 		// memcpy 10 GB/s, readv 10 GB/s + 400 ns: the single copy saves
-		// a copy of n/10 ns once n/10 > 800 ns (8 KB): 8 KiB. Split
-		// beats read once n/20 > 800 ns: 16 KiB.
-		{"cma as fast as memcpy", copyCost{memNS: 0.1, cmaNS: 0.1, sysNS: 400}, 8 << 10, 16 << 10},
+		// a copy of n/10 ns once n/10 > 800 ns (8 KB), and by
+		// eagerMargin from 16 KiB (8 KiB: read 1619 ns against eager
+		// 1638). Split beats read once n/20 > 800 ns: 16 KiB.
+		{"cma as fast as memcpy", copyCost{memNS: 0.1, cmaNS: 0.1, sysNS: 400}, 16 << 10, 16 << 10},
 		// readv at a third of memcpy: it never beats streaming (n·mem
 		// against n/2·cma = 1.5 n·mem) at large sizes. Split beats read
 		// from 2·sys < n/2·cma: n > 10.7 KB.
 		{"slow cma", copyCost{memNS: 0.05, cmaNS: 0.15, sysNS: 400}, math.MaxInt, 16 << 10},
+		// The two answers of one 2-vCPU VM from launch to launch
+		// (bench/README.md, p2p9b): memmove 13.5 GB/s against readv
+		// 6 GB/s + 350 ns, and 9.8 against 5.5 + 550 ns. Split
+		// (n/2·cma per byte) is within streamMargin of streaming (n·mem)
+		// in both, and at 32 KiB split beats eager (2n·mem) by more than
+		// eagerMargin, at 16 KiB not: both take the same thresholds,
+		// single copy from 32 KiB, shared from 16 KiB. An exact
+		// comparison gave "never" for the first (stream 0.074 ns/B
+		// against split 0.083).
+		{"close call, fast memmove", copyCost{memNS: 1 / 13.5, cmaNS: 1 / 6.0, sysNS: 350}, 32 << 10, 16 << 10},
+		{"close call, slow memmove", copyCost{memNS: 1 / 9.8, cmaNS: 1 / 5.5, sysNS: 550}, 32 << 10, 16 << 10},
 	} {
 		rma, push := tc.c.thresholds(64<<10, 64<<10)
 		if rma != tc.rma || push != tc.push {
