@@ -95,8 +95,8 @@ const (
 	// ctrlKeep is how much of the first page Close preserves for the Waker.
 	ctrlKeep = offDesc
 
-	recHdr   = 8 + uint64(mpirt.HeaderSize) // ctl word + header
-	ctlValid = uint64(1) << 63
+	recHdr     = 8 + uint64(mpirt.HeaderSize) // ctl word + header
+	ctlValid   = uint64(1) << 63
 	ctlSkip    = uint64(1) << 62
 	ctlPartial = uint64(1) << 61
 	ctlLen     = uint64(1)<<32 - 1
