@@ -268,8 +268,11 @@ static int lane_send(const void *buf, int count, MPI_Datatype datatype, int dest
     struct gmpi_shm_hdr h = {
         .kind = x->eager_kind, .context = c->ctx, .source = c->rank, .tag = tag, .len = n,
     };
+    /* A blocking send's receiver is most likely waiting in a blocking
+     * receive, which copies a pipelined frame out as it comes. */
     if (x->peers[dest].tx != NULL)
-        return gmpi_shm_send(x->peers[dest].tx, &h, buf, n) == 0 ? MPI_SUCCESS : GMPI_EXPRESS_DECLINED;
+        return gmpi_shm_send_pipe(x->peers[dest].tx, &h, buf, n, x->pipe) == 0 ? MPI_SUCCESS
+                                                                                : GMPI_EXPRESS_DECLINED;
     /* A vmpi peer: the vmpi device's frame, as its Go Send makes it (a
      * failure is left to the Go path, which reports it). */
     if (x->peers[dest].vrank1 != 0 && n <= VMPI_SMALL)
@@ -383,8 +386,8 @@ shm:
     }
     struct gmpi_shm_rx *r = p->rx;
     const uint8_t *payload;
-    uint64_t n;
-    const struct gmpi_shm_hdr *h = gmpi_shm_peek(r, &payload, &n);
+    uint64_t n, done;
+    const struct gmpi_shm_hdr *h = gmpi_shm_peek_part(r, &payload, &n, &done);
     for (int i = 0; h == NULL; i++) {
         /* Wait only while nothing else arrives: a frame from another
          * peer may be what some pending operation needs (Go's progress). */
@@ -397,7 +400,7 @@ shm:
             sched_yield();
         else
             relax();
-        h = gmpi_shm_peek(r, &payload, &n);
+        h = gmpi_shm_peek_part(r, &payload, &n, &done);
     }
     /* What the matching engine would do with this frame: the receive is
      * the only one posted and nothing is unexpected, so the next frame
@@ -406,8 +409,12 @@ shm:
         (tag != MPI_ANY_TAG && h->tag != tag) || h->len != n || n > cap)
         return GMPI_EXPRESS_DECLINED;
     int htag = h->tag;
-    if (n)
-        memcpy(buf, payload, n);
+    /* A record being written (a pipelined send) is copied as it comes.
+     * Nothing is consumed until it is all there, so when the sender
+     * stalls the receive can still leave it to Go, which copies the
+     * whole message into the same buffer once it is complete. */
+    if (gmpi_shm_copy_out(r, buf, payload, n, done, x->spin, x->yield) != 0)
+        return GMPI_EXPRESS_DECLINED;
     gmpi_shm_consume(r, n);
     if (status != MPI_STATUS_IGNORE) {
         status->count_lo = (int)(uint32_t)n;
@@ -673,6 +680,8 @@ static int xr_usable(const struct gmpi_express *x)
 #endif
 }
 
+static int progress(const struct gmpi_express *x, struct gmpi_express_reqs *q);
+
 int gmpi_express_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                        MPI_Request *request)
 {
@@ -693,9 +702,21 @@ int gmpi_express_Isend(const void *buf, int count, MPI_Datatype datatype, int de
         .kind = x->eager_kind, .context = c->ctx, .source = c->rank, .tag = tag, .len = n, .send_id = id,
     };
     struct gmpi_shm_tx *t = x->peers[dest].tx;
-    if (gmpi_shm_send(t, &h, buf, n) != 0) {
-        xr_free(q, i);
-        return GMPI_EXPRESS_DECLINED;
+    for (int k = 0; gmpi_shm_send(t, &h, buf, n) != 0; k++) {
+        /* The ring is full. Both ranks may be posting a window of sends
+         * at once, each into a ring the other drains only when it
+         * waits: take what arrived for the receives posted here (as
+         * their wait would, so the peer finds room too) and try again,
+         * for as long as a receive waits before it leaves the wait to
+         * Go (Go's send waits for room the same way, progressing). */
+        if (n > t->max_payload || k >= x->spin || progress(x, q)) {
+            xr_free(q, i);
+            return GMPI_EXPRESS_DECLINED;
+        }
+        if (x->yield)
+            sched_yield();
+        else
+            relax();
     }
 #if defined(__x86_64__)
     /* As the shm device's Send for frames that name a request: nonblocking
@@ -728,8 +749,8 @@ static int drain(const struct gmpi_express *x, struct gmpi_express_reqs *q, stru
         const uint8_t *payload;
         uint64_t n;
         const struct gmpi_shm_hdr *h = gmpi_shm_peek(r, &payload, &n);
-        if (h == NULL)
-            return gmpi_shm_pending(r) ? 1 : 0;
+        if (h == NULL) /* a record being written is not there yet, for Go too */
+            return gmpi_shm_pending(r) && !gmpi_shm_partial(r) ? 1 : 0;
         int k = -1;
         struct gmpi_express_req *e = NULL;
         for (int j = 0; j < q->npost; j++) {

@@ -123,9 +123,10 @@ func startExpress(level int32) {
 		x.yield = 1
 	}
 	x.rank = C.int32_t(world.Rank())
-	x.prefetch = 0
+	x.prefetch, x.pipe = 0, 0
 	if shmDevice != nil {
 		x.prefetch = C.uint64_t(shmDevice.ExpressPrefetch())
+		x.pipe = C.uint64_t(shmDevice.ExpressPipe())
 	}
 	x.eager_kind = C.uint8_t(mpirt.FrameEager)
 	// A goroutine of the engine that communicates (MPI_Comm_idup) would

@@ -120,6 +120,7 @@ struct gmpi_express {
     int32_t rank;
     uint8_t eager_kind; /* mpirt.FrameEager */
     uint64_t prefetch;  /* MPI_Isend: asks for the ring line this far past the tail (0: no) */
+    uint64_t pipe;      /* MPI_Send on shared memory: publish in chunks of this many bytes (0: whole) */
     struct gmpi_express_peer *peers; /* by world rank */
     /* tcp_recv: on (GMPI_TCP_EXPRESS_RECV), the device's count of frames
      * read and not handed over (mirrored), the polls of sockets made here

@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <limits.h>
+#include <sched.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/futex.h>
@@ -30,6 +31,12 @@ static void wake(uint32_t *epoch, uint32_t *waiters)
 
 int gmpi_shm_send(struct gmpi_shm_tx *t, const struct gmpi_shm_hdr *h, const void *payload, uint64_t n)
 {
+    return gmpi_shm_send_pipe(t, h, payload, n, 0);
+}
+
+int gmpi_shm_send_pipe(struct gmpi_shm_tx *t, const struct gmpi_shm_hdr *h, const void *payload, uint64_t n,
+                       uint64_t chunk)
+{
     if (n > t->max_payload)
         return -1;
     uint64_t size = t->mask + 1;
@@ -46,13 +53,28 @@ int gmpi_shm_send(struct gmpi_shm_tx *t, const struct gmpi_shm_hdr *h, const voi
     uint64_t at = need != rec ? 0 : pos;
     uint8_t *r = t->data + at;
     memcpy(r + 8, h, sizeof *h);
-    if (n)
-        memcpy(r + REC_HDR, payload, n);
-    /* Release: the header and payload become visible before the ctl word
-     * (a plain store on x86, like publishCtl). */
-    __atomic_store_n((uint64_t *)r, CTL_VALID | n, __ATOMIC_RELEASE);
-    if (at != pos)
-        __atomic_store_n((uint64_t *)(t->data + pos), CTL_SKIP, __ATOMIC_RELEASE);
+    if (chunk != 0 && n > chunk) {
+        /* Pipelined: each chunk is published as it is written; the
+         * skip marker that leads here follows the first. */
+        for (uint64_t off = 0; off < n; off += chunk) {
+            uint64_t m = n - off < chunk ? n - off : chunk;
+            memcpy(r + REC_HDR + off, (const uint8_t *)payload + off, m);
+            if (off + m < n)
+                __atomic_store_n((uint64_t *)r, CTL_VALID | GMPI_SHM_CTL_PARTIAL | (off + m) << 32 | n,
+                                 __ATOMIC_RELEASE);
+            if (off == 0 && at != pos)
+                __atomic_store_n((uint64_t *)(t->data + pos), CTL_SKIP, __ATOMIC_RELEASE);
+        }
+        __atomic_store_n((uint64_t *)r, CTL_VALID | n, __ATOMIC_RELEASE);
+    } else {
+        if (n)
+            memcpy(r + REC_HDR, payload, n);
+        /* Release: the header and payload become visible before the ctl
+         * word (a plain store on x86, like publishCtl). */
+        __atomic_store_n((uint64_t *)r, CTL_VALID | n, __ATOMIC_RELEASE);
+        if (at != pos)
+            __atomic_store_n((uint64_t *)(t->data + pos), CTL_SKIP, __ATOMIC_RELEASE);
+    }
     t->tail += need;
     if (t->gate || __atomic_load_n(t->waiters, __ATOMIC_RELAXED) != 0)
         wake(t->epoch, t->waiters);
@@ -60,6 +82,14 @@ int gmpi_shm_send(struct gmpi_shm_tx *t, const struct gmpi_shm_hdr *h, const voi
 }
 
 const struct gmpi_shm_hdr *gmpi_shm_peek(struct gmpi_shm_rx *r, const uint8_t **payload, uint64_t *n)
+{
+    uint64_t done;
+    const struct gmpi_shm_hdr *h = gmpi_shm_peek_part(r, payload, n, &done);
+    return h != NULL && done == *n ? h : NULL;
+}
+
+const struct gmpi_shm_hdr *gmpi_shm_peek_part(struct gmpi_shm_rx *r, const uint8_t **payload, uint64_t *n,
+                                              uint64_t *done)
 {
     uint64_t size = r->mask + 1;
     for (int lap = 0; lap < 2 && !r->broken; lap++) {
@@ -77,9 +107,39 @@ const struct gmpi_shm_hdr *gmpi_shm_peek(struct gmpi_shm_rx *r, const uint8_t **
             return NULL; /* corrupt: Go's drain marks the ring broken */
         *payload = r->data + pos + REC_HDR;
         *n = ln;
+        *done = ln;
+        if (c & GMPI_SHM_CTL_PARTIAL) {
+            *done = (c >> 32) & ((1ull << 29) - 1);
+            if (*done > ln)
+                return NULL;
+        }
         return (const struct gmpi_shm_hdr *)(r->data + pos + 8);
     }
     return NULL;
+}
+
+int gmpi_shm_copy_out(const struct gmpi_shm_rx *r, void *dst, const uint8_t *payload, uint64_t n, uint64_t done,
+                      int spin, int yield)
+{
+    uint64_t got = 0;
+    for (int idle = 0; got < n;) {
+        if (done > got) {
+            memcpy((uint8_t *)dst + got, payload + got, done - got);
+            got = done, idle = 0;
+        } else if (++idle > spin) {
+            return -1;
+        } else if (yield) {
+            sched_yield();
+        } else {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#elif defined(__aarch64__)
+            __asm__ volatile("yield");
+#endif
+        }
+        done = gmpi_shm_done(r);
+    }
+    return 0;
 }
 
 static void publish(struct gmpi_shm_rx *r)

@@ -96,6 +96,12 @@ func (d *Device) ExpressTx(peer int) unsafe.Pointer {
 // Send does for frames that name a request.
 func (d *Device) ExpressPrefetch() uint64 { return d.prefetch }
 
+// ExpressPipe is the chunk (bytes) in which the express lane's blocking
+// send publishes a larger payload as it writes it (GMPI_SHM_PIPE; 0:
+// whole), for the blocking receive at the other end to copy out as it
+// comes (layout.go, ctlPartial).
+func (d *Device) ExpressPipe() uint64 { return d.pipe }
+
 // The two halves of the express lane, callable from Go for the tests
 // (cgo is not allowed in _test.go files).
 
@@ -123,4 +129,39 @@ func (d *Device) expressTake(peer int) (mpirt.Header, []byte, bool) {
 	data := C.GoBytes(unsafe.Pointer(payload), C.int(n))
 	C.gmpi_shm_consume(r, n)
 	return hdr, data, true
+}
+
+// expressSendPipe appends a frame with gmpi_shm_send_pipe, publishing
+// it chunk bytes at a time; false: it declined.
+func (d *Device) expressSendPipe(peer int, h *mpirt.Header, payload []byte, chunk int) bool {
+	var p *C.uint8_t
+	if len(payload) > 0 {
+		p = (*C.uint8_t)(unsafe.Pointer(&payload[0]))
+	}
+	return C.gmpi_shm_send_pipe((*C.struct_gmpi_shm_tx)(d.ExpressTx(peer)), (*C.struct_gmpi_shm_hdr)(unsafe.Pointer(h)),
+		unsafe.Pointer(p), C.uint64_t(len(payload)), C.uint64_t(chunk)) == 0
+}
+
+// expressTakePart consumes the next frame from peer as the express
+// lane's blocking receive does: gmpi_shm_peek_part, then
+// gmpi_shm_copy_out (a record being written is copied as it comes, for
+// at most spin idle polls), then gmpi_shm_consume. ok false: nothing
+// there, or the producer stalled (nothing consumed; partial tells).
+func (d *Device) expressTakePart(peer, spin int) (h mpirt.Header, data []byte, ok, partial bool) {
+	r := (*C.struct_gmpi_shm_rx)(d.ExpressRx(peer))
+	var payload *C.uint8_t
+	var n, done C.uint64_t
+	ch := C.gmpi_shm_peek_part(r, &payload, &n, &done)
+	if ch == nil {
+		return h, nil, false, false
+	}
+	h = *(*mpirt.Header)(unsafe.Pointer(ch))
+	buf := C.malloc(max(C.size_t(n), 1))
+	defer C.free(buf)
+	if C.gmpi_shm_copy_out(r, buf, payload, n, done, C.int(spin), 0) != 0 {
+		return h, nil, false, true
+	}
+	data = C.GoBytes(buf, C.int(n))
+	C.gmpi_shm_consume(r, n)
+	return h, data, true, done < n
 }

@@ -63,6 +63,15 @@ struct gmpi_shm_hdr {
 int gmpi_shm_send(struct gmpi_shm_tx *t, const struct gmpi_shm_hdr *h, const void *payload, uint64_t n);
 
 /*
+ * gmpi_shm_send_pipe is gmpi_shm_send that publishes a payload of more
+ * than chunk bytes as it writes it, chunk bytes at a time (a partial
+ * record, layout.go), so that a receiver copying it out as it comes
+ * (gmpi_shm_peek_part) overlaps its copy with ours. chunk 0: whole.
+ */
+int gmpi_shm_send_pipe(struct gmpi_shm_tx *t, const struct gmpi_shm_hdr *h, const void *payload, uint64_t n,
+                       uint64_t chunk);
+
+/*
  * gmpi_shm_peek returns the header of the next record of r, with its
  * payload and length, or NULL when nothing valid is there (an empty ring,
  * or a record Go must look at: the Go path then takes over). It consumes
@@ -74,6 +83,45 @@ const struct gmpi_shm_hdr *gmpi_shm_peek(struct gmpi_shm_rx *r, const uint8_t **
 static inline int gmpi_shm_pending(const struct gmpi_shm_rx *r)
 {
     return __atomic_load_n((const uint64_t *)(r->data + (r->head & r->mask)), __ATOMIC_RELAXED) != 0;
+}
+
+/* GMPI_SHM_CTL_PARTIAL marks a record still being written (layout.go). */
+#define GMPI_SHM_CTL_PARTIAL (1ull << 61)
+
+/* gmpi_shm_partial reports whether the next record of r is still being
+ * written: gmpi_shm_peek sees nothing yet, as Go's Poll does. */
+static inline int gmpi_shm_partial(const struct gmpi_shm_rx *r)
+{
+    return (__atomic_load_n((const uint64_t *)(r->data + (r->head & r->mask)), __ATOMIC_RELAXED) &
+            GMPI_SHM_CTL_PARTIAL) != 0;
+}
+
+/*
+ * gmpi_shm_peek_part is gmpi_shm_peek that also returns a record being
+ * written: *done is how many bytes of its payload are there (*n when it
+ * is whole). Follow it with gmpi_shm_wait_part until *done is *n, then
+ * gmpi_shm_consume.
+ */
+const struct gmpi_shm_hdr *gmpi_shm_peek_part(struct gmpi_shm_rx *r, const uint8_t **payload, uint64_t *n,
+                                              uint64_t *done);
+
+/*
+ * gmpi_shm_copy_out copies the payload (n bytes at payload) of the record
+ * at the head of r, of which done bytes are written (gmpi_shm_peek_part),
+ * to dst, each part as soon as it is there. It returns 0 when all n bytes
+ * are copied (then gmpi_shm_consume), -1 when the producer wrote nothing
+ * for spin polls (yield: sched_yield between polls, else pause); the
+ * record is then still at the head and dst holds part of it.
+ */
+int gmpi_shm_copy_out(const struct gmpi_shm_rx *r, void *dst, const uint8_t *payload, uint64_t n, uint64_t done,
+                      int spin, int yield);
+
+/* gmpi_shm_done is how many payload bytes of the record at the head of r
+ * are written (its length once whole). */
+static inline uint64_t gmpi_shm_done(const struct gmpi_shm_rx *r)
+{
+    uint64_t c = __atomic_load_n((const uint64_t *)(r->data + (r->head & r->mask)), __ATOMIC_ACQUIRE);
+    return c & GMPI_SHM_CTL_PARTIAL ? (c >> 32) & ((1ull << 29) - 1) : c & 0xffffffffull;
 }
 
 /* gmpi_shm_consume frees the record gmpi_shm_peek returned (its payload

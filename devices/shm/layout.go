@@ -39,6 +39,17 @@ import mpirt "gmpi/runtime"
 //	ctl = ctlValid | len     a record; the consumer advances by rec
 //	ctl = ctlSkip            the rest of the ring is unused this lap; the
 //	                         next record is at offset 0
+//	ctl = ctlValid | ctlPartial | done<<32 | len
+//	                         a record being written (a pipelined send,
+//	                         express.c): its header and the first done
+//	                         bytes of its payload are there; the producer
+//	                         stores ctl again as it writes, and last
+//	                         ctlValid | len. A reader that knows where
+//	                         the payload goes (the express lane's blocking
+//	                         receive) copies the part that is there, so
+//	                         its copy out overlaps the producer's copy in;
+//	                         every other reader waits for the whole record
+//	                         (Poll treats it as not yet published).
 //
 // With HeaderSize 48, a frame with up to 8 bytes of payload is exactly one
 // cache line. The producer's position (tail) is private to the producer:
@@ -84,10 +95,11 @@ const (
 	// ctrlKeep is how much of the first page Close preserves for the Waker.
 	ctrlKeep = offDesc
 
-	recHdr   = 8 + uint64(mpirt.HeaderSize) // ctl word + header
-	ctlValid = uint64(1) << 63
-	ctlSkip  = uint64(1) << 62
-	ctlLen   = uint64(1)<<32 - 1
+	recHdr     = 8 + uint64(mpirt.HeaderSize) // ctl word + header
+	ctlValid   = uint64(1) << 63
+	ctlSkip    = uint64(1) << 62
+	ctlPartial = uint64(1) << 61
+	ctlLen     = uint64(1)<<32 - 1
 )
 
 // Ring sizes.

@@ -61,7 +61,7 @@ type Config struct {
 	// stream through the ring in frames.
 	SingleCopy bool
 	// Params are the tunables (GMPI_SHM_RING, GMPI_SHM_FRAME,
-	// GMPI_SHM_PREFETCH); nil: New reads the process environment.
+	// GMPI_SHM_PREFETCH, GMPI_SHM_PIPE); nil: New reads the process environment.
 	Params *param.Values
 }
 
@@ -77,6 +77,7 @@ type Device struct {
 	maxPayload int
 	frame      int    // GMPI_SHM_FRAME: the largest frame wanted
 	prefetch   uint64 // GMPI_SHM_PREFETCH: how far past its tail Send asks for a line
+	pipe       uint64 // GMPI_SHM_PIPE: the express lane's pipelined send's chunk
 	canRemote  bool
 	singleCopy bool // Config.SingleCopy
 	// cost is what the copy probe measured (probe.go); costOK false:
@@ -175,6 +176,7 @@ func New(cfg Config) (*Device, error) {
 	}
 	cfg.Params = params
 	d.prefetch = uint64(param.ShmPrefetch.Get(params))
+	d.pipe = uint64(param.ShmPipe.Get(params))
 	d.frame = param.ShmFrame.Get(params)
 	var ringBytes uint64
 	if err == nil {
@@ -709,6 +711,9 @@ func (d *Device) drain(r *rxRing) (n int, more bool) {
 			*u64(r.data, pos) = 0
 			st.head += size - pos
 			continue
+		}
+		if c&ctlPartial != 0 {
+			break // still being written (layout.go): not there yet
 		}
 		ln := c & ctlLen
 		rec := recSize(ln)

@@ -76,6 +76,8 @@ var (
 		"largest frame through a ring, bytes (at most a quarter of the ring)"), 1)
 	ShmPrefetch = Size("GMPI_SHM_PREFETCH", 256, "", ScopeShm,
 		"how far past its tail a nonblocking eager send asks for the next ring line, bytes")
+	ShmPipe = Size("GMPI_SHM_PIPE", 4096, "", ScopeShm,
+		"a blocking eager send on shared memory (express lane) publishes a larger message in chunks of this many bytes as it writes it, so that the blocking receive copies each out meanwhile; 0: whole")
 	ShmCMA = Bool("GMPI_SHM_CMA", true, ScopeShm,
 		"0: no single-copy rendezvous through cross-memory attach (process_vm_readv/writev)")
 

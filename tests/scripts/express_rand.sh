@@ -6,8 +6,9 @@
 # lane on and with GMPI_EXPRESS=0, for the same seed, and compares the two
 # runs' records of every receive (message, count, checksum, status) rank by
 # rank. Cases: 2 ranks; 4 ranks on 2 CPUs (oversubscribed); a small eager
-# limit (every size class often); threads under MPI_THREAD_MULTIPLE; 3
-# ranks all over tcp, with the default and a small eager limit.
+# limit (every size class often); threads under MPI_THREAD_MULTIPLE;
+# pipelined blocking sends through a small ring; 3 ranks all over tcp,
+# with the default and a small eager limit.
 # EXPRESS_RAND_SEED=N repeats a run (the seed is printed).
 #
 # express_rand.sh BUILD FRONT runs the same through another ABI front (the
@@ -90,6 +91,10 @@ compare np2 2 EXPRESS_RAND_ROUNDS=400
 compare np4 4 EXPRESS_RAND_ROUNDS=200
 compare eager 3 EXPRESS_RAND_ROUNDS=300 GMPI_EAGER_LIMIT=512
 compare threads 2 EXPRESS_RAND_ROUNDS=100 EXPRESS_RAND_THREADS=3
+# Blocking sends published in small pieces as they are written, received
+# as they come (GMPI_SHM_PIPE), through a small ring that windows of
+# nonblocking sends fill (the lane's MPI_Isend then waits for room).
+compare pipe 2 EXPRESS_RAND_ROUNDS=300 GMPI_SHM_PIPE=100 GMPI_SHM_RING=32K GMPI_EAGER_LIMIT=8192
 # Every peer over tcp (the lane's sends to tcp peers, express.c tcp_send).
 compare tcp 3 EXPRESS_RAND_ROUNDS=200 GMPI_DEVICE=tcp
 # The same with a small eager limit: the lane's receives from tcp peers
