@@ -1,7 +1,10 @@
 package fileio
 
 import (
+	"os"
+	"strconv"
 	"sync"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -276,11 +279,59 @@ func rangeLock(fd int, typ int16, off, n int64) error {
 	}
 }
 
+// rawChunk is the most one pread/pwrite system call moves. The calls
+// are raw: the Go scheduler does not hear of them. Announced (Syscall),
+// a call longer than sysmon's 20-40 us tick has sysmon take the thread's
+// P and wake another thread to look for work, and the return wake
+// sysmon from its sleep: three futex calls and two thread wake-ups per
+// call (strace of bench/io.c's write_ordered, 1 MiB per pwrite), on a
+// host where the other CPUs run the other ranks. Chunks bound how long
+// a thread holds its P unannounced (a stop-the-world waits for it): a
+// few milliseconds on a local file system.
+var rawChunk = envChunk()
+
+func envChunk() int {
+	if v, err := strconv.Atoi(os.Getenv("GMPI_IO_RAW")); err == nil {
+		return v
+	}
+	return 8 << 20
+}
+
+// pread1 is one pread(2) of at most rawChunk bytes (b not empty).
+func pread1(fd int, b []byte, off int64) (int, error) {
+	if rawChunk <= 0 {
+		return unix.Pread(fd, b, off)
+	}
+	if len(b) > rawChunk {
+		b = b[:rawChunk]
+	}
+	r, _, e := syscall.RawSyscall6(unix.SYS_PREAD64, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(off), 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
+
+// pwrite1 is one pwrite(2) of at most rawChunk bytes (b not empty).
+func pwrite1(fd int, b []byte, off int64) (int, error) {
+	if rawChunk <= 0 {
+		return unix.Pwrite(fd, b, off)
+	}
+	if len(b) > rawChunk {
+		b = b[:rawChunk]
+	}
+	r, _, e := syscall.RawSyscall6(unix.SYS_PWRITE64, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(off), 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
+
 // preadFull reads into b at off until b is full or the file ends.
 func preadFull(fd int, b []byte, off int64) (int, error) {
 	done := 0
 	for done < len(b) {
-		n, err := unix.Pread(fd, b[done:], off+int64(done))
+		n, err := pread1(fd, b[done:], off+int64(done))
 		if err == unix.EINTR {
 			continue
 		}
@@ -297,7 +348,7 @@ func preadFull(fd int, b []byte, off int64) (int, error) {
 
 func pwriteFull(fd int, b []byte, off int64) error {
 	for len(b) > 0 {
-		n, err := unix.Pwrite(fd, b, off)
+		n, err := pwrite1(fd, b, off)
 		if err == unix.EINTR {
 			continue
 		}
