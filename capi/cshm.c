@@ -3,11 +3,14 @@
  * blocks.go): the same step numbers, the same slot allocation, the same
  * association of reductions. */
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <string.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "../include/mpi.h"
 #include "express.h"
@@ -57,11 +60,11 @@ static inline uint8_t *slots(const struct gmpi_cshm_comm *c, int r, int first)
     return c->base + c->data_off + (int64_t)r * c->data_bytes + (int64_t)first * c->small_slot;
 }
 
-/* begin finds comm's registration for operation op; 0: decline. */
-static int begin(struct call *k, MPI_Comm comm, int op)
+/* lookup finds comm's registration; 0: none. */
+static int lookup(struct call *k, int comm)
 {
     const struct gmpi_cshm_comm *c = &gmpi_cshm.comms[(uint32_t)comm % GMPI_CSHM_COMMS];
-    if (!gmpi_cshm.on || c->handle != comm || !(c->ops >> op & 1) || c->busy)
+    if (c->handle != comm || comm == 0 || c->base == NULL)
         return 0;
     uint8_t *priv = c->base + c->priv_off + (int64_t)c->rank * c->priv_bytes;
     k->c = c;
@@ -70,6 +73,17 @@ static int begin(struct call *k, MPI_Comm comm, int op)
     k->last_use = (uint64_t *)priv + 2;
     k->seen = (uint64_t *)(priv + c->seen_off);
     return 1;
+}
+
+/* begin finds comm's registration for operation op; 0: decline. */
+static int begin(struct call *k, MPI_Comm comm, int op)
+{
+    const struct gmpi_cshm_comm *c = &gmpi_cshm.comms[(uint32_t)comm % GMPI_CSHM_COMMS];
+    const struct gmpi_cshm_nb *nb = &gmpi_cshm.nb[(uint32_t)comm % GMPI_CSHM_COMMS];
+    if (!gmpi_cshm.on || c->handle != comm || !(c->ops >> op & 1) || c->busy ||
+        __atomic_load_n(&nb->done, __ATOMIC_ACQUIRE) < nb->seq)
+        return 0; /* nonblocking calls queued in Go, or the lane's own: they take steps first */
+    return lookup(k, comm);
 }
 
 /* dtsize is the size of a predefined contiguous datatype (0: none). */
@@ -551,4 +565,201 @@ int gmpi_express_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int re
     combine(&k, f, op, esize, recvbuf, first, (uint64_t)me * blk, blk, 0, n);
     publish(&k, end);
     return MPI_SUCCESS;
+}
+
+/* Nonblocking calls (cshm.h, struct gmpi_cshm_nb). MPI_Iallreduce of what
+ * MPI_Allreduce's lane takes runs the same small round: the start takes
+ * the steps and slots, copies the operand and publishes s1, as the
+ * blocking form does before it waits (and as coll/shm's nbReduce does);
+ * the completion (MPI_Wait/MPI_Test here, coll/shm's Go code before it
+ * uses the segment, or the watcher thread for a call left alone)
+ * combines the operands into the receive buffer and publishes end. The
+ * start declines, before it changes anything, when the slots are not free
+ * yet: the Go path's state machine waits for them. */
+
+static void nb_watch_start(void);
+static void nb_watch_create(void);
+static pthread_once_t nb_watch_once = PTHREAD_ONCE_INIT;
+static int nb_watch_ok;
+
+/* peek_alloc is alloc without the allocation: the first slot and the
+ * step every rank must have completed before the slots are written. */
+static int peek_alloc(const struct call *k, uint64_t bytes, uint64_t *free)
+{
+    int64_t slot = k->c->small_slot, n = k->c->small_slots;
+    int64_t want = bytes == 0 ? 1 : (int64_t)((bytes + slot - 1) / slot);
+    int64_t next = (int64_t)*k->next;
+    if (next + want > n)
+        next = 0;
+    uint64_t f = 0;
+    for (int64_t i = next; i < next + want; i++)
+        if (k->last_use[i] > f)
+            f = k->last_use[i];
+    *free = f;
+    return (int)next;
+}
+
+int gmpi_cshm_Iallreduce(const void *sendbuf, void *recvbuf, int count, int datatype, int op, int comm,
+                         uint64_t *seq)
+{
+    struct call k;
+    uint64_t esize, free;
+    if (gmpi_cshm.async) { /* a call left alone needs the watcher */
+        pthread_once(&nb_watch_once, nb_watch_create);
+        if (!nb_watch_ok)
+            return GMPI_EXPRESS_DECLINED;
+    }
+    if (!begin(&k, comm, GMPI_COLL_ALLREDUCE) || count <= 0 || sendbuf == NULL || recvbuf == NULL ||
+        sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE || sendbuf == recvbuf)
+        return GMPI_EXPRESS_DECLINED;
+    kernel f = kernel_of(datatype, op, &esize);
+    uint64_t bytes = (uint64_t)count * esize;
+    if (f == NULL || !fits(&k, bytes))
+        return GMPI_EXPRESS_DECLINED;
+    peek_alloc(&k, bytes, &free);
+    if (!all_at(&k, free))
+        return GMPI_EXPRESS_DECLINED;
+    struct gmpi_cshm_nb *nb = &gmpi_cshm.nb[(uint32_t)comm % GMPI_CSHM_COMMS];
+    uint64_t s1 = *k.step + 1, end = *k.step + 3;
+    *k.step = end;
+    int first = alloc(&k, bytes, end, &free);
+    memcpy(slots(k.c, k.c->rank, first), sendbuf, bytes);
+    publish(&k, s1);
+    nb->comm = comm;
+    nb->count = count;
+    nb->datatype = datatype;
+    nb->op = op;
+    nb->first = first;
+    nb->s1 = s1;
+    nb->recvbuf = recvbuf;
+    *seq = nb->seq + 1;
+    __atomic_store_n(&nb->seq, *seq, __ATOMIC_SEQ_CST);
+    if (gmpi_cshm.async && !__atomic_load_n(&gmpi_cshm.watch, __ATOMIC_SEQ_CST))
+        nb_watch_start();
+    return MPI_SUCCESS;
+}
+
+int gmpi_cshm_nb_finish(int comm, uint64_t seq)
+{
+    struct gmpi_cshm_nb *nb = &gmpi_cshm.nb[(uint32_t)comm % GMPI_CSHM_COMMS];
+    if (__atomic_load_n(&nb->done, __ATOMIC_ACQUIRE) >= seq)
+        return 1;
+    if (__atomic_exchange_n(&nb->claim, 1, __ATOMIC_ACQUIRE) != 0)
+        return 0; /* another thread completes it */
+    int rc = 1;
+    struct call k;
+    uint64_t esize;
+    if (__atomic_load_n(&nb->done, __ATOMIC_ACQUIRE) >= seq) {
+        /* completed meanwhile */
+    } else if (nb->seq != seq || nb->comm != comm || !lookup(&k, comm)) {
+        rc = -1;
+    } else if (!all_at(&k, nb->s1)) {
+        rc = 0;
+    } else {
+        kernel f = kernel_of(nb->datatype, nb->op, &esize);
+        uint64_t bytes = (uint64_t)nb->count * esize;
+        combine(&k, f, nb->op, esize, nb->recvbuf, nb->first, 0, bytes, 0, k.c->size);
+        publish(&k, nb->s1 + 2);
+        __atomic_store_n(&nb->done, seq, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&nb->claim, 0, __ATOMIC_RELEASE);
+    return rc;
+}
+
+int gmpi_cshm_nb_wait(int comm, uint64_t seq)
+{
+    for (;;) {
+        int rc = gmpi_cshm_nb_finish(comm, seq);
+        if (rc != 0)
+            return rc;
+        struct call k;
+        const struct gmpi_cshm_nb *nb = &gmpi_cshm.nb[(uint32_t)comm % GMPI_CSHM_COMMS];
+        if (!lookup(&k, comm))
+            return -1;
+        if (all_at(&k, nb->s1)) { /* the watcher holds the claim for a moment */
+            sched_yield();
+            continue;
+        }
+        wait_rank(&k, -1, nb->s1);
+    }
+}
+
+uint64_t gmpi_cshm_nb_pending(int comm)
+{
+    const struct gmpi_cshm_nb *nb = &gmpi_cshm.nb[(uint32_t)comm % GMPI_CSHM_COMMS];
+    uint64_t seq = __atomic_load_n(&nb->seq, __ATOMIC_ACQUIRE);
+    if (nb->comm != comm || __atomic_load_n(&nb->done, __ATOMIC_ACQUIRE) >= seq)
+        return 0;
+    return seq;
+}
+
+/* The watcher: background progress for the lane's calls (the Go side's
+ * progress goroutine never sees them). While calls are started it looks
+ * at them every watchTick; a call it finds pending twice in a row (the
+ * caller computes, or waits elsewhere) it completes as Wait would. When
+ * it finds none pending it sleeps on gmpi_cshm.watch until a start wakes
+ * it. It never enters Go and touches only the segment and the nb table. */
+#define WATCH_TICK_NS 1000000L
+#define WATCH_STUCK_NS 100000L
+
+static void *nb_watch(void *arg)
+{
+    (void)arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    uint64_t last[GMPI_CSHM_COMMS] = {0};
+    for (;;) {
+        if (!__atomic_load_n(&gmpi_cshm.watch, __ATOMIC_SEQ_CST)) {
+            syscall(SYS_futex, &gmpi_cshm.watch, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+            continue;
+        }
+        int pending = 0, stuck = 0;
+        for (int i = 0; i < GMPI_CSHM_COMMS; i++) {
+            struct gmpi_cshm_nb *nb = &gmpi_cshm.nb[i];
+            uint64_t seq = __atomic_load_n(&nb->seq, __ATOMIC_ACQUIRE);
+            if (__atomic_load_n(&nb->done, __ATOMIC_ACQUIRE) >= seq)
+                continue;
+            pending = 1;
+            if (last[i] != seq) {
+                last[i] = seq;
+                continue;
+            }
+            if (gmpi_cshm_nb_finish(nb->comm, seq) == 0)
+                stuck = 1;
+        }
+        if (!pending) {
+            /* Disarm, then look again: a start that saw the word set
+             * before it was cleared stored its seq first. */
+            __atomic_store_n(&gmpi_cshm.watch, 0, __ATOMIC_SEQ_CST);
+            for (int i = 0; i < GMPI_CSHM_COMMS; i++)
+                if (__atomic_load_n(&gmpi_cshm.nb[i].done, __ATOMIC_SEQ_CST) <
+                    __atomic_load_n(&gmpi_cshm.nb[i].seq, __ATOMIC_SEQ_CST)) {
+                    __atomic_store_n(&gmpi_cshm.watch, 1, __ATOMIC_SEQ_CST);
+                    break;
+                }
+            continue;
+        }
+        struct timespec ts = {0, stuck ? WATCH_STUCK_NS : WATCH_TICK_NS};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+static void nb_watch_create(void)
+{
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&a, 64 << 10);
+    nb_watch_ok = pthread_create(&t, &a, nb_watch, NULL) == 0;
+    pthread_attr_destroy(&a);
+}
+
+/* nb_watch_start wakes the watcher. */
+static void nb_watch_start(void)
+{
+    __atomic_store_n(&gmpi_cshm.watch, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, &gmpi_cshm.watch, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }

@@ -40,6 +40,62 @@ func init() {
 	collshm.Ready = cshmRegister
 	collshm.Released = cshmRelease
 	collshm.Busy = cshmBusy
+	collshm.Pending = cshmPending
+}
+
+// cshmPending is coll/shm's Pending: the completion of the lane's
+// nonblocking call on c that is not complete (cshm.h, gmpi_cshm_nb),
+// read from C memory without a call into C.
+func cshmPending(c *mpirt.Comm) func() bool {
+	h := int32(c.Handle())
+	nb := &C.gmpi_cshm.nb[uint32(h)%C.GMPI_CSHM_COMMS]
+	seq := atomic.LoadUint64((*uint64)(unsafe.Pointer(&nb.seq)))
+	if seq == 0 || int32(nb.comm) != h || atomic.LoadUint64((*uint64)(unsafe.Pointer(&nb.done))) >= seq {
+		return nil
+	}
+	return func() bool { return C.gmpi_cshm_nb_finish(C.int(h), C.uint64_t(seq)) != 0 }
+}
+
+// cshmCall is the lane's nonblocking call seq of communicator comm as a
+// polled collective, once a Go request function has its handle
+// (expressRequest).
+type cshmCall struct {
+	comm C.int
+	seq  C.uint64_t
+}
+
+func (x *cshmCall) Advance() (done, moved bool, err error) {
+	switch C.gmpi_cshm_nb_finish(x.comm, x.seq) {
+	case 0:
+		return false, false, nil
+	case 1:
+		return true, true, nil
+	}
+	return true, true, x.gone()
+}
+
+// Settled: the lane published the operand when it started the call.
+func (x *cshmCall) Settled() bool { return true }
+
+func (x *cshmCall) gone() error {
+	return mpirt.Errorf(mpirt.ErrIntern, "MPI_Iallreduce",
+		"communicator 0x%08x: its shared segment went away before the call completed", uint32(x.comm))
+}
+
+// cshmRequest is the Go request of the lane's call seq of communicator
+// comm, named by handle h.
+func cshmRequest(comm int32, seq uint64, h mpirt.Handle) *mpirt.Request {
+	x := &cshmCall{comm: C.int(comm), seq: C.uint64_t(seq)}
+	c := world.Comm(mpirt.Handle(comm))
+	switch C.gmpi_cshm_nb_finish(x.comm, x.seq) {
+	case 1:
+		return world.ExpressColl(c, nil, h)
+	case 0:
+		if c != nil {
+			return c.StartPolled(x)
+		}
+	}
+	return world.ExpressColl(c, x.gone(), h)
 }
 
 // cshmBusy makes the lane decline c while coll/shm has nonblocking
@@ -65,6 +121,9 @@ func startCshm() {
 		return
 	}
 	x.spin = C.int32_t(16 * world.SpinPolls())
+	if param.AsyncProgress.Get(world.Params()) {
+		x.async = 1
+	}
 	x.on = 1
 }
 

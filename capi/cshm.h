@@ -33,10 +33,28 @@ struct gmpi_cshm_comm {
     int64_t small_slot, small_slots;
 };
 
+/* The nonblocking call the lane started on the communicator of the same
+ * slot of comms and has not completed (at most one per communicator:
+ * MPI_Iallreduce, cshm.c). seq and done count the slot's calls (they
+ * never go back, whatever communicator takes the slot): the call seq is
+ * complete once done >= seq. The starting thread writes the rest before
+ * seq; whoever completes the call (Wait/Test here, the module's Go code,
+ * the watcher thread) holds claim meanwhile. */
+struct gmpi_cshm_nb {
+    volatile uint64_t seq, done;
+    volatile uint32_t claim;
+    int32_t comm, count, datatype, op, first;
+    uint64_t s1;
+    void *recvbuf;
+};
+
 struct gmpi_cshm {
     int32_t on;
     int32_t spin; /* polls before a wait is left to Go */
+    int32_t async; /* background progress (GMPI_ASYNC_PROGRESS): the watcher completes old calls */
+    volatile uint32_t watch; /* the watcher looks at nb (0: it sleeps on this word) */
     struct gmpi_cshm_comm comms[GMPI_CSHM_COMMS];
+    struct gmpi_cshm_nb nb[GMPI_CSHM_COMMS];
 };
 
 extern struct gmpi_cshm gmpi_cshm;
@@ -54,5 +72,19 @@ enum {
     GMPI_COLL_REDUCE_SCATTER_BLOCK = 14,
     GMPI_COLL_SCAN = 15,
 };
+
+/* The lane's nonblocking calls (cshm.c): a request of express.h's table
+ * in state XR_COLL names call seq (send_id) of communicator comm. */
+int gmpi_cshm_Iallreduce(const void *sendbuf, void *recvbuf, int count, int datatype, int op, int comm,
+                         uint64_t *seq);
+/* gmpi_cshm_nb_finish completes call seq of comm if every rank published
+ * its operand: 1 when it is complete, 0 when not yet, -1 when it never
+ * will be (the communicator is gone). */
+int gmpi_cshm_nb_finish(int comm, uint64_t seq);
+/* gmpi_cshm_nb_wait waits until call seq of comm is complete, as the
+ * blocking collectives wait: 1, or -1 as gmpi_cshm_nb_finish. */
+int gmpi_cshm_nb_wait(int comm, uint64_t seq);
+/* gmpi_cshm_nb_pending is the call of comm that is not complete (0: none). */
+uint64_t gmpi_cshm_nb_pending(int comm);
 
 #endif

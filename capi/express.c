@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "../include/mpi.h"
 #include "express.h"
+#include "cshm.h"
 
 struct gmpi_express gmpi_express;
 
@@ -828,12 +829,41 @@ int gmpi_express_Irecv(void *buf, int count, MPI_Datatype datatype, int source, 
     return MPI_SUCCESS;
 }
 
+/* MPI_Iallreduce on the shared-memory lane (cshm.c): the request names
+ * the call. */
+int gmpi_express_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm, MPI_Request *request)
+{
+    struct gmpi_express *x = &gmpi_express;
+    struct gmpi_express_reqs *q = &gmpi_express_reqs;
+    uint64_t seq;
+    if (!xr_usable(x) || request == NULL || (q->init && q->nfree == 0))
+        return GMPI_EXPRESS_DECLINED;
+    if (gmpi_cshm_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &seq) != MPI_SUCCESS)
+        return GMPI_EXPRESS_DECLINED;
+    int i = xr_alloc(q); /* there is one (checked above) */
+    struct gmpi_express_req *e = &q->r[i];
+    e->state = XR_COLL;
+    e->comm = comm;
+    e->peer = MPI_ANY_SOURCE;
+    e->tag = MPI_ANY_TAG;
+    e->buf = recvbuf;
+    e->rx = NULL;
+    e->len = 0;
+    e->send_id = seq;
+    *request = (MPI_Request)(GMPI_EXPRESS_REQ_KIND | (uint32_t)i);
+    return MPI_SUCCESS;
+}
+
 /* xr_list checks that every handle of reqs is MPI_REQUEST_NULL or one of
  * this table's requests that Go has not taken over, and counts the ones
- * still posted; -1: Go's business. */
-static int xr_list(const struct gmpi_express_reqs *q, int count, const MPI_Request *reqs)
+ * still posted; -1: Go's business. *coll counts the lane's collectives
+ * not complete yet (it tries to complete them) and *last is the slot of
+ * one of them. */
+static int xr_list(const struct gmpi_express_reqs *q, int count, const MPI_Request *reqs, int *coll, int *last)
 {
     int posted = 0, any = 0;
+    *coll = 0;
     for (int i = 0; i < count; i++) {
         if (reqs[i] == MPI_REQUEST_NULL)
             continue;
@@ -842,6 +872,15 @@ static int xr_list(const struct gmpi_express_reqs *q, int count, const MPI_Reque
             return -1;
         any = 1;
         posted += q->r[k].state == XR_POSTED;
+        if (q->r[k].state == XR_COLL) {
+            int rc = gmpi_cshm_nb_finish(q->r[k].comm, q->r[k].send_id);
+            if (rc < 0)
+                return -1;
+            if (rc == 0) {
+                ++*coll;
+                *last = k;
+            }
+        }
     }
     return any ? posted : -1;
 }
@@ -876,18 +915,27 @@ static void xr_complete(struct gmpi_express_reqs *q, MPI_Request *reqs, int i, M
  * spin polls, -1 when the list or a frame is Go's. */
 static int xr_wait(struct gmpi_express *x, struct gmpi_express_reqs *q, int count, MPI_Request *reqs, int spin)
 {
+    int coll, last = -1;
     for (int i = 0;; i++) {
-        int posted = xr_list(q, count, reqs);
-        if (posted <= 0)
+        int posted = xr_list(q, count, reqs, &coll, &last);
+        if (posted < 0 || (posted == 0 && coll == 0))
             return posted;
-        if (progress(x, q))
-            return -1;
-        if (xr_list(q, count, reqs) == 0)
-            return 0;
+        if (posted > 0) {
+            if (progress(x, q))
+                return -1;
+            if (xr_list(q, count, reqs, &coll, &last) == 0 && coll == 0)
+                return 0;
+        }
         if (!__atomic_load_n(&x->on, __ATOMIC_RELAXED))
             return -1;
-        if (i >= spin)
+        if (i >= spin) {
+            /* One collective of the lane left, nothing posted: wait for
+             * it as the blocking collectives wait (it needs only the
+             * other ranks' starts of the same call). */
+            if (spin > 0 && posted == 0 && coll == 1)
+                return gmpi_cshm_nb_wait(q->r[last].comm, q->r[last].send_id) == 1 ? 0 : -1;
             return 1;
+        }
         if (x->yield)
             sched_yield();
         else

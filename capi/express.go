@@ -334,6 +334,9 @@ func expressRequest(h mpirt.Handle) *mpirt.Request {
 		st := mpirt.Status{Source: int(e.peer), Tag: int(e.tag), Count: int64(e.len)}
 		expressGo[i] = world.ExpressReceived(world.Comm(mpirt.Handle(e.comm)), st, nil, h)
 		e.state = C.XR_GO
+	case C.XR_COLL:
+		expressGo[i] = cshmRequest(int32(e.comm), uint64(e.send_id), h)
+		e.state = C.XR_GO
 	}
 	return expressGo[i]
 }

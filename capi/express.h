@@ -166,7 +166,9 @@ extern struct gmpi_express gmpi_express;
 #define GMPI_EXPRESS_REQ_KIND 0xec000000u /* indirect kind, request type */
 #define GMPI_EXPRESS_REQ_MASK 0xfc000000u
 
-enum { XR_FREE, XR_SENT, XR_RECVD, XR_POSTED, XR_GO };
+/* XR_COLL: a nonblocking collective of the shared-memory lane (cshm.h):
+ * call send_id of communicator comm. */
+enum { XR_FREE, XR_SENT, XR_RECVD, XR_POSTED, XR_GO, XR_COLL };
 
 struct gmpi_express_req {
     int32_t state;    /* XR_* */

@@ -68,6 +68,8 @@ extern int gmpi_inner_Gatherv_init(void *, int, int, void *, void *, void *, int
 extern int gmpi_inner_Iallgather(void *, int, int, void *, int, int, int, void *);
 extern int gmpi_inner_Iallgatherv(void *, int, int, void *, void *, void *, int, int, void *);
 extern int gmpi_inner_Iallreduce(void *, void *, int, int, int, int, void *);
+extern int gmpi_express_Iallreduce(void *, void *, int, int, int, int, void *);
+extern int gmpi_Iallreduce(void *, void *, int, int, int, int, void *);
 extern int gmpi_inner_Ialltoall(void *, int, int, void *, int, int, int, void *);
 extern int gmpi_inner_Ialltoallv(void *, void *, void *, int, void *, void *, void *, int, int, void *);
 extern int gmpi_inner_Ialltoallw(void *, void *, void *, void *, void *, void *, void *, void *, int, void *);
@@ -1103,7 +1105,9 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     int request_ = FR_UNSET;
-    int rc = gmpi_inner_Iallreduce(fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
+    int rc = GMPI_ALT(gmpi_express_Iallreduce, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
+    if (rc == GMPI_EXPRESS_DECLINED)
+        rc = GMPI_ALTW(gmpi_Iallreduce, fr_buf_in(sendbuf), fr_buf_in(recvbuf), count, fr_h_in(datatype), fr_h_in(op), fr_h_in(comm), request ? (void *)&request_ : (void *)0);
     if (request && request_ != FR_UNSET) *request = (MPI_Request)fr_h_out(request_, FR_REQUEST);
     return fr_err_out(rc);
 }

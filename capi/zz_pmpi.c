@@ -652,6 +652,7 @@ extern int gmpi_express_Alltoall(const void *sendbuf, int sendcount, MPI_Datatyp
 extern int gmpi_express_Barrier(MPI_Comm comm);
 extern int gmpi_express_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 extern int gmpi_express_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+extern int gmpi_express_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
 extern int gmpi_express_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
 extern int gmpi_express_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 extern int gmpi_express_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
@@ -1119,6 +1120,9 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 #endif
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    int rc = GMPI_ALT(gmpi_express_Iallreduce, sendbuf, recvbuf, count, datatype, op, comm, request);
+    if (rc != GMPI_EXPRESS_DECLINED)
+        return rc;
     return GMPI_ALTW(gmpi_Iallreduce, (void *)sendbuf, (void *)recvbuf, count, datatype, op, comm, (void *)request);
 }
 

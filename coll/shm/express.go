@@ -41,6 +41,41 @@ var (
 	Released func(c *mpirt.Comm)
 )
 
+// Pending, when set, returns the completion of the nonblocking call the
+// express lane started on c and has not completed (nil: none; capi/cshm.c
+// runs small MPI_Iallreduce calls to their end in C). finish completes
+// the call once every rank published its operand, and reports whether it
+// is complete; it never waits. The call took its steps before any the
+// module takes now, so the module completes it first: a blocking
+// operation waits for it, a nonblocking one queues it ahead of itself.
+var Pending func(c *mpirt.Comm) (finish func() bool)
+
+// expressFirst completes the lane's pending call before a blocking
+// operation uses the segment.
+func (m *module) expressFirst() {
+	if Pending == nil {
+		return
+	}
+	if finish := Pending(m.c); finish != nil && !finish() {
+		m.wait(finish)
+	}
+}
+
+// nbExpress is the lane's pending call in the queue (startCall).
+type nbExpress struct{ finish func() bool }
+
+func (o *nbExpress) step() (done, moved bool) {
+	if o.finish() {
+		return true, true
+	}
+	return false, false
+}
+
+// settled: the lane published the operand when it started the call.
+func (o *nbExpress) settled() bool { return true }
+
+func (o *nbExpress) failed() error { return nil }
+
 func (m *module) expressInfo() ExpressInfo {
 	info := ExpressInfo{Base: m.seg.base(), Rank: m.me, Size: m.n,
 		CtlBytes: ctlBytes, BellOff: lineBytes, PrivOff: privOff(m.n), PrivBytes: privBytes(m.n),

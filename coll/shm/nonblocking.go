@@ -146,10 +146,20 @@ func (m *module) startNB(c *mpirt.Comm, op nbOp) *mpirt.Request {
 }
 
 // startCall queues x (its op set) and starts its request.
+// The express lane's pending call, if any, goes first (Pending): the
+// lane starts none while the queue is not empty.
 func (m *module) startCall(c *mpirt.Comm, x *nbCall) *mpirt.Request {
 	m.nb.mu.Lock()
+	empty := len(m.nb.q) == 0
+	if empty && Pending != nil {
+		if finish := Pending(c); finish != nil {
+			m.nb.q = append(m.nb.q, &nbCall{m: m, op: &nbExpress{finish: finish}})
+			m.nb.n.Add(1)
+		}
+	}
 	m.nb.q = append(m.nb.q, x)
-	if m.nb.n.Add(1) == 1 && Busy != nil {
+	m.nb.n.Add(1)
+	if empty && Busy != nil {
 		Busy(c, true)
 	}
 	m.nb.mu.Unlock()

@@ -263,7 +263,8 @@ func enabledOps(list []string) map[string]bool {
 func (m *module) ready() bool {
 	switch m.state {
 	case stateOn:
-		m.drain() // the nonblocking operations started before this one
+		m.expressFirst() // the express lane's nonblocking call, then
+		m.drain()        // the nonblocking operations started before this one
 		return true
 	case stateOff:
 		return false
@@ -364,6 +365,7 @@ func (m *module) setup() error {
 // release unmaps the segment (the communicator is being freed).
 func (m *module) release() {
 	if m.state == stateOn {
+		m.expressFirst()
 		m.drain()
 	}
 	if m.state == stateOn && Released != nil {

@@ -19,7 +19,10 @@
  *  - blocking Gather, Allgather, Scatter and Alltoall with blocks large
  *    enough for coll/shm's single copy (cross-memory attach), received
  *    (or, for Scatter, sent) as a vector type whose gaps stay untouched,
- *    and Gather and Scatter contiguous and in place at the root. */
+ *    and Gather and Scatter contiguous and in place at the root;
+ *  - small Iallreduce calls of the C express lane (lane()).
+ * COLLNBSHM_MIXED=1: odd ranks of MPI_COMM_WORLD run with GMPI_EXPRESS=0
+ * (the lane and coll/shm's Go code must take the same steps). */
 #include "mtest.h"
 
 #include <stdint.h>
@@ -297,16 +300,108 @@ static void bigblocks(MPI_Comm comm, const char *name)
     free(c);
 }
 
+/* small Iallreduce calls, which the C express lane runs to their end
+ * (capi/cshm.c) when nothing else is queued: completed by MPI_Wait,
+ * MPI_Test loops, MPI_Waitany and MPI_Testall (Go's request functions),
+ * after a blocking collective or a nonblocking one started behind them,
+ * on two communicators at once, across MPI_Comm_free, without MPI calls,
+ * and more of them than the small ring has slots */
+static void lane(MPI_Comm comm, const char *name)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm dup;
+    MPI_Comm_dup(comm, &dup);
+    MPI_Barrier(comm);
+    MPI_Barrier(dup); /* both segments set up */
+    long tri = (long)size * (size + 1) / 2;
+    for (int it = 0; it < 700; it++) {
+        long s[4], r[4] = {0}, r2[4] = {0}, b[2] = {0};
+        for (int i = 0; i < 4; i++)
+            s[i] = (rank + 1) * (i + it);
+        MPI_Request q[3];
+        int flag = 0, idx;
+        MPI_Iallreduce(s, r, 4, MPI_LONG, MPI_SUM, comm, &q[0]);
+        switch (it % 7) {
+        case 0: /* Wait */
+            MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+            break;
+        case 1: /* Test until done */
+            while (!flag)
+                MPI_Test(&q[0], &flag, MPI_STATUS_IGNORE);
+            break;
+        case 2: /* Go's Waitany, with a second communicator's call */
+            MPI_Iallreduce(s, r2, 4, MPI_LONG, MPI_SUM, dup, &q[1]);
+            MPI_Waitany(2, q, &idx, MPI_STATUS_IGNORE);
+            MPI_Waitany(2, q, &idx, MPI_STATUS_IGNORE);
+            break;
+        case 3: /* a blocking collective before the Wait */
+            if (rank == 0)
+                b[0] = it, b[1] = -it;
+            MPI_Bcast(b, 2, MPI_LONG, 0, comm);
+            CHECK(b[0] == it && b[1] == -it, "%s: it=%d: Bcast after Iallreduce: %ld %ld\n", name, it, b[0], b[1]);
+            MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+            break;
+        case 4: /* nonblocking ones behind it, completed first */
+            MPI_Ibarrier(comm, &q[1]);
+            MPI_Iallreduce(s, r2, 4, MPI_LONG, MPI_SUM, comm, &q[2]);
+            MPI_Wait(&q[2], MPI_STATUS_IGNORE);
+            MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+            MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+            break;
+        case 5: /* two communicators, reverse order, Testall */
+            MPI_Iallreduce(s, r2, 4, MPI_LONG, MPI_SUM, dup, &q[1]);
+            MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+            while (!flag)
+                MPI_Testall(1, q, &flag, MPI_STATUSES_IGNORE);
+            break;
+        case 6: /* no MPI call until the result is there (background
+                 * progress), unless GMPI_ASYNC_PROGRESS=0 */
+            {
+                const char *ap = getenv("GMPI_ASYNC_PROGRESS");
+                if (!ap || strcmp(ap, "0")) {
+                    volatile long *v = r;
+                    double t0 = now();
+                    while (v[3] != tri * (3 + it) && now() - t0 < 60)
+                        ;
+                    CHECK(v[3] == tri * (3 + it), "%s: it=%d: no progress without MPI calls in 60 s\n", name, it);
+                }
+                MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+            }
+            break;
+        }
+        for (int i = 0; i < 4; i++) {
+            long want = tri * (i + it);
+            CHECK(r[i] == want, "%s: it=%d: lane Iallreduce r[%d]=%ld, want %ld\n", name, it, i, r[i], want);
+            if (it % 7 == 2 || it % 7 == 4 || it % 7 == 5)
+                CHECK(r2[i] == want, "%s: it=%d: second Iallreduce r2[%d]=%ld, want %ld\n", name, it, i, r2[i], want);
+        }
+    }
+    /* outstanding across MPI_Comm_free of its communicator */
+    long s1 = rank + 1, r1 = 0;
+    MPI_Request q;
+    MPI_Iallreduce(&s1, &r1, 1, MPI_LONG, MPI_SUM, dup, &q);
+    MPI_Comm_free(&dup);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    CHECK(r1 == tri, "%s: Iallreduce across Comm_free: %ld, want %ld\n", name, r1, tri);
+}
+
 int main(int argc, char **argv)
 {
+    const char *mixed = getenv("COLLNBSHM_MIXED"), *pr = getenv("PMI_RANK");
+    if (mixed && !strcmp(mixed, "1") && pr && atoi(pr) % 2)
+        setenv("GMPI_EXPRESS", "0", 1);
     MTest_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    lane(MPI_COMM_WORLD, "world");
     run(MPI_COMM_WORLD, "world");
     bigblocks(MPI_COMM_WORLD, "world");
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
     run(half, "half");
+    lane(half, "half");
     MPI_Comm_free(&half);
     MTest_Finalize(errs);
     return MTestReturnValue(errs);
