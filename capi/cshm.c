@@ -501,18 +501,31 @@ int gmpi_express_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
     return MPI_SUCCESS;
 }
 
+/* operands: what a small reduction of count elements from sendbuf into a
+ * distinct recvbuf (neither MPI_IN_PLACE) needs before it may run here:
+ * the call begun on comm, a C kernel for datatype and op, and room for
+ * the operand; the kernel, or NULL to decline. */
+static kernel operands(struct call *k, MPI_Comm comm, int kind, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, uint64_t *esize, uint64_t *bytes)
+{
+    if (!begin(k, comm, kind) || count <= 0 || sendbuf == NULL || recvbuf == NULL || sendbuf == MPI_IN_PLACE ||
+        recvbuf == MPI_IN_PLACE || sendbuf == recvbuf)
+        return NULL;
+    kernel f = kernel_of(datatype, op, esize);
+    if (f == NULL)
+        return NULL;
+    *bytes = (uint64_t)count * *esize;
+    return fits(k, *bytes) ? f : NULL;
+}
+
 /* Scan: coll/shm's scanOp for one small round; the result is the
  * recursive-doubling association of coll/basic (coll/shm's prefix). */
 int gmpi_express_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     struct call k;
-    uint64_t esize;
-    if (!begin(&k, comm, GMPI_COLL_SCAN) || count <= 0 || sendbuf == NULL || recvbuf == NULL ||
-        sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE || sendbuf == recvbuf)
-        return GMPI_EXPRESS_DECLINED;
-    kernel f = kernel_of(datatype, op, &esize);
-    uint64_t bytes = (uint64_t)count * esize;
-    if (f == NULL || !fits(&k, bytes))
+    uint64_t esize, bytes;
+    kernel f = operands(&k, comm, GMPI_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, &esize, &bytes);
+    if (f == NULL)
         return GMPI_EXPRESS_DECLINED;
     int me = k.c->rank, n = k.c->size;
     uint64_t s1 = *k.step + 1, end = *k.step + 2, free;
@@ -609,12 +622,8 @@ int gmpi_cshm_Iallreduce(const void *sendbuf, void *recvbuf, int count, int data
         if (!nb_watch_ok)
             return GMPI_EXPRESS_DECLINED;
     }
-    if (!begin(&k, comm, GMPI_COLL_ALLREDUCE) || count <= 0 || sendbuf == NULL || recvbuf == NULL ||
-        sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE || sendbuf == recvbuf)
-        return GMPI_EXPRESS_DECLINED;
-    kernel f = kernel_of(datatype, op, &esize);
-    uint64_t bytes = (uint64_t)count * esize;
-    if (f == NULL || !fits(&k, bytes))
+    uint64_t bytes;
+    if (operands(&k, comm, GMPI_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, &esize, &bytes) == NULL)
         return GMPI_EXPRESS_DECLINED;
     peek_alloc(&k, bytes, &free);
     if (!all_at(&k, free))
