@@ -11,27 +11,35 @@ import (
 	mpirt "gmpi/runtime"
 )
 
+// xframe is a frame as the express tests compare them: tag and payload.
+type xframe struct {
+	tag  int32
+	data []byte
+}
+
+// expressPair is two single-threaded ranks with rings of ring bytes, the
+// sender and the receiver of the express tests.
+func expressPair(t *testing.T, ring int) (tx, rx *Device) {
+	_, devs := newRanks(t, 2, ring)
+	for _, d := range devs {
+		d.SetSingleThreaded(true)
+	}
+	return devs[0], devs[1]
+}
+
 // TestExpressInterleaved mixes Go's Send and the C express append on one
 // ring, and Go's Poll and the C express receive on the other end, through
 // many wraps with records of every size: every frame arrives once, in
 // order, intact.
 func TestExpressInterleaved(t *testing.T) {
-	_, devs := newRanks(t, 2, 16<<10)
-	tx, rx := devs[0], devs[1]
-	for _, d := range devs {
-		d.SetSingleThreaded(true)
-	}
-	type frame struct {
-		tag  int32
-		data []byte
-	}
-	var got []frame
+	tx, rx := expressPair(t, 16<<10)
+	var got []xframe
 	rx.Start(func(peer int, h *mpirt.Header, p []byte) {
-		got = append(got, frame{h.Tag, append([]byte(nil), p...)})
+		got = append(got, xframe{h.Tag, append([]byte(nil), p...)})
 	})
 	tx.Start(func(int, *mpirt.Header, []byte) {})
 	rng := rand.New(rand.NewSource(7))
-	var want []frame
+	var want []xframe
 	sent := 0
 	for round := 0; len(got) < 5000; round++ {
 		if round > 1e6 {
@@ -55,7 +63,7 @@ func TestExpressInterleaved(t *testing.T) {
 			} else if err := tx.Send(1, h, data); err != nil {
 				t.Fatal(err)
 			}
-			want = append(want, frame{int32(sent), data})
+			want = append(want, xframe{int32(sent), data})
 			sent++
 		}
 		// Receive a few, each way at random.
@@ -65,7 +73,7 @@ func TestExpressInterleaved(t *testing.T) {
 					if h.Len != uint64(len(data)) {
 						t.Fatalf("frame %d: header length %d, payload %d", h.Tag, h.Len, len(data))
 					}
-					got = append(got, frame{h.Tag, data})
+					got = append(got, xframe{h.Tag, data})
 				}
 			} else {
 				rx.Poll()
@@ -102,32 +110,24 @@ func room(p *peer, n int) bool {
 // when the producer stalls): every frame arrives once, in order, intact,
 // and some were taken while being written.
 func TestExpressPipelined(t *testing.T) {
-	_, devs := newRanks(t, 2, 64<<10)
-	tx, rx := devs[0], devs[1]
-	for _, d := range devs {
-		d.SetSingleThreaded(true)
-	}
-	type frame struct {
-		tag  int32
-		data []byte
-	}
+	tx, rx := expressPair(t, 64<<10)
 	const total = 3000
-	var got []frame
+	var got []xframe
 	rx.Start(func(peer int, h *mpirt.Header, p []byte) {
 		if h.Len != uint64(len(p)) {
 			t.Errorf("frame %d: header length %d, payload %d", h.Tag, h.Len, len(p))
 		}
-		got = append(got, frame{h.Tag, append([]byte(nil), p...)})
+		got = append(got, xframe{h.Tag, append([]byte(nil), p...)})
 	})
 	tx.Start(func(int, *mpirt.Header, []byte) {})
-	want := make([]frame, total)
+	want := make([]xframe, total)
 	rng := rand.New(rand.NewSource(11))
 	for i := range want {
 		n := rng.Intn(tx.MaxPayload() + 1)
 		if rng.Intn(4) == 0 {
 			n = rng.Intn(300)
 		}
-		want[i] = frame{int32(i), make([]byte, n)}
+		want[i] = xframe{int32(i), make([]byte, n)}
 		rng.Read(want[i].data)
 	}
 	done := make(chan error, 1)
@@ -163,7 +163,7 @@ func TestExpressPipelined(t *testing.T) {
 		h, data, ok, part := rx.expressTakePart(0, 1+rng.Intn(2000))
 		switch {
 		case ok:
-			got = append(got, frame{h.Tag, data})
+			got = append(got, xframe{h.Tag, data})
 			if part {
 				partial++
 			}
