@@ -68,8 +68,9 @@ const (
 	KernelOn                 // the kernel's; a relay that cannot use it fails
 )
 
-// ParseKernel reads GMPI_RELAY_KERNEL: "auto", "0", "1"; unset is 0
-// for now: with flow control the kernel path adds less latency but
+// ParseKernel reads GMPI_RELAY_KERNEL: "auto", "0", "1" ("auto" and "1"
+// reach the kernel only with GMPI_RELAY_KERNEL_EXPERIMENTAL=1 for now:
+// errKernelReorders); unset is 0: with flow control the kernel path adds less latency but
 // keeps far less bandwidth than splice (bench/README.md, "Relays").
 func ParseKernel(s string) (Kernel, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
@@ -113,9 +114,27 @@ var (
 // kernelForwarder returns the process's kernel forwarder, set up on the
 // first call; the error says why the kernel refused (errno, verifier log).
 func kernelForwarder() (*kfwd, error) {
-	kOnce.Do(func() { kInst, kErr = newKfwd() })
+	kOnce.Do(func() {
+		if os.Getenv(experimentalEnv) != "1" {
+			kErr = errKernelReorders
+			return
+		}
+		kInst, kErr = newKfwd()
+	})
 	return kInst, kErr
 }
+
+// experimentalEnv lets a developer use the kernel path despite
+// errKernelReorders (the kernel tests run only with it set).
+const experimentalEnv = "GMPI_RELAY_KERNEL_EXPERIMENTAL"
+
+// errKernelReorders: under load, a direction that flow control paused
+// and resumed once delivered a chunk with wrong bytes 12 MB into the
+// stream (TestKernelFlowControl under go test -race in CI, 2026-11-28;
+// not reproduced idle, cause not found). Until that is understood the
+// kernel path is refused: GMPI_RELAY_KERNEL=1 fails, auto splices.
+var errKernelReorders = errors.New("disabled: a paused and resumed direction can deliver wrong bytes under load " +
+	"(known bug, see bench/README.md \"In-kernel forwarding\"); " + experimentalEnv + "=1 enables it for development")
 
 // KernelError is nil when this process can forward in the kernel, else
 // why not.
